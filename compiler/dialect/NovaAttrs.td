@@ -1,0 +1,107 @@
+//===- NovaAttrs.td - nova attributes ----------------------*- tablegen -*-===//
+
+#ifndef NOVA_DIALECT_NOVAATTRS_TD
+#define NOVA_DIALECT_NOVAATTRS_TD
+
+include "compiler/dialect/NovaDialect.td"
+include "mlir/IR/AttrTypeBase.td"
+include "mlir/IR/EnumAttr.td"
+
+class Nova_Attr<string name, string attrMnemonic, list<Trait> traits = []>
+    : AttrDef<Nova_Dialect, name, traits> {
+  let mnemonic = attrMnemonic;
+}
+
+//===----------------------------------------------------------------------===//
+// Enums
+//===----------------------------------------------------------------------===//
+
+def Nova_CompareDirection : I32EnumAttr<"CompareDirection",
+    "comparison predicate of nova.compare", [
+      I32EnumAttrCase<"EQ", 0, "eq">, I32EnumAttrCase<"NE", 1, "ne">,
+      I32EnumAttrCase<"LT", 2, "lt">, I32EnumAttrCase<"LE", 3, "le">,
+      I32EnumAttrCase<"GT", 4, "gt">, I32EnumAttrCase<"GE", 5, "ge">]> {
+  let genSpecializedAttr = 0;
+  let cppNamespace = "::mlir::nova";
+}
+def Nova_CompareDirectionAttr
+    : EnumAttr<Nova_Dialect, Nova_CompareDirection, "compare_direction"> {
+  let assemblyFormat = "`` $value";
+}
+
+def Nova_GeluApproximation : I32EnumAttr<"GeluApproximation",
+    "approximation used by nova.gelu", [
+      I32EnumAttrCase<"None", 0, "none">, I32EnumAttrCase<"Tanh", 1, "tanh">]> {
+  let genSpecializedAttr = 0;
+  let cppNamespace = "::mlir::nova";
+}
+def Nova_GeluApproximationAttr
+    : EnumAttr<Nova_Dialect, Nova_GeluApproximation, "gelu_approximation"> {
+  let assemblyFormat = "`` $value";
+}
+
+//===----------------------------------------------------------------------===//
+// #nova.target
+//===----------------------------------------------------------------------===//
+
+def Nova_TargetAttr : Nova_Attr<"Target", "target"> {
+  let summary = "Hardware description the analytic configurator plans against";
+  let description = [{
+    Everything a tiling decision needs to know about the GPU:
+
+    ```mlir
+    #nova.target<arch = "sm_90", sm_count = 132, shared_memory_per_sm = 233472,
+                 registers_per_sm = 65536,
+                 mma_shapes = [array<i64: 16, 8, 16>, array<i64: 64, 256, 16>],
+                 peak_tflops = {bf16 = 989 : i64, f32 = 67 : i64, tf32 = 494 : i64},
+                 memory_bandwidth_gbps = 4800>
+    ```
+
+    `shared_memory_per_sm` is in bytes, `mma_shapes` lists the tensor-core
+    instruction shapes as `[m, n, k]`, `peak_tflops` maps an element type name
+    (f64, f32, tf32, bf16, f16, f8) to dense peak TFLOP/s.
+  }];
+  let parameters = (ins
+    StringRefParameter<"GPU architecture, e.g. sm_90">:$arch,
+    "int64_t":$smCount,
+    "int64_t":$sharedMemoryPerSm,
+    "int64_t":$registersPerSm,
+    "::mlir::ArrayAttr":$mmaShapes,
+    "::mlir::DictionaryAttr":$peakTflops,
+    "int64_t":$memoryBandwidthGbps
+  );
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// #nova.lowering_config
+//===----------------------------------------------------------------------===//
+
+def Nova_LoweringConfigAttr : Nova_Attr<"LoweringConfig", "lowering_config"> {
+  let summary = "How one matmul (or fused region) is tiled onto the GPU";
+  let description = [{
+    ```mlir
+    #nova.lowering_config<tile_sizes = [128, 256, 64], warp_layout = [2, 1],
+                          mma_shape = [64, 256, 16], pipeline_stages = 4,
+                          swizzle = 128>
+    ```
+
+    `tile_sizes` is the CTA tile `[M, N, K]`; `warp_layout` the arrangement of
+    warp groups over `[M, N]`; `mma_shape` the tensor-core instruction
+    `[m, n, k]`, which must divide the tile; `pipeline_stages` the depth of the
+    shared-memory pipeline; `swizzle` the shared-memory swizzle in bytes
+    (0, 32, 64 or 128).
+  }];
+  let parameters = (ins
+    ArrayRefParameter<"int64_t", "CTA tile [M, N, K]">:$tileSizes,
+    ArrayRefParameter<"int64_t", "warp groups over [M, N]">:$warpLayout,
+    ArrayRefParameter<"int64_t", "MMA instruction [m, n, k]">:$mmaShape,
+    "int64_t":$pipelineStages,
+    "int64_t":$swizzle
+  );
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+}
+
+#endif // NOVA_DIALECT_NOVAATTRS_TD

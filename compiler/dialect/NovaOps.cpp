@@ -1,0 +1,821 @@
+//===- NovaOps.cpp - nova operations --------------------------------------===//
+
+#include "compiler/dialect/NovaOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/IR/PatternMatch.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallBitVector.h"
+
+using namespace mlir;
+using namespace mlir::nova;
+
+//===----------------------------------------------------------------------===//
+// Shared helpers
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// Renders a shape as `[2, 3, ?]` for diagnostics.
+std::string shapeStr(ArrayRef<int64_t> shape) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << "[";
+  llvm::interleaveComma(shape, os, [&](int64_t d) {
+    if (ShapedType::isDynamic(d))
+      os << "?";
+    else
+      os << d;
+  });
+  os << "]";
+  return text;
+}
+
+bool dimsDiffer(int64_t a, int64_t b) {
+  return !ShapedType::isDynamic(a) && !ShapedType::isDynamic(b) && a != b;
+}
+
+RankedTensorType tensorType(Value v) {
+  return cast<RankedTensorType>(v.getType());
+}
+
+bool isIdentityPermutation(ArrayRef<int64_t> perm) {
+  for (auto [i, p] : llvm::enumerate(perm))
+    if (static_cast<int64_t>(i) != p)
+      return false;
+  return true;
+}
+
+/// Checks `dim` lies in [0, rank).
+LogicalResult verifyDimInRange(Operation *op, StringRef what, int64_t dim,
+                               int64_t rank) {
+  if (dim < 0 || dim >= rank)
+    return op->emitOpError() << what << " " << dim
+                             << " is out of range for rank " << rank;
+  return success();
+}
+
+/// Checks that `type` equals `expected`, naming both for the diagnostic.
+LogicalResult verifySameType(Operation *op, StringRef name, Type type,
+                             StringRef expectedName, Type expected) {
+  if (type != expected)
+    return op->emitOpError() << name << " has type " << type << " but "
+                             << expectedName << " has type " << expected;
+  return success();
+}
+} // namespace
+
+LogicalResult mlir::nova::verifyElementwise(Operation *op, Type resultType,
+                                            bool sameElementType,
+                                            unsigned firstOperand) {
+  auto result = cast<RankedTensorType>(resultType);
+  for (auto [i, operand] : llvm::enumerate(op->getOperands())) {
+    if (i < firstOperand)
+      continue;
+    auto type = tensorType(operand);
+    if (type.getRank() != result.getRank())
+      return op->emitOpError()
+             << "operand #" << i << " has rank " << type.getRank()
+             << " but the result has rank " << result.getRank();
+    for (int64_t d = 0, e = type.getRank(); d < e; ++d)
+      if (dimsDiffer(type.getDimSize(d), result.getDimSize(d)))
+        return op->emitOpError()
+               << "operand #" << i << " dim " << d << " is "
+               << type.getDimSize(d) << " but the result's dim " << d << " is "
+               << result.getDimSize(d)
+               << " (broadcasts must be explicit: nova.broadcast_in_dim)";
+    if (sameElementType && type.getElementType() != result.getElementType())
+      return op->emitOpError()
+             << "operand #" << i << " has element type "
+             << type.getElementType() << " but the result has element type "
+             << result.getElementType();
+  }
+  return success();
+}
+
+SmallVector<int64_t> mlir::nova::reducedShape(ArrayRef<int64_t> shape,
+                                              ArrayRef<int64_t> dims,
+                                              bool keepdim) {
+  SmallVector<int64_t> out;
+  for (auto [d, size] : llvm::enumerate(shape)) {
+    if (!llvm::is_contained(dims, static_cast<int64_t>(d)))
+      out.push_back(size);
+    else if (keepdim)
+      out.push_back(1);
+  }
+  return out;
+}
+
+LogicalResult mlir::nova::verifyReduction(Operation *op,
+                                          RankedTensorType inputType,
+                                          ArrayRef<int64_t> dims, bool keepdim,
+                                          Type resultType) {
+  auto result = cast<RankedTensorType>(resultType);
+  int64_t prev = -1;
+  for (int64_t d : dims) {
+    if (failed(verifyDimInRange(op, "reduced dim", d, inputType.getRank())))
+      return failure();
+    if (d <= prev)
+      return op->emitOpError() << "dims must be strictly increasing, got "
+                               << shapeStr(dims);
+    prev = d;
+  }
+  SmallVector<int64_t> expected =
+      reducedShape(inputType.getShape(), dims, keepdim);
+  if (static_cast<int64_t>(expected.size()) != result.getRank() ||
+      llvm::any_of(llvm::zip(expected, result.getShape()), [](auto pair) {
+        return dimsDiffer(std::get<0>(pair), std::get<1>(pair));
+      }))
+    return op->emitOpError() << "result shape " << shapeStr(result.getShape())
+                             << " does not match the reduced shape "
+                             << shapeStr(expected);
+  if (result.getElementType() != inputType.getElementType())
+    return op->emitOpError() << "result element type "
+                             << result.getElementType()
+                             << " differs from the input's "
+                             << inputType.getElementType();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Custom directives
+//===----------------------------------------------------------------------===//
+
+/// `: T` when all the types agree, else `: (T0, T1, ...)` (operands, then
+/// results).
+template <typename... Ts>
+static ParseResult parseSameTypes(OpAsmParser &parser, Ts &...slots) {
+  constexpr size_t count = sizeof...(Ts);
+  SmallVector<Type> types;
+  SMLoc loc = parser.getCurrentLocation();
+  if (succeeded(parser.parseOptionalLParen())) {
+    if (parser.parseTypeList(types) || parser.parseRParen())
+      return failure();
+    if (types.size() != count)
+      return parser.emitError(loc) << "expected " << count << " types, got "
+                                   << types.size();
+  } else {
+    Type type;
+    if (parser.parseType(type))
+      return failure();
+    types.assign(count, type);
+  }
+  size_t next = 0;
+  bool ok = true;
+  auto assign = [&](auto &slot) {
+    using SlotT = std::remove_reference_t<decltype(slot)>;
+    slot = dyn_cast<SlotT>(types[next++]);
+    ok &= static_cast<bool>(slot);
+  };
+  (assign(slots), ...);
+  if (!ok)
+    return parser.emitError(loc) << "expected ranked tensor types";
+  return success();
+}
+
+template <typename... Ts>
+static void printSameTypes(OpAsmPrinter &printer, Operation *,
+                           Ts... typeArgs) {
+  SmallVector<Type> types{Type(typeArgs)...};
+  if (llvm::all_equal(types)) {
+    printer << types.front();
+    return;
+  }
+  printer << '(';
+  llvm::interleaveComma(types, printer);
+  printer << ')';
+}
+
+/// `start:limit:stride` per dim, comma separated.
+static ParseResult parseSliceRanges(OpAsmParser &parser,
+                                    DenseI64ArrayAttr &start,
+                                    DenseI64ArrayAttr &limit,
+                                    DenseI64ArrayAttr &stride) {
+  SmallVector<int64_t> starts, limits, strides;
+  auto parseOne = [&]() -> ParseResult {
+    int64_t a, b, c;
+    if (parser.parseInteger(a) || parser.parseColon() ||
+        parser.parseInteger(b) || parser.parseColon() ||
+        parser.parseInteger(c))
+      return failure();
+    starts.push_back(a);
+    limits.push_back(b);
+    strides.push_back(c);
+    return success();
+  };
+  if (parser.parseCommaSeparatedList(parseOne))
+    return failure();
+  Builder &b = parser.getBuilder();
+  start = b.getDenseI64ArrayAttr(starts);
+  limit = b.getDenseI64ArrayAttr(limits);
+  stride = b.getDenseI64ArrayAttr(strides);
+  return success();
+}
+
+static void printSliceRanges(OpAsmPrinter &printer, Operation *,
+                             DenseI64ArrayAttr start, DenseI64ArrayAttr limit,
+                             DenseI64ArrayAttr stride) {
+  for (size_t i = 0, e = start.size(); i < e; ++i) {
+    if (i)
+      printer << ", ";
+    printer << start[i] << ":" << (i < limit.size() ? limit[i] : 0) << ":"
+            << (i < stride.size() ? stride[i] : 0);
+  }
+}
+
+#define GET_OP_CLASSES
+#include "compiler/dialect/NovaOps.cpp.inc"
+
+//===----------------------------------------------------------------------===//
+// Elementwise
+//===----------------------------------------------------------------------===//
+
+namespace {
+bool isZero(Value v) {
+  return matchPattern(v, m_AnyZeroFloat()) || matchPattern(v, m_Zero());
+}
+bool isOne(Value v) {
+  return matchPattern(v, m_OneFloat()) || matchPattern(v, m_One());
+}
+} // namespace
+
+OpFoldResult AddOp::fold(FoldAdaptor) {
+  if (isZero(getRhs()))
+    return getLhs();
+  if (isZero(getLhs()))
+    return getRhs();
+  return {};
+}
+
+OpFoldResult SubOp::fold(FoldAdaptor) {
+  if (isZero(getRhs()))
+    return getLhs();
+  return {};
+}
+
+OpFoldResult MulOp::fold(FoldAdaptor) {
+  if (isOne(getRhs()))
+    return getLhs();
+  if (isOne(getLhs()))
+    return getRhs();
+  return {};
+}
+
+OpFoldResult DivOp::fold(FoldAdaptor) {
+  if (isOne(getRhs()))
+    return getLhs();
+  return {};
+}
+
+OpFoldResult NegOp::fold(FoldAdaptor) {
+  if (auto inner = getInput().getDefiningOp<NegOp>())
+    return inner.getInput();
+  return {};
+}
+
+LogicalResult GeluOp::verify() {
+  return verifyElementwise(getOperation(), getResult().getType());
+}
+
+LogicalResult CompareOp::verify() {
+  if (failed(verifyElementwise(getOperation(), getResult().getType(),
+                               /*sameElementType=*/false)))
+    return failure();
+  Type lhs = getLhs().getType().getElementType();
+  Type rhs = getRhs().getType().getElementType();
+  if (lhs != rhs)
+    return emitOpError() << "lhs element type " << lhs
+                         << " differs from rhs element type " << rhs;
+  return success();
+}
+
+LogicalResult SelectOp::verify() {
+  if (failed(verifyElementwise(getOperation(), getResult().getType(),
+                               /*sameElementType=*/false)))
+    return failure();
+  Type resultElement = getResult().getType().getElementType();
+  for (unsigned i : {1u, 2u}) {
+    Type element = tensorType(getOperand(i)).getElementType();
+    if (element != resultElement)
+      return emitOpError() << "operand #" << i << " has element type "
+                           << element << " but the result has element type "
+                           << resultElement;
+  }
+  return success();
+}
+
+LogicalResult CastOp::verify() {
+  return verifyElementwise(getOperation(), getResult().getType(),
+                           /*sameElementType=*/false);
+}
+
+OpFoldResult CastOp::fold(FoldAdaptor) {
+  if (getInput().getType() == getResult().getType())
+    return getInput();
+  return {};
+}
+
+//===----------------------------------------------------------------------===//
+// MatmulOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult MatmulOp::verify() {
+  RankedTensorType lhs = tensorType(getLhs()), rhs = tensorType(getRhs()),
+                   result = tensorType(getResult());
+  int64_t rank = lhs.getRank();
+  if (rank < 2)
+    return emitOpError() << "lhs must have rank >= 2, got " << rank;
+  if (rhs.getRank() != rank)
+    return emitOpError() << "lhs has rank " << rank << " but rhs has rank "
+                         << rhs.getRank();
+  if (result.getRank() != rank)
+    return emitOpError() << "result has rank " << result.getRank()
+                         << " but the operands have rank " << rank;
+  for (int64_t d = 0; d < rank - 2; ++d) {
+    if (dimsDiffer(lhs.getDimSize(d), rhs.getDimSize(d)))
+      return emitOpError() << "batch dim " << d << " is " << lhs.getDimSize(d)
+                           << " in lhs but " << rhs.getDimSize(d) << " in rhs";
+    if (dimsDiffer(lhs.getDimSize(d), result.getDimSize(d)))
+      return emitOpError() << "result batch dim " << d << " is "
+                           << result.getDimSize(d) << " but the operands' is "
+                           << lhs.getDimSize(d);
+  }
+  int64_t lhsM = getTransposeLhs() ? rank - 1 : rank - 2;
+  int64_t lhsK = getTransposeLhs() ? rank - 2 : rank - 1;
+  int64_t rhsK = getTransposeRhs() ? rank - 1 : rank - 2;
+  int64_t rhsN = getTransposeRhs() ? rank - 2 : rank - 1;
+  if (dimsDiffer(lhs.getDimSize(lhsK), rhs.getDimSize(rhsK)))
+    return emitOpError() << "contraction size differs: lhs dim " << lhsK
+                         << " is " << lhs.getDimSize(lhsK) << " but rhs dim "
+                         << rhsK << " is " << rhs.getDimSize(rhsK);
+  if (dimsDiffer(result.getDimSize(rank - 2), lhs.getDimSize(lhsM)))
+    return emitOpError() << "result dim " << rank - 2 << " is "
+                         << result.getDimSize(rank - 2) << " but lhs dim "
+                         << lhsM << " (M) is " << lhs.getDimSize(lhsM);
+  if (dimsDiffer(result.getDimSize(rank - 1), rhs.getDimSize(rhsN)))
+    return emitOpError() << "result dim " << rank - 1 << " is "
+                         << result.getDimSize(rank - 1) << " but rhs dim "
+                         << rhsN << " (N) is " << rhs.getDimSize(rhsN);
+  if (lhs.getElementType() != rhs.getElementType())
+    return emitOpError() << "lhs element type " << lhs.getElementType()
+                         << " differs from rhs element type "
+                         << rhs.getElementType();
+  if (isa<FloatType>(lhs.getElementType()) !=
+      isa<FloatType>(result.getElementType()))
+    return emitOpError() << "result element type " << result.getElementType()
+                         << " does not match the kind of the operands' "
+                         << lhs.getElementType();
+  return success();
+}
+
+namespace {
+/// Whether `perm` swaps the two innermost dims and keeps the others.
+bool isInnerSwap(ArrayRef<int64_t> perm) {
+  int64_t rank = perm.size();
+  if (rank < 2 || perm[rank - 1] != rank - 2 || perm[rank - 2] != rank - 1)
+    return false;
+  return isIdentityPermutation(perm.drop_back(2));
+}
+
+/// matmul(transpose(a), b) -> matmul(a, b) {transpose_lhs}: the layout flags
+/// let the kernel read the operand in place.
+struct FoldTransposeIntoMatmul : OpRewritePattern<MatmulOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(MatmulOp op,
+                                PatternRewriter &rewriter) const override {
+    Value lhs = op.getLhs(), rhs = op.getRhs();
+    bool transposeLhs = op.getTransposeLhs(),
+         transposeRhs = op.getTransposeRhs();
+    bool changed = false;
+    auto absorb = [&](Value &operand, bool &flag) {
+      auto transpose = operand.getDefiningOp<TransposeOp>();
+      if (!transpose || !isInnerSwap(transpose.getPermutation()))
+        return;
+      operand = transpose.getInput();
+      flag = !flag;
+      changed = true;
+    };
+    absorb(lhs, transposeLhs);
+    absorb(rhs, transposeRhs);
+    if (!changed)
+      return failure();
+    rewriter.modifyOpInPlace(op, [&] {
+      op.getLhsMutable().assign(lhs);
+      op.getRhsMutable().assign(rhs);
+      op.setTransposeLhs(transposeLhs);
+      op.setTransposeRhs(transposeRhs);
+    });
+    return success();
+  }
+};
+} // namespace
+
+void MatmulOp::getCanonicalizationPatterns(RewritePatternSet &patterns,
+                                           MLIRContext *context) {
+  patterns.add<FoldTransposeIntoMatmul>(context);
+}
+
+//===----------------------------------------------------------------------===//
+// Shape ops
+//===----------------------------------------------------------------------===//
+
+LogicalResult BroadcastInDimOp::verify() {
+  RankedTensorType input = tensorType(getInput()),
+                   result = tensorType(getResult());
+  ArrayRef<int64_t> dims = getDims();
+  if (static_cast<int64_t>(dims.size()) != input.getRank())
+    return emitOpError() << "dims has " << dims.size()
+                         << " entries but the operand has rank "
+                         << input.getRank();
+  llvm::SmallBitVector seen(result.getRank());
+  for (auto [i, d] : llvm::enumerate(dims)) {
+    if (failed(verifyDimInRange(*this, "dims entry", d, result.getRank())))
+      return failure();
+    if (seen.test(d))
+      return emitOpError() << "result dim " << d << " appears twice in dims";
+    seen.set(d);
+    int64_t from = input.getDimSize(i), to = result.getDimSize(d);
+    if (from != 1 && dimsDiffer(from, to))
+      return emitOpError() << "operand dim " << i << " (size " << from
+                           << ") cannot broadcast to result dim " << d
+                           << " (size " << to << ")";
+  }
+  if (input.getElementType() != result.getElementType())
+    return emitOpError() << "result element type " << result.getElementType()
+                         << " differs from the operand's "
+                         << input.getElementType();
+  return success();
+}
+
+OpFoldResult BroadcastInDimOp::fold(FoldAdaptor adaptor) {
+  if (getInput().getType() == getResult().getType() &&
+      isIdentityPermutation(getDims()))
+    return getInput();
+  if (auto splat = dyn_cast_or_null<SplatElementsAttr>(adaptor.getInput()))
+    return SplatElementsAttr::get(getResult().getType(),
+                                  splat.getSplatValue<Attribute>());
+  return {};
+}
+
+LogicalResult TransposeOp::verify() {
+  RankedTensorType input = tensorType(getInput()),
+                   result = tensorType(getResult());
+  ArrayRef<int64_t> perm = getPermutation();
+  int64_t rank = input.getRank();
+  llvm::SmallBitVector seen(rank);
+  bool valid = static_cast<int64_t>(perm.size()) == rank;
+  for (int64_t p : perm) {
+    valid &= p >= 0 && p < rank && !seen.test(p);
+    if (valid)
+      seen.set(p);
+  }
+  if (!valid)
+    return emitOpError() << "permutation " << shapeStr(perm)
+                         << " is not a permutation of 0.." << rank - 1;
+  if (result.getRank() != rank)
+    return emitOpError() << "result has rank " << result.getRank()
+                         << " but the input has rank " << rank;
+  for (auto [i, p] : llvm::enumerate(perm))
+    if (dimsDiffer(result.getDimSize(i), input.getDimSize(p)))
+      return emitOpError() << "result dim " << i << " is "
+                           << result.getDimSize(i) << " but input dim " << p
+                           << " is " << input.getDimSize(p);
+  if (input.getElementType() != result.getElementType())
+    return emitOpError() << "result element type " << result.getElementType()
+                         << " differs from the input's "
+                         << input.getElementType();
+  return success();
+}
+
+OpFoldResult TransposeOp::fold(FoldAdaptor) {
+  if (isIdentityPermutation(getPermutation()))
+    return getInput();
+  auto inner = getInput().getDefiningOp<TransposeOp>();
+  if (!inner)
+    return {};
+  // transpose(transpose(x, p), q) = transpose(x, p o q).
+  SmallVector<int64_t> composed;
+  for (int64_t q : getPermutation())
+    composed.push_back(inner.getPermutation()[q]);
+  if (isIdentityPermutation(composed))
+    return inner.getInput();
+  getInputMutable().assign(inner.getInput());
+  setPermutation(composed);
+  return getResult();
+}
+
+LogicalResult ReshapeOp::verify() {
+  RankedTensorType input = tensorType(getInput()),
+                   result = tensorType(getResult());
+  if (input.hasStaticShape() &&
+      input.getNumElements() != result.getNumElements())
+    return emitOpError() << "input " << shapeStr(input.getShape()) << " has "
+                         << input.getNumElements() << " elements but result "
+                         << shapeStr(result.getShape()) << " has "
+                         << result.getNumElements();
+  if (input.getElementType() != result.getElementType())
+    return emitOpError() << "result element type " << result.getElementType()
+                         << " differs from the input's "
+                         << input.getElementType();
+  return success();
+}
+
+OpFoldResult ReshapeOp::fold(FoldAdaptor adaptor) {
+  if (getInput().getType() == getResult().getType())
+    return getInput();
+  if (auto dense = dyn_cast_or_null<DenseElementsAttr>(adaptor.getInput()))
+    return dense.reshape(getResult().getType());
+  if (auto inner = getInput().getDefiningOp<ReshapeOp>()) {
+    getInputMutable().assign(inner.getInput());
+    return getResult();
+  }
+  return {};
+}
+
+LogicalResult SliceOp::verify() {
+  RankedTensorType input = tensorType(getInput()),
+                   result = tensorType(getResult());
+  int64_t rank = input.getRank();
+  ArrayRef<int64_t> start = getStart(), limit = getLimit(),
+                    stride = getStride();
+  if (static_cast<int64_t>(start.size()) != rank ||
+      static_cast<int64_t>(limit.size()) != rank ||
+      static_cast<int64_t>(stride.size()) != rank)
+    return emitOpError() << "start, limit and stride need " << rank
+                         << " entries each (the input's rank), got "
+                         << start.size() << ", " << limit.size() << " and "
+                         << stride.size();
+  if (result.getRank() != rank)
+    return emitOpError() << "result has rank " << result.getRank()
+                         << " but the input has rank " << rank;
+  for (int64_t d = 0; d < rank; ++d) {
+    int64_t size = input.getDimSize(d);
+    if (stride[d] < 1)
+      return emitOpError() << "stride of dim " << d << " must be >= 1, got "
+                           << stride[d];
+    if (start[d] < 0 || start[d] > limit[d] ||
+        (!ShapedType::isDynamic(size) && limit[d] > size))
+      return emitOpError() << "dim " << d << " range " << start[d] << ":"
+                           << limit[d] << " is not within [0, " << size << "]";
+    int64_t expected = (limit[d] - start[d] + stride[d] - 1) / stride[d];
+    if (dimsDiffer(result.getDimSize(d), expected))
+      return emitOpError() << "result dim " << d << " is "
+                           << result.getDimSize(d) << " but the slice has "
+                           << expected << " elements";
+  }
+  if (input.getElementType() != result.getElementType())
+    return emitOpError() << "result element type " << result.getElementType()
+                         << " differs from the input's "
+                         << input.getElementType();
+  return success();
+}
+
+OpFoldResult SliceOp::fold(FoldAdaptor) {
+  if (getInput().getType() == getResult().getType() &&
+      llvm::all_of(getStart(), [](int64_t s) { return s == 0; }) &&
+      llvm::all_of(getStride(), [](int64_t s) { return s == 1; }))
+    return getInput();
+  return {};
+}
+
+LogicalResult ConcatOp::verify() {
+  if (getInputs().empty())
+    return emitOpError() << "needs at least one input";
+  RankedTensorType first = tensorType(getInputs().front()),
+                   result = tensorType(getResult());
+  int64_t rank = first.getRank(), dim = getDim();
+  if (failed(verifyDimInRange(*this, "dim", dim, rank)))
+    return failure();
+  if (result.getRank() != rank)
+    return emitOpError() << "result has rank " << result.getRank()
+                         << " but the inputs have rank " << rank;
+  int64_t total = 0;
+  for (auto [i, value] : llvm::enumerate(getInputs())) {
+    RankedTensorType type = tensorType(value);
+    if (type.getRank() != rank)
+      return emitOpError() << "input #" << i << " has rank " << type.getRank()
+                           << " but input #0 has rank " << rank;
+    if (type.getElementType() != result.getElementType())
+      return emitOpError() << "input #" << i << " has element type "
+                           << type.getElementType()
+                           << " but the result has element type "
+                           << result.getElementType();
+    for (int64_t d = 0; d < rank; ++d)
+      if (d != dim && dimsDiffer(type.getDimSize(d), result.getDimSize(d)))
+        return emitOpError() << "input #" << i << " dim " << d << " is "
+                             << type.getDimSize(d) << " but the result's is "
+                             << result.getDimSize(d);
+    if (ShapedType::isDynamic(type.getDimSize(dim)) ||
+        ShapedType::isDynamic(total))
+      total = ShapedType::kDynamic;
+    else
+      total += type.getDimSize(dim);
+  }
+  if (dimsDiffer(total, result.getDimSize(dim)))
+    return emitOpError() << "result dim " << dim << " is "
+                         << result.getDimSize(dim)
+                         << " but the inputs add up to " << total;
+  return success();
+}
+
+OpFoldResult ConcatOp::fold(FoldAdaptor) {
+  if (getInputs().size() == 1 &&
+      getInputs().front().getType() == getResult().getType())
+    return getInputs().front();
+  return {};
+}
+
+//===----------------------------------------------------------------------===//
+// Indexing
+//===----------------------------------------------------------------------===//
+
+LogicalResult GatherOp::verify() {
+  RankedTensorType input = tensorType(getInput()),
+                   index = tensorType(getIndex()),
+                   result = tensorType(getResult());
+  int64_t rank = input.getRank();
+  if (failed(verifyDimInRange(*this, "dim", getDim(), rank)))
+    return failure();
+  if (index.getRank() != rank)
+    return emitOpError() << "index has rank " << index.getRank()
+                         << " but the input has rank " << rank;
+  if (result.getShape() != index.getShape())
+    return emitOpError() << "result shape " << shapeStr(result.getShape())
+                         << " differs from the index shape "
+                         << shapeStr(index.getShape());
+  for (int64_t d = 0; d < rank; ++d)
+    if (d != getDim() && !ShapedType::isDynamic(input.getDimSize(d)) &&
+        index.getDimSize(d) > input.getDimSize(d))
+      return emitOpError() << "index dim " << d << " is "
+                           << index.getDimSize(d) << " but input dim " << d
+                           << " is only " << input.getDimSize(d);
+  if (result.getElementType() != input.getElementType())
+    return emitOpError() << "result element type " << result.getElementType()
+                         << " differs from the input's "
+                         << input.getElementType();
+  return success();
+}
+
+/// Shape of `indices` followed by the row shape (all dims after the first).
+static SmallVector<int64_t> rowsShape(RankedTensorType indices,
+                                      RankedTensorType table) {
+  SmallVector<int64_t> shape(indices.getShape());
+  llvm::append_range(shape, table.getShape().drop_front());
+  return shape;
+}
+
+LogicalResult EmbeddingOp::verify() {
+  RankedTensorType table = tensorType(getTable()),
+                   indices = tensorType(getIndices()),
+                   result = tensorType(getResult());
+  if (table.getRank() < 1)
+    return emitOpError() << "table must have rank >= 1";
+  SmallVector<int64_t> expected = rowsShape(indices, table);
+  if (result.getShape() != ArrayRef<int64_t>(expected))
+    return emitOpError() << "result shape " << shapeStr(result.getShape())
+                         << " differs from indices shape + row shape "
+                         << shapeStr(expected);
+  if (result.getElementType() != table.getElementType())
+    return emitOpError() << "result element type " << result.getElementType()
+                         << " differs from the table's "
+                         << table.getElementType();
+  return success();
+}
+
+LogicalResult ScatterAddOp::verify() {
+  RankedTensorType dest = tensorType(getDest()),
+                   indices = tensorType(getIndices()),
+                   updates = tensorType(getUpdates());
+  if (dest.getRank() < 1)
+    return emitOpError() << "dest must have rank >= 1";
+  if (failed(verifySameType(*this, "result", getResult().getType(), "dest",
+                            dest)))
+    return failure();
+  SmallVector<int64_t> expected = rowsShape(indices, dest);
+  if (updates.getShape() != ArrayRef<int64_t>(expected))
+    return emitOpError() << "updates shape " << shapeStr(updates.getShape())
+                         << " differs from indices shape + row shape "
+                         << shapeStr(expected);
+  if (updates.getElementType() != dest.getElementType())
+    return emitOpError() << "updates element type "
+                         << updates.getElementType()
+                         << " differs from the dest's "
+                         << dest.getElementType();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Composite ops
+//===----------------------------------------------------------------------===//
+
+LogicalResult SoftmaxOp::verify() {
+  if (failed(verifyDimInRange(*this, "dim", getDim(),
+                              getInput().getType().getRank())))
+    return failure();
+  return verifyElementwise(getOperation(), getResult().getType());
+}
+
+LogicalResult LogSoftmaxOp::verify() {
+  if (failed(verifyDimInRange(*this, "dim", getDim(),
+                              getInput().getType().getRank())))
+    return failure();
+  return verifyElementwise(getOperation(), getResult().getType());
+}
+
+LogicalResult LayerNormOp::verify() {
+  RankedTensorType input = tensorType(getInput());
+  if (failed(verifySameType(*this, "result", getResult().getType(), "input",
+                            input)))
+    return failure();
+  int64_t normalized = getNormalizedRank();
+  if (normalized < 1 || normalized > input.getRank())
+    return emitOpError() << "normalized_rank " << normalized
+                         << " must be in [1, " << input.getRank() << "]";
+  if (getEpsilon().convertToDouble() < 0)
+    return emitOpError() << "epsilon must be non-negative";
+  ArrayRef<int64_t> trailing = input.getShape().take_back(normalized);
+  auto expected = RankedTensorType::get(trailing, input.getElementType());
+  if (getWeight() && failed(verifySameType(*this, "weight",
+                                           getWeight().getType(),
+                                           "the normalized shape", expected)))
+    return failure();
+  if (getBias() && failed(verifySameType(*this, "bias", getBias().getType(),
+                                         "the normalized shape", expected)))
+    return failure();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Constants
+//===----------------------------------------------------------------------===//
+
+OpFoldResult ConstantOp::fold(FoldAdaptor) { return getValue(); }
+
+LogicalResult IotaOp::verify() {
+  return verifyDimInRange(*this, "dim", getDim(),
+                          getResult().getType().getRank());
+}
+
+//===----------------------------------------------------------------------===//
+// FusedOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult FusedOp::verifyRegions() {
+  Block &body = getBody().front();
+  if (body.getNumArguments() != getInputs().size())
+    return emitOpError() << "body has " << body.getNumArguments()
+                         << " arguments but the op has " << getInputs().size()
+                         << " inputs";
+  for (auto [i, pair] :
+       llvm::enumerate(llvm::zip(body.getArgumentTypes(), getInputs())))
+    if (std::get<0>(pair) != std::get<1>(pair).getType())
+      return emitOpError() << "body argument #" << i << " has type "
+                           << std::get<0>(pair) << " but input #" << i
+                           << " has type " << std::get<1>(pair).getType();
+  auto yield = cast<YieldOp>(body.getTerminator());
+  if (yield.getValues().size() != getNumResults())
+    return emitOpError() << "yields " << yield.getValues().size()
+                         << " values but the op has " << getNumResults()
+                         << " results";
+  for (auto [i, pair] :
+       llvm::enumerate(llvm::zip(yield.getValues().getTypes(),
+                                 getResultTypes())))
+    if (std::get<0>(pair) != std::get<1>(pair))
+      return emitOpError() << "yielded value #" << i << " has type "
+                           << std::get<0>(pair) << " but result #" << i
+                           << " has type " << std::get<1>(pair);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Optimizer updates
+//===----------------------------------------------------------------------===//
+
+/// All of an update's per-parameter tensors share the parameter's type.
+static LogicalResult verifyUpdateTypes(Operation *op,
+                                       ArrayRef<StringRef> names,
+                                       ArrayRef<Type> types) {
+  for (size_t i = 1; i < types.size(); ++i)
+    if (failed(verifySameType(op, names[i], types[i], names[0], types[0])))
+      return failure();
+  return success();
+}
+
+LogicalResult SgdOp::verify() {
+  return verifyUpdateTypes(
+      *this, {"param", "grad", "momentum_buf", "new_param", "new_momentum_buf"},
+      {getParam().getType(), getGrad().getType(), getMomentumBuf().getType(),
+       getNewParam().getType(), getNewMomentumBuf().getType()});
+}
+
+LogicalResult AdamwOp::verify() {
+  return verifyUpdateTypes(
+      *this,
+      {"param", "grad", "exp_avg", "exp_avg_sq", "new_param", "new_exp_avg",
+       "new_exp_avg_sq"},
+      {getParam().getType(), getGrad().getType(), getExpAvg().getType(),
+       getExpAvgSq().getType(), getNewParam().getType(),
+       getNewExpAvg().getType(), getNewExpAvgSq().getType()});
+}

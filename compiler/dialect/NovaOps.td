@@ -1,0 +1,494 @@
+//===- NovaOps.td - nova operations ------------------------*- tablegen -*-===//
+
+#ifndef NOVA_DIALECT_NOVAOPS_TD
+#define NOVA_DIALECT_NOVAOPS_TD
+
+include "compiler/dialect/NovaDialect.td"
+include "compiler/dialect/NovaAttrs.td"
+include "mlir/IR/BuiltinAttributeInterfaces.td"
+include "mlir/IR/OpAsmInterface.td"
+include "mlir/IR/RegionKindInterface.td"
+include "mlir/Interfaces/ControlFlowInterfaces.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+// A hyperparameter: a 0-d f32 tensor operand, so that changing it (say, the
+// learning rate) needs no recompilation.
+def Nova_Scalar : 0DTensorOf<[F32]>,
+    BuildableType<"::mlir::RankedTensorType::get({}, $_builder.getF32Type())">;
+
+def Nova_FloatTensor : RankedTensorOf<[AnyFloat]>;
+def Nova_IndexTensor : RankedTensorOf<[AnySignlessInteger]>;
+def Nova_BoolTensor : RankedTensorOf<[I1]>;
+
+//===----------------------------------------------------------------------===//
+// Elementwise
+//===----------------------------------------------------------------------===//
+
+// Operand and result types are printed once when they all agree, else as a
+// parenthesized list (operands first, then the result), which lets the
+// verifier name the operand that disagrees.
+class Nova_UnaryOp<string mnemonic, Type operandType, list<Trait> traits = []>
+    : Nova_Op<mnemonic, !listconcat(traits, [Pure, Elementwise])> {
+  let arguments = (ins operandType:$input);
+  let results = (outs operandType:$result);
+  let assemblyFormat = [{
+    $input attr-dict `:` custom<SameTypes>(type($input), type($result))
+  }];
+  let builders = [OpBuilder<(ins "::mlir::Value":$input), [{
+    build($_builder, $_state, input.getType(), input);
+  }]>];
+  let hasVerifier = 1;
+  let extraClassDefinition = [{
+    ::llvm::LogicalResult $cppClass::verify() {
+      return verifyElementwise(getOperation(), getResult().getType());
+    }
+  }];
+}
+
+class Nova_BinaryOp<string mnemonic, Type operandType, list<Trait> traits = []>
+    : Nova_Op<mnemonic, !listconcat(traits, [Pure, Elementwise])> {
+  let arguments = (ins operandType:$lhs, operandType:$rhs);
+  let results = (outs operandType:$result);
+  let builders = [OpBuilder<(ins "::mlir::Value":$lhs, "::mlir::Value":$rhs), [{
+    build($_builder, $_state, lhs.getType(), lhs, rhs);
+  }]>];
+  let assemblyFormat = [{
+    $lhs `,` $rhs attr-dict `:`
+    custom<SameTypes>(type($lhs), type($rhs), type($result))
+  }];
+  let hasVerifier = 1;
+  let extraClassDefinition = [{
+    ::llvm::LogicalResult $cppClass::verify() {
+      return verifyElementwise(getOperation(), getResult().getType());
+    }
+  }];
+}
+
+def Nova_AddOp : Nova_BinaryOp<"add", AnyRankedTensor, [Commutative]> {
+  let summary = "Elementwise addition";
+  let hasFolder = 1;
+}
+def Nova_SubOp : Nova_BinaryOp<"sub", AnyRankedTensor> {
+  let summary = "Elementwise subtraction";
+  let hasFolder = 1;
+}
+def Nova_MulOp : Nova_BinaryOp<"mul", AnyRankedTensor, [Commutative]> {
+  let summary = "Elementwise multiplication";
+  let hasFolder = 1;
+}
+def Nova_DivOp : Nova_BinaryOp<"div", AnyRankedTensor> {
+  let summary = "Elementwise division";
+  let hasFolder = 1;
+}
+def Nova_MaxOp : Nova_BinaryOp<"max", AnyRankedTensor, [Commutative]> {
+  let summary = "Elementwise maximum (NaN-propagating for floats)";
+}
+def Nova_MinOp : Nova_BinaryOp<"min", AnyRankedTensor, [Commutative]> {
+  let summary = "Elementwise minimum (NaN-propagating for floats)";
+}
+def Nova_PowOp : Nova_BinaryOp<"pow", Nova_FloatTensor> {
+  let summary = "Elementwise power `lhs ^ rhs`";
+}
+
+def Nova_NegOp : Nova_UnaryOp<"neg", AnyRankedTensor> {
+  let summary = "Elementwise negation";
+  let hasFolder = 1;
+}
+def Nova_AbsOp : Nova_UnaryOp<"abs", AnyRankedTensor> {
+  let summary = "Elementwise absolute value";
+}
+def Nova_ExpOp : Nova_UnaryOp<"exp", Nova_FloatTensor> {
+  let summary = "Elementwise e^x";
+}
+def Nova_LogOp : Nova_UnaryOp<"log", Nova_FloatTensor> {
+  let summary = "Elementwise natural logarithm";
+}
+def Nova_TanhOp : Nova_UnaryOp<"tanh", Nova_FloatTensor> {
+  let summary = "Elementwise hyperbolic tangent";
+}
+def Nova_ErfOp : Nova_UnaryOp<"erf", Nova_FloatTensor> {
+  let summary = "Elementwise error function";
+}
+def Nova_SqrtOp : Nova_UnaryOp<"sqrt", Nova_FloatTensor> {
+  let summary = "Elementwise square root";
+}
+def Nova_RsqrtOp : Nova_UnaryOp<"rsqrt", Nova_FloatTensor> {
+  let summary = "Elementwise reciprocal square root";
+}
+def Nova_ReluOp : Nova_UnaryOp<"relu", AnyRankedTensor> {
+  let summary = "Elementwise max(x, 0)";
+}
+def Nova_SigmoidOp : Nova_UnaryOp<"sigmoid", Nova_FloatTensor> {
+  let summary = "Elementwise logistic sigmoid";
+}
+
+def Nova_GeluOp : Nova_Op<"gelu", [Pure, Elementwise]> {
+  let summary = "Elementwise GELU, exact (erf) or tanh-approximated";
+  let arguments = (ins Nova_FloatTensor:$input,
+      DefaultValuedAttr<Nova_GeluApproximationAttr,
+                        "::mlir::nova::GeluApproximation::None">:$approximation);
+  let results = (outs Nova_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input (`approximation` `=` $approximation^)? attr-dict `:`
+    custom<SameTypes>(type($input), type($result))
+  }];
+  let hasVerifier = 1;
+}
+
+def Nova_CompareOp : Nova_Op<"compare", [Pure, Elementwise]> {
+  let summary = "Elementwise comparison producing i1";
+  let arguments = (ins Nova_CompareDirectionAttr:$direction,
+                       AnyRankedTensor:$lhs, AnyRankedTensor:$rhs);
+  let results = (outs Nova_BoolTensor:$result);
+  let assemblyFormat = [{
+    $direction `,` $lhs `,` $rhs attr-dict `:`
+    type($lhs) `,` type($rhs) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Nova_SelectOp : Nova_Op<"select", [Pure, Elementwise]> {
+  let summary = "Elementwise `cond ? on_true : on_false`";
+  let arguments = (ins Nova_BoolTensor:$cond, AnyRankedTensor:$on_true,
+                       AnyRankedTensor:$on_false);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $cond `,` $on_true `,` $on_false attr-dict `:` type($cond) `,`
+    custom<SameTypes>(type($on_true), type($on_false), type($result))
+  }];
+  let hasVerifier = 1;
+}
+
+def Nova_CastOp : Nova_Op<"cast", [Pure, Elementwise]> {
+  let summary = "Elementwise conversion between element types";
+  let arguments = (ins AnyRankedTensor:$input);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Contraction
+//===----------------------------------------------------------------------===//
+
+def Nova_MatmulOp : Nova_Op<"matmul", [Pure]> {
+  let summary = "(Batched) matrix multiplication with operand layouts";
+  let description = [{
+    `result[b..., m, n] = sum_k A[b..., m, k] * B[b..., k, n]` where, with
+    `transpose_lhs`, the lhs is stored as `[b..., k, m]` and, with
+    `transpose_rhs`, the rhs as `[b..., n, k]`. The layouts NN, NT, TN and TT
+    are these two flags, so a backward pass's `A^T @ G` needs no separate
+    transpose. Both operands have the same rank (>= 2), the same batch dims and
+    the same element type; the result may be wider (bf16 x bf16 -> f32).
+  }];
+  let arguments = (ins AnyRankedTensor:$lhs, AnyRankedTensor:$rhs,
+                       UnitAttr:$transpose_lhs, UnitAttr:$transpose_rhs,
+                       OptionalAttr<Nova_LoweringConfigAttr>:$lowering_config);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` type($result)
+  }];
+  let hasVerifier = 1;
+  let hasCanonicalizer = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Reductions
+//===----------------------------------------------------------------------===//
+
+class Nova_ReduceOp<string mnemonic> : Nova_Op<mnemonic, [Pure]> {
+  let arguments = (ins AnyRankedTensor:$input, DenseI64ArrayAttr:$dims,
+                       UnitAttr:$keepdim);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $input `dims` `=` $dims (`keepdim` $keepdim^)? attr-dict `:`
+    type($input) `->` type($result)
+  }];
+  let hasVerifier = 1;
+  let extraClassDefinition = [{
+    ::llvm::LogicalResult $cppClass::verify() {
+      return verifyReduction(getOperation(), getInput().getType(), getDims(),
+                             getKeepdim(), getResult().getType());
+    }
+  }];
+}
+
+def Nova_ReduceSumOp : Nova_ReduceOp<"reduce_sum"> {
+  let summary = "Sum over `dims` (low-precision floats accumulate in f32)";
+}
+def Nova_ReduceMaxOp : Nova_ReduceOp<"reduce_max"> {
+  let summary = "Maximum over `dims`";
+}
+def Nova_ReduceMeanOp : Nova_ReduceOp<"reduce_mean"> {
+  let summary = "Mean over `dims` (low-precision floats accumulate in f32)";
+}
+
+//===----------------------------------------------------------------------===//
+// Shape and data movement
+//===----------------------------------------------------------------------===//
+
+def Nova_BroadcastInDimOp : Nova_Op<"broadcast_in_dim", [Pure]> {
+  let summary = "Broadcast to a larger shape";
+  let description = [{
+    Operand dim `i` maps to result dim `dims[i]`; each mapped operand dim is
+    either 1 or equal to its result dim. Result dims not in `dims` are new.
+  }];
+  let arguments = (ins AnyRankedTensor:$input, DenseI64ArrayAttr:$dims);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $input `dims` `=` $dims attr-dict `:` type($input) `->` type($result)
+  }];
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Nova_TransposeOp : Nova_Op<"transpose", [Pure]> {
+  let summary = "Permute dims: `result.shape[i] = input.shape[permutation[i]]`";
+  let arguments = (ins AnyRankedTensor:$input, DenseI64ArrayAttr:$permutation);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $input `permutation` `=` $permutation attr-dict `:`
+    type($input) `->` type($result)
+  }];
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Nova_ReshapeOp : Nova_Op<"reshape", [Pure]> {
+  let summary = "Reinterpret a tensor with a static shape of equal size";
+  let arguments = (ins AnyRankedTensor:$input);
+  let results = (outs AnyStaticShapeTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Nova_SliceOp : Nova_Op<"slice", [Pure]> {
+  let summary = "Static strided slice `input[start:limit:stride]` per dim";
+  let arguments = (ins AnyRankedTensor:$input, DenseI64ArrayAttr:$start,
+                       DenseI64ArrayAttr:$limit, DenseI64ArrayAttr:$stride);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $input `[` custom<SliceRanges>($start, $limit, $stride) `]` attr-dict `:`
+    type($input) `->` type($result)
+  }];
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Nova_ConcatOp : Nova_Op<"concat", [Pure]> {
+  let summary = "Concatenate tensors along `dim`";
+  let arguments = (ins Variadic<AnyRankedTensor>:$inputs, I64Attr:$dim);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $inputs `dim` `=` $dim attr-dict `:` `(` type($inputs) `)` `->` type($result)
+  }];
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Indexing
+//===----------------------------------------------------------------------===//
+
+def Nova_GatherOp : Nova_Op<"gather", [Pure]> {
+  let summary = "torch.gather: `result[i...] = input[i with i[dim] = index[i...]]`";
+  let arguments = (ins AnyRankedTensor:$input, Nova_IndexTensor:$index,
+                       I64Attr:$dim);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $input `[` $index `]` `dim` `=` $dim attr-dict `:`
+    type($input) `,` type($index) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Nova_EmbeddingOp : Nova_Op<"embedding", [Pure]> {
+  let summary = "Row lookup: `result[i..., :] = table[indices[i...], :]`";
+  let arguments = (ins AnyRankedTensor:$table, Nova_IndexTensor:$indices);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $table `[` $indices `]` attr-dict `:`
+    type($table) `,` type($indices) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Nova_ScatterAddOp : Nova_Op<"scatter_add", [Pure]> {
+  let summary = "Accumulate rows: `result = dest; result[indices[i...], :] += updates[i..., :]`";
+  let description = [{
+    The embedding backward. Indices may repeat; every update is added. The
+    leading dims of `updates` are the dims of `indices`, its trailing dims are
+    the row shape of `dest` (all dims after the first).
+  }];
+  let arguments = (ins AnyRankedTensor:$dest, Nova_IndexTensor:$indices,
+                       AnyRankedTensor:$updates);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $dest `[` $indices `]` `,` $updates attr-dict `:`
+    type($dest) `,` type($indices) `,` type($updates) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Composite ops (decomposed by -nova-decompose)
+//===----------------------------------------------------------------------===//
+
+def Nova_SoftmaxOp : Nova_Op<"softmax", [Pure]> {
+  let summary = "Softmax along `dim`";
+  let arguments = (ins Nova_FloatTensor:$input, I64Attr:$dim);
+  let results = (outs Nova_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input `dim` `=` $dim attr-dict `:`
+    custom<SameTypes>(type($input), type($result))
+  }];
+  let hasVerifier = 1;
+}
+
+def Nova_LogSoftmaxOp : Nova_Op<"log_softmax", [Pure]> {
+  let summary = "Log-softmax along `dim`";
+  let arguments = (ins Nova_FloatTensor:$input, I64Attr:$dim);
+  let results = (outs Nova_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input `dim` `=` $dim attr-dict `:`
+    custom<SameTypes>(type($input), type($result))
+  }];
+  let hasVerifier = 1;
+}
+
+def Nova_LayerNormOp : Nova_Op<"layer_norm", [Pure, AttrSizedOperandSegments]> {
+  let summary = "Layer normalization over the trailing `normalized_rank` dims";
+  let description = [{
+    `(x - mean) * rsqrt(var + epsilon) * weight + bias` with biased variance,
+    as torch.nn.functional.layer_norm. `weight` and `bias` are optional and
+    have the normalized (trailing) shape.
+  }];
+  let arguments = (ins Nova_FloatTensor:$input,
+                       Optional<Nova_FloatTensor>:$weight,
+                       Optional<Nova_FloatTensor>:$bias,
+                       I64Attr:$normalized_rank, F64Attr:$epsilon);
+  let results = (outs Nova_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input (`weight` `(` $weight^ `:` type($weight) `)`)?
+    (`bias` `(` $bias^ `:` type($bias) `)`)? attr-dict `:`
+    type($input) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Constants
+//===----------------------------------------------------------------------===//
+
+def Nova_ConstantOp : Nova_Op<"constant",
+    [ConstantLike, Pure, AllTypesMatch<["value", "result"]>]> {
+  let summary = "A constant tensor";
+  let arguments = (ins ElementsAttr:$value);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = "attr-dict $value";
+  let hasFolder = 1;
+  let builders = [
+    OpBuilder<(ins "::mlir::TypedAttr":$value), [{
+      build($_builder, $_state, value.getType(),
+            ::llvm::cast<::mlir::ElementsAttr>(value));
+    }]>
+  ];
+}
+
+def Nova_IotaOp : Nova_Op<"iota", [Pure]> {
+  let summary = "`result[i...] = i[dim]`";
+  let arguments = (ins I64Attr:$dim);
+  let results = (outs RankedTensorOf<[AnySignlessInteger, AnyFloat]>:$result);
+  let assemblyFormat = "`dim` `=` $dim attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Fusion
+//===----------------------------------------------------------------------===//
+
+def Nova_FusedOp : Nova_Op<"fused", [IsolatedFromAbove,
+    SingleBlockImplicitTerminator<"YieldOp">, RecursiveMemoryEffects]> {
+  let summary = "A group of ops compiled as one kernel";
+  let description = [{
+    The body's block arguments are the `inputs`, in order; `nova.yield`
+    returns the results. The region is isolated from above, so a fused group
+    is a self-contained kernel that code generation handles as a unit.
+  }];
+  let arguments = (ins Variadic<AnyType>:$inputs,
+                       OptionalAttr<Nova_LoweringConfigAttr>:$lowering_config);
+  let results = (outs Variadic<AnyType>:$results);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = [{
+    `(` $inputs `)` attr-dict `:` functional-type($inputs, results) $body
+  }];
+  let hasRegionVerifier = 1;
+}
+
+def Nova_YieldOp : Nova_Op<"yield", [Pure, Terminator, ReturnLike,
+    HasParent<"FusedOp">]> {
+  let summary = "Returns the results of a nova.fused region";
+  let arguments = (ins Variadic<AnyType>:$values);
+  let assemblyFormat = "($values^ `:` type($values))? attr-dict";
+  let builders = [OpBuilder<(ins), [{ build($_builder, $_state, {}); }]>];
+}
+
+//===----------------------------------------------------------------------===//
+// Optimizer updates
+//===----------------------------------------------------------------------===//
+
+def Nova_SgdOp : Nova_Op<"sgd", [Pure]> {
+  let summary = "One torch.optim.SGD update of a parameter";
+  let description = [{
+    With `g = grad + weight_decay * param`:
+    `buf = first_step ? g : momentum * momentum_buf + (1 - dampening) * g`,
+    `d = nesterov ? g + momentum * buf : buf` (or `g` when momentum is 0),
+    `new_param = param - lr * d`. Hyperparameters are 0-d f32 tensors so a
+    changed learning rate needs no recompilation; `first_step` is 1.0 on the
+    optimizer's first step and 0.0 after.
+  }];
+  let arguments = (ins Nova_FloatTensor:$param, Nova_FloatTensor:$grad,
+      Nova_FloatTensor:$momentum_buf, Nova_Scalar:$lr, Nova_Scalar:$momentum,
+      Nova_Scalar:$dampening, Nova_Scalar:$weight_decay,
+      Nova_Scalar:$first_step, UnitAttr:$nesterov);
+  let results = (outs Nova_FloatTensor:$new_param,
+                      Nova_FloatTensor:$new_momentum_buf);
+  let assemblyFormat = [{
+    $param `,` $grad `,` $momentum_buf `lr` `(` $lr `)` `momentum` `(` $momentum `)`
+    `dampening` `(` $dampening `)` `weight_decay` `(` $weight_decay `)`
+    `first_step` `(` $first_step `)` attr-dict `:`
+    custom<SameTypes>(type($param), type($grad), type($momentum_buf),
+                      type($new_param), type($new_momentum_buf))
+  }];
+  let hasVerifier = 1;
+}
+
+def Nova_AdamwOp : Nova_Op<"adamw", [Pure]> {
+  let summary = "One torch.optim.AdamW update of a parameter";
+  let description = [{
+    `step` is the already-incremented step count t:
+    `p = param * (1 - lr * weight_decay)`,
+    `m = beta1 * exp_avg + (1 - beta1) * grad`,
+    `v = beta2 * exp_avg_sq + (1 - beta2) * grad^2`,
+    `new_param = p - lr / (1 - beta1^t) * m / (sqrt(v) / sqrt(1 - beta2^t) + eps)`.
+  }];
+  let arguments = (ins Nova_FloatTensor:$param, Nova_FloatTensor:$grad,
+      Nova_FloatTensor:$exp_avg, Nova_FloatTensor:$exp_avg_sq,
+      Nova_Scalar:$step, Nova_Scalar:$lr, Nova_Scalar:$beta1,
+      Nova_Scalar:$beta2, Nova_Scalar:$eps, Nova_Scalar:$weight_decay);
+  let results = (outs Nova_FloatTensor:$new_param, Nova_FloatTensor:$new_exp_avg,
+                      Nova_FloatTensor:$new_exp_avg_sq);
+  let assemblyFormat = [{
+    $param `,` $grad `,` $exp_avg `,` $exp_avg_sq `step` `(` $step `)`
+    `lr` `(` $lr `)` `betas` `(` $beta1 `,` $beta2 `)` `eps` `(` $eps `)`
+    `weight_decay` `(` $weight_decay `)` attr-dict `:`
+    custom<SameTypes>(type($param), type($grad), type($exp_avg),
+                      type($exp_avg_sq), type($new_param), type($new_exp_avg),
+                      type($new_exp_avg_sq))
+  }];
+  let hasVerifier = 1;
+}
+
+#endif // NOVA_DIALECT_NOVAOPS_TD

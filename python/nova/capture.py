@@ -1,0 +1,655 @@
+"""Capture a whole training step (forward + backward + optimizer) as ONE FX graph.
+
+The captured graph is a pure function over a flat list of tensors:
+
+  inputs  = params            (role "param";   trainable parameters, model order,
+                               tied weights once -- `model.named_parameters()`)
+          + buffers           (role "buffer";  buffers and frozen parameters,
+                               passed through as constants)
+          + optimizer state   (role "opt_state"; for each param in order, each
+                               state key: SGD `momentum_buffer`; AdamW
+                               `exp_avg`, `exp_avg_sq`)
+          + hyperparameters   (role "hyper"; 0-d float32, per param group in
+                               order: SGD lr, momentum, dampening, weight_decay,
+                               is_first_step; AdamW lr, beta1, beta2, eps,
+                               weight_decay, step)
+          + batch             (role "batch"; the batch tuple as given)
+  outputs = loss (role "loss") + new params + new optimizer state (same orders).
+
+Hyperparameters are inputs, so a changed learning rate (or the advancing step
+count) needs no recompilation. Structural choices (nesterov, the param group
+of each parameter) are baked in and checked again on every step.
+
+`train_step_inputs` / `apply_train_step_outputs` convert between a live
+model + torch.optim optimizer and that flat signature, keeping
+`model.state_dict()` and `optimizer.state_dict()` identical in layout to what
+eager torch would produce.
+
+Tracing uses make_fx with fake tensors and torch-mlir's decomposition table,
+under the MATH SDPA backend (other SDPA backends decompose to WRONG gradients)
+and optionally under autocast. FX nodes carry `stack_trace` metadata trimmed to
+user frames (forward ops: the model line; backward ops: the line of the
+forward op they differentiate; optimizer ops: the call site here), which the
+torch-mlir importer turns into MLIR file locations.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import logging
+import os
+import traceback
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
+
+import torch
+import torch.fx
+import torch.fx.traceback as fx_traceback
+from torch import Tensor, nn
+from torch.fx.experimental.proxy_tensor import make_fx
+from torch.nn.attention import SDPBackend, sdpa_kernel
+from torch.utils import _pytree as pytree
+
+from nova import optim_ops
+
+__all__ = [
+    "TensorSpec",
+    "TrainLayout",
+    "CapturedGraph",
+    "capture_train_step",
+    "capture_function",
+    "train_step_inputs",
+    "apply_train_step_outputs",
+]
+
+log = logging.getLogger(__name__)
+
+ROLE_PARAM = "param"
+ROLE_BUFFER = "buffer"
+ROLE_OPT_STATE = "opt_state"
+ROLE_HYPER = "hyper"
+ROLE_BATCH = "batch"
+ROLE_LOSS = "loss"
+ROLE_INPUT = "input"
+ROLE_OUTPUT = "output"
+
+_HYPER_DTYPE = torch.float32
+
+
+@dataclasses.dataclass(frozen=True)
+class TensorSpec:
+    role: str
+    name: str
+    shape: tuple[int, ...]
+    dtype: torch.dtype
+
+
+@dataclasses.dataclass(frozen=True)
+class TrainLayout:
+    """How a live model + optimizer map onto a captured train step's signature."""
+
+    optimizer_kind: str  # "sgd" | "adamw"
+    param_names: tuple[str, ...]  # role "param", graph order
+    param_group_of: tuple[int, ...]  # optimizer param group of each param
+    buffer_names: tuple[str, ...]  # role "buffer", graph order
+    state_keys: tuple[str, ...]  # torch optimizer.state keys per param, graph order
+    hyper_keys: tuple[str, ...]  # per group, graph order
+    group_flags: tuple[tuple[Any, ...], ...]  # baked-in structural options per group
+    num_batch: int
+
+
+@dataclasses.dataclass
+class CapturedGraph:
+    graph_module: torch.fx.GraphModule
+    input_specs: list[TensorSpec]
+    output_specs: list[TensorSpec]
+    train_layout: TrainLayout | None = None
+
+
+# --------------------------------------------------------------------------
+# Optimizer rules: torch.optim semantics <-> nova custom ops.
+# --------------------------------------------------------------------------
+
+
+def _scalar(value: Any) -> float:
+    return float(value.item() if isinstance(value, Tensor) else value)
+
+
+class _SGDRule:
+    kind = "sgd"
+    state_keys = ("momentum_buffer",)
+    hyper_keys = ("lr", "momentum", "dampening", "weight_decay", "is_first_step")
+
+    @staticmethod
+    def check_group(group: dict[str, Any]) -> None:
+        if group.get("maximize", False):
+            raise NotImplementedError("torch.optim.SGD(maximize=True) is not supported by Nova")
+
+    @staticmethod
+    def group_flags(group: dict[str, Any]) -> tuple[Any, ...]:
+        return (bool(group.get("nesterov", False)),)
+
+    @staticmethod
+    def hyper_values(group: dict[str, Any], states: list[dict[str, Any]]) -> list[float]:
+        # torch keeps no buffer until the first momentum step; one graph covers
+        # both cases by selecting on is_first_step.
+        has_buf = [s.get("momentum_buffer") is not None for s in states]
+        if any(has_buf) and not all(has_buf):
+            raise ValueError(
+                "SGD param group mixes parameters with and without momentum_buffer; "
+                "Nova needs one first-step flag per group"
+            )
+        return [
+            _scalar(group["lr"]),
+            _scalar(group["momentum"]),
+            _scalar(group["dampening"]),
+            _scalar(group["weight_decay"]),
+            0.0 if all(has_buf) and has_buf else 1.0,
+        ]
+
+    @staticmethod
+    def update(
+        param: Tensor, grad: Tensor, state: list[Tensor], hyper: list[Tensor], flags: tuple[Any, ...]
+    ) -> tuple[Tensor, list[Tensor]]:
+        lr, momentum, dampening, weight_decay, is_first = hyper
+        new_param, new_buf = optim_ops.SGD_OP(
+            param, grad, state[0], lr, momentum, dampening, weight_decay, is_first, flags[0]
+        )
+        return new_param, [new_buf]
+
+    @staticmethod
+    def new_state(
+        old: dict[str, Any], new_state: list[Tensor], group: dict[str, Any], param: Tensor
+    ) -> dict[str, Any] | None:
+        # Mirrors torch: no state at all unless momentum is used.
+        if _scalar(group["momentum"]) == 0:
+            return None
+        return {**old, "momentum_buffer": new_state[0]}
+
+
+class _AdamWRule:
+    kind = "adamw"
+    state_keys = ("exp_avg", "exp_avg_sq")
+    hyper_keys = ("lr", "beta1", "beta2", "eps", "weight_decay", "step")
+
+    @staticmethod
+    def check_group(group: dict[str, Any]) -> None:
+        for opt in ("amsgrad", "maximize"):
+            if group.get(opt, False):
+                raise NotImplementedError(f"torch.optim.AdamW({opt}=True) is not supported by Nova")
+
+    @staticmethod
+    def group_flags(group: dict[str, Any]) -> tuple[Any, ...]:
+        return ()
+
+    @staticmethod
+    def _next_step(states: list[dict[str, Any]]) -> float:
+        steps = {_scalar(s["step"]) if "step" in s else 0.0 for s in states}
+        if len(steps) > 1:
+            raise ValueError(f"AdamW param group has parameters at different steps {sorted(steps)}")
+        return (steps.pop() if steps else 0.0) + 1.0
+
+    @classmethod
+    def hyper_values(cls, group: dict[str, Any], states: list[dict[str, Any]]) -> list[float]:
+        beta1, beta2 = group["betas"]
+        return [
+            _scalar(group["lr"]),
+            _scalar(beta1),
+            _scalar(beta2),
+            _scalar(group["eps"]),
+            _scalar(group["weight_decay"]),
+            cls._next_step(states),  # the op takes the already-incremented count
+        ]
+
+    @staticmethod
+    def update(
+        param: Tensor, grad: Tensor, state: list[Tensor], hyper: list[Tensor], flags: tuple[Any, ...]
+    ) -> tuple[Tensor, list[Tensor]]:
+        lr, beta1, beta2, eps, weight_decay, step = hyper
+        new_param, exp_avg, exp_avg_sq = optim_ops.ADAMW_OP(
+            param, grad, state[0], state[1], step, lr, beta1, beta2, eps, weight_decay
+        )
+        return new_param, [exp_avg, exp_avg_sq]
+
+    @classmethod
+    def new_state(
+        cls, old: dict[str, Any], new_state: list[Tensor], group: dict[str, Any], param: Tensor
+    ) -> dict[str, Any] | None:
+        old_step = old.get("step")
+        if isinstance(old_step, Tensor):
+            step = old_step + 1  # keeps torch's dtype/device choice for the step tensor
+        else:
+            # torch's default: a float32 CPU scalar unless capturable/fused.
+            dev = param.device if group.get("capturable") or group.get("fused") else "cpu"
+            step = torch.tensor(cls._next_step([old]), dtype=_HYPER_DTYPE, device=dev)
+        # Same key order as torch.optim.Adam._init_group.
+        return {"step": step, "exp_avg": new_state[0], "exp_avg_sq": new_state[1]}
+
+
+_RULES: dict[type, Any] = {torch.optim.SGD: _SGDRule, torch.optim.AdamW: _AdamWRule}
+
+
+def _rule_for(optimizer: torch.optim.Optimizer) -> Any:
+    # Exact type match: a subclass may override step() with other math.
+    rule = _RULES.get(type(optimizer))
+    if rule is None:
+        cls = type(optimizer)
+        raise NotImplementedError(
+            f"Nova cannot capture optimizer {cls.__module__}.{cls.__qualname__}; "
+            "supported: torch.optim.SGD, torch.optim.AdamW"
+        )
+    for group in optimizer.param_groups:
+        rule.check_group(group)
+    return rule
+
+
+# --------------------------------------------------------------------------
+# Layout: live model/optimizer <-> flat signature.
+# --------------------------------------------------------------------------
+
+
+def _plan_layout(
+    model: nn.Module, optimizer: torch.optim.Optimizer, rule: Any, num_batch: int
+) -> TrainLayout:
+    group_of_param: dict[int, int] = {}
+    for gi, group in enumerate(optimizer.param_groups):
+        for p in group["params"]:
+            group_of_param[id(p)] = gi
+    param_names, groups, frozen = [], [], []
+    # named_parameters() lists a tied weight once, so it becomes one input
+    # whose gradient accumulates over all its uses.
+    for name, p in model.named_parameters():
+        if p.requires_grad and id(p) in group_of_param:
+            param_names.append(name)
+            groups.append(group_of_param[id(p)])
+        else:
+            frozen.append(name)
+    known = {id(p) for _, p in model.named_parameters()}
+    if any(pid not in known for pid in group_of_param):
+        raise ValueError("optimizer holds parameters that are not in the model")
+    buffer_names = frozen + [name for name, _ in model.named_buffers()]
+    return TrainLayout(
+        optimizer_kind=rule.kind,
+        param_names=tuple(param_names),
+        param_group_of=tuple(groups),
+        buffer_names=tuple(buffer_names),
+        state_keys=rule.state_keys,
+        hyper_keys=rule.hyper_keys,
+        group_flags=tuple(rule.group_flags(g) for g in optimizer.param_groups),
+        num_batch=num_batch,
+    )
+
+
+def _named_tensors(model: nn.Module) -> dict[str, Tensor]:
+    named = dict(model.named_parameters())
+    named.update(model.named_buffers())
+    return named
+
+
+def _check_layout_current(
+    layout: TrainLayout, model: nn.Module, optimizer: torch.optim.Optimizer
+) -> Any:
+    rule = _rule_for(optimizer)
+    fresh = _plan_layout(model, optimizer, rule, layout.num_batch)
+    if fresh != layout:
+        raise ValueError(
+            "model/optimizer structure changed since capture (parameters, param groups, "
+            "optimizer kind or nesterov); capture the train step again"
+        )
+    return rule
+
+
+def train_step_inputs(
+    captured: CapturedGraph,
+    model: nn.Module,
+    optimizer: torch.optim.Optimizer,
+    batch: Sequence[Tensor],
+) -> list[Tensor]:
+    """Flat input list for `captured` from the live model and optimizer.
+
+    Hyperparameters are read fresh from `optimizer.param_groups`; missing
+    optimizer state (before the first step) is zeros.
+    """
+    layout = captured.train_layout
+    if layout is None:
+        raise ValueError("not a captured train step")
+    rule = _check_layout_current(layout, model, optimizer)
+    if len(batch) != layout.num_batch:
+        raise ValueError(f"expected a batch of {layout.num_batch} tensors, got {len(batch)}")
+    named = _named_tensors(model)
+    params = [named[n].detach() for n in layout.param_names]
+    buffers = [named[n].detach() for n in layout.buffer_names]
+    states: list[Tensor] = []
+    for n, p in zip(layout.param_names, params):
+        # optimizer.state is keyed by the Parameter object itself.
+        pstate = optimizer.state.get(named[n], {})
+        for key in layout.state_keys:
+            s = pstate.get(key)
+            states.append(s if s is not None else torch.zeros_like(p, memory_format=torch.preserve_format))
+    device = params[0].device if params else torch.device("cpu")
+    hypers: list[Tensor] = []
+    for gi, group in enumerate(optimizer.param_groups):
+        gstates = [optimizer.state.get(p, {}) for p in group["params"]]
+        hypers.extend(
+            torch.tensor(v, dtype=_HYPER_DTYPE, device=device) for v in rule.hyper_values(group, gstates)
+        )
+    return [*params, *buffers, *states, *hypers, *batch]
+
+
+def apply_train_step_outputs(
+    captured: CapturedGraph,
+    model: nn.Module,
+    optimizer: torch.optim.Optimizer,
+    outputs: Sequence[Tensor],
+) -> Tensor:
+    """Writes a step's outputs back into the model's parameters (in place, so
+    the optimizer's references stay valid) and `optimizer.state` in torch's own
+    format; returns the loss."""
+    layout = captured.train_layout
+    if layout is None:
+        raise ValueError("not a captured train step")
+    rule = _check_layout_current(layout, model, optimizer)
+    n_params, n_keys = len(layout.param_names), len(layout.state_keys)
+    if len(outputs) != 1 + n_params * (1 + n_keys):
+        raise ValueError(f"unexpected number of outputs: {len(outputs)}")
+    loss, new_params, new_states = outputs[0], outputs[1 : 1 + n_params], outputs[1 + n_params :]
+    named = dict(model.named_parameters())
+    with torch.no_grad():
+        for i, name in enumerate(layout.param_names):
+            p = named[name]
+            p.copy_(new_params[i])
+            group = optimizer.param_groups[layout.param_group_of[i]]
+            # .get: optimizer.state is a defaultdict, and torch creates no
+            # entry for a parameter without state (SGD without momentum).
+            new = rule.new_state(
+                optimizer.state.get(p, {}), list(new_states[i * n_keys : (i + 1) * n_keys]), group, p
+            )
+            if new is not None:
+                optimizer.state[p] = new
+    return loss
+
+
+# --------------------------------------------------------------------------
+# Source locations on FX nodes.
+# --------------------------------------------------------------------------
+
+_TORCH_DIR = os.path.dirname(torch.__file__) + os.sep
+_THIS_FILE = os.path.abspath(__file__)
+
+
+def _trim_stack_trace(stack_trace: str) -> str:
+    """Keeps the user's frames: drops torch internals (nn.Linear.forward etc.)
+    and this module's wrapper frames unless nothing else is left."""
+    frames = traceback.StackSummary.from_list(
+        [
+            (f, int(line), name, text)
+            for f, line, name, text in _parse_frames(stack_trace)
+        ]
+    )
+    keep = [f for f in frames if not f.filename.startswith(_TORCH_DIR)]
+    user = [f for f in keep if os.path.abspath(f.filename) != _THIS_FILE]
+    keep = user or keep
+    if not keep:
+        return stack_trace
+    return "".join(traceback.StackSummary.from_list(keep).format()).strip()
+
+
+def _parse_frames(stack_trace: str) -> Iterator[tuple[str, str, str, str]]:
+    lines = stack_trace.splitlines()
+    for i, line in enumerate(lines):
+        s = line.strip()
+        if s.startswith('File "'):
+            fname, _, rest = s[len('File "') :].partition('", line ')
+            lineno, _, name = rest.partition(", in ")
+            text = lines[i + 1].strip() if i + 1 < len(lines) else ""
+            if lineno.isdigit():
+                yield fname, lineno, name, text
+
+
+@contextlib.contextmanager
+def _nodes_located_here() -> Iterator[None]:
+    """Gives FX nodes created inside the `with` block the `with` statement's
+    line as stack trace (make_fx records none outside `forward` frames)."""
+    # Stack: [the with statement, contextlib __enter__, this generator].
+    where = traceback.format_list(traceback.extract_stack(limit=3)[:1])
+    fx_traceback.set_stack_trace(where)
+    try:
+        yield
+    finally:
+        fx_traceback.set_stack_trace([])
+
+
+@contextlib.contextmanager
+def _backward_seq_nr_tracking(loss: Tensor) -> Iterator[None]:
+    """Tags FX nodes created while autograd runs a grad_fn with that grad_fn's
+    sequence number -- the same `seq_nr` make_fx records on the forward nodes
+    that created it -- so backward nodes can inherit forward source locations
+    (the same mechanism AOTAutograd uses, without its anomaly-mode stacks)."""
+    handles = []
+    seen: set[Any] = set()
+    todo = [loss.grad_fn]
+    while todo:
+        fn = todo.pop()
+        if fn is None or fn in seen:
+            continue
+        seen.add(fn)
+        seq = fn._sequence_nr()
+        handles.append(fn.register_prehook(lambda _g, s=seq: fx_traceback.set_grad_fn_seq_nr(s)))
+        handles.append(fn.register_hook(lambda _gi, _go: fx_traceback.reset_grad_fn_seq_nr()))
+        todo.extend(f for f, _ in fn.next_functions)
+    try:
+        yield
+    finally:
+        for h in handles:
+            h.remove()
+
+
+def _finish_locations(gm: torch.fx.GraphModule) -> None:
+    """Backward nodes get the (trimmed) trace of the forward node with the same
+    seq_nr; all traces are trimmed to user frames."""
+    by_seq: dict[int, str] = {}
+    for node in gm.graph.nodes:
+        st = node.meta.get("stack_trace")
+        seq = node.meta.get("seq_nr")
+        if st and seq is not None and seq >= 0:
+            by_seq.setdefault(seq, st)
+    for node in gm.graph.nodes:
+        if node.op in ("placeholder", "output"):
+            continue
+        st = node.meta.get("stack_trace")
+        if not st:
+            st = by_seq.get(node.meta.get("seq_nr", -1))
+        if st:
+            node.meta["stack_trace"] = _trim_stack_trace(st)
+
+
+# --------------------------------------------------------------------------
+# Tracing.
+# --------------------------------------------------------------------------
+
+
+def _decomposition_table() -> dict[Any, Callable[..., Any]]:
+    # Imported lazily: torch_mlir is only needed where graphs are captured.
+    from torch_mlir.extras.fx_decomp_util import get_decomposition_table
+
+    return get_decomposition_table()
+
+
+def _trace(fn: Callable[..., Any], example_inputs: Sequence[Tensor]) -> torch.fx.GraphModule:
+    with fx_traceback.preserve_node_meta(), sdpa_kernel(SDPBackend.MATH):
+        gm = make_fx(
+            fn,
+            tracing_mode="fake",
+            decomposition_table=_decomposition_table(),
+            record_stack_traces=True,
+        )(*example_inputs)
+    _finish_locations(gm)
+    return gm
+
+
+def _output_vals(gm: torch.fx.GraphModule) -> list[Any]:
+    out = next(n for n in gm.graph.nodes if n.op == "output")
+    return [a.meta["val"] for a in pytree.tree_leaves(out.args[0])]
+
+
+def _spec(role: str, name: str, t: Tensor) -> TensorSpec:
+    return TensorSpec(role, name, tuple(int(d) for d in t.shape), t.dtype)
+
+
+def _fake_inputs(real_or_shapes: Sequence[Tensor | tuple[torch.Size, torch.dtype, torch.device]]) -> list[Tensor]:
+    """Fake tensors for tracing; optimizer state is described by shape only so
+    capturing a large model allocates no state memory."""
+    from torch._subclasses.fake_tensor import FakeTensorMode
+
+    mode = FakeTensorMode()
+    out = []
+    for x in real_or_shapes:
+        if isinstance(x, Tensor):
+            out.append(mode.from_tensor(x.detach()))
+        else:
+            shape, dtype, device = x
+            with mode:
+                out.append(torch.zeros(shape, dtype=dtype, device=device))
+    return out
+
+
+def capture_train_step(
+    model: nn.Module,
+    optimizer: torch.optim.Optimizer,
+    loss_fn: Callable[[Any, Tensor], Tensor] | None,
+    example_batch: tuple[Tensor, ...],
+    autocast_dtype: torch.dtype | None = None,
+) -> CapturedGraph:
+    """Traces forward + backward + optimizer update as one graph (see module doc).
+
+    With `loss_fn` None, `model(*batch)` returns the loss; otherwise the loss
+    is `loss_fn(model(*batch[:-1]), batch[-1])`.
+    """
+    rule = _rule_for(optimizer)
+    layout = _plan_layout(model, optimizer, rule, len(example_batch))
+    named = _named_tensors(model)
+    params = [named[n] for n in layout.param_names]
+    if not params:
+        raise ValueError("no trainable parameters")
+    device = params[0].device
+    n_p, n_b = len(layout.param_names), len(layout.buffer_names)
+    n_s = n_p * len(layout.state_keys)
+    n_groups = len(optimizer.param_groups)
+    n_h = n_groups * len(layout.hyper_keys)
+    autocast_ctx: Callable[[], contextlib.AbstractContextManager[Any]] = (
+        (lambda: torch.autocast(device_type=device.type, dtype=autocast_dtype))
+        if autocast_dtype is not None
+        else contextlib.nullcontext
+    )
+
+    def train_step(*flat: Tensor) -> tuple[Tensor, ...]:
+        p_in = dict(zip(layout.param_names, flat[:n_p]))
+        consts = dict(zip(layout.buffer_names, flat[n_p : n_p + n_b]))
+        s_in = flat[n_p + n_b : n_p + n_b + n_s]
+        h_in = flat[n_p + n_b + n_s : n_p + n_b + n_s + n_h]
+        batch = flat[n_p + n_b + n_s + n_h :]
+
+        # Named `forward` on purpose: make_fx records stack traces only
+        # through frames of that name, and this frame is where loss_fn runs.
+        def forward(trainable: dict[str, Tensor]) -> Tensor:
+            with autocast_ctx():
+                tensors = {**trainable, **consts}
+                if loss_fn is None:
+                    loss = torch.func.functional_call(model, tensors, tuple(batch))
+                else:
+                    out = torch.func.functional_call(model, tensors, tuple(batch[:-1]))
+                    loss = loss_fn(out, batch[-1])
+            # Armed before grad_and_value runs autograd on this loss.
+            stack.enter_context(_backward_seq_nr_tracking(loss))
+            return loss
+
+        with contextlib.ExitStack() as stack:
+            grads, loss = torch.func.grad_and_value(forward)(p_in)
+
+        k = len(layout.hyper_keys)
+        new_params: list[Tensor] = []
+        new_states: list[Tensor] = []
+        for i, name in enumerate(layout.param_names):
+            g = layout.param_group_of[i]
+            nk = len(layout.state_keys)
+            with _nodes_located_here():  # optimizer update of one parameter
+                new_p, new_s = rule.update(
+                    p_in[name],
+                    grads[name],
+                    list(s_in[i * nk : (i + 1) * nk]),
+                    list(h_in[g * k : (g + 1) * k]),
+                    layout.group_flags[g],
+                )
+            new_params.append(new_p)
+            new_states.extend(new_s)
+        return (loss, *new_params, *new_states)
+
+    shapes = [
+        (p.shape, p.dtype, p.device) for p in params for _ in layout.state_keys
+    ]
+    hyper_shapes = [(torch.Size([]), _HYPER_DTYPE, device)] * n_h
+    example = _fake_inputs(
+        [*params, *(named[n] for n in layout.buffer_names), *shapes, *hyper_shapes, *example_batch]
+    )
+    gm = _trace(train_step, example)
+
+    input_specs = [_spec(ROLE_PARAM, n, named[n]) for n in layout.param_names]
+    input_specs += [_spec(ROLE_BUFFER, n, named[n]) for n in layout.buffer_names]
+    input_specs += [
+        TensorSpec(ROLE_OPT_STATE, f"{n}.{key}", tuple(named[n].shape), named[n].dtype)
+        for n in layout.param_names
+        for key in layout.state_keys
+    ]
+    input_specs += [
+        TensorSpec(ROLE_HYPER, f"group{g}.{key}", (), _HYPER_DTYPE)
+        for g in range(n_groups)
+        for key in layout.hyper_keys
+    ]
+    input_specs += [_spec(ROLE_BATCH, f"batch{i}", t) for i, t in enumerate(example_batch)]
+    outs = _output_vals(gm)
+    out_names = [ROLE_LOSS, *layout.param_names] + [s.name for s in input_specs if s.role == ROLE_OPT_STATE]
+    out_roles = [ROLE_LOSS] + [ROLE_PARAM] * n_p + [ROLE_OPT_STATE] * n_s
+    output_specs = [_spec(r, n, t) for r, n, t in zip(out_roles, out_names, outs, strict=True)]
+    log.info(
+        "captured %s train step: %d nodes, %d inputs, %d outputs",
+        layout.optimizer_kind,
+        len(gm.graph.nodes),
+        len(input_specs),
+        len(output_specs),
+    )
+    return CapturedGraph(gm, input_specs, output_specs, layout)
+
+
+def capture_function(fn: Callable[..., Any], example_args: Sequence[Tensor]) -> CapturedGraph:
+    """Captures a forward-only function of tensors (roles "input"/"output").
+
+    An nn.Module is captured with its parameters and buffers lifted to leading
+    inputs (roles "param"/"buffer") instead of baked-in constants.
+    """
+    lifted: dict[str, Tensor] = {}
+    if isinstance(fn, nn.Module):
+        module = fn
+        lifted = _named_tensors(module)
+        n_params = len(dict(module.named_parameters()))
+        names = list(lifted)
+
+        def call(*flat: Tensor) -> Any:
+            return torch.func.functional_call(
+                module, dict(zip(names, flat[: len(names)])), tuple(flat[len(names) :])
+            )
+
+        target: Callable[..., Any] = call
+    else:
+        n_params = 0
+        target = fn
+
+    example = _fake_inputs([*lifted.values(), *example_args])
+    with torch.no_grad():
+        gm = _trace(target, example)
+    input_specs = [
+        _spec(ROLE_PARAM if i < n_params else ROLE_BUFFER, n, t) for i, (n, t) in enumerate(lifted.items())
+    ]
+    input_specs += [_spec(ROLE_INPUT, f"arg{i}", t) for i, t in enumerate(example_args)]
+    output_specs = [_spec(ROLE_OUTPUT, f"out{i}", t) for i, t in enumerate(_output_vals(gm))]
+    return CapturedGraph(gm, input_specs, output_specs)

@@ -1,0 +1,333 @@
+"""Run a compiled vmfb with device-resident inputs and outputs.
+
+Device residency
+----------------
+`Session.invoke` packs arguments into an `iree.runtime.VmVariantList` as
+`HalBufferView` refs and calls the function with `VmContext.invoke`. Results
+come back as `HalBufferView`s that live in device memory; we wrap each one in
+an `iree.runtime.DeviceArray` with ``implicit_host_transfer=False``, so any
+accidental numpy conversion raises instead of silently copying. Passing such a
+DeviceArray (or a bare HalBufferView) to the next `invoke` pushes the same
+buffer view again: no host copy, no device copy. That is how parameters and
+optimizer state stay on the device between training steps. Host copies happen
+only in `Session.to_host` / `Session.to_torch`.
+
+We do not use `iree.runtime.FunctionInvoker`: it maps results through the ABI
+reflection, which (in 3.13) has no entry for bf16 results, and it returns
+arrays that transfer to the host implicitly.
+
+Inputs from the host
+--------------------
+- torch tensors on the session's device kind (CPU tensors for ``local-*``,
+  CUDA tensors for ``cuda``) are imported without a copy through DLPack
+  (`HalDevice.from_dlpack_capsule`, present in iree.runtime 3.13; it handles
+  bf16 and 0-d tensors). The IREE buffer then aliases the tensor's storage;
+  the DLPack deleter keeps the tensor alive as long as IREE needs it. If an
+  output *is* an imported input buffer (a function returning an argument
+  unchanged), we copy it on the device so results never alias caller memory.
+  Do not mutate an input tensor in place while the call is running (CUDA:
+  we synchronize torch's current stream before the call so pending torch
+  writes land first).
+- Imports that IREE refuses (strided tensors are made contiguous first; the
+  CPU HAL needs 64-byte aligned storage, so e.g. a tensor slice at an odd
+  offset is refused) fall back to a copy. ``zero_copy=False`` always copies.
+- numpy arrays, and torch tensors on another device kind, are copied into a
+  new device buffer (`HalAllocator.allocate_buffer_copy`); torch CPU tensors
+  get there through a numpy view, bf16/fp8 through ml_dtypes.
+- Python int/float are passed as VM scalars (i64/f32 function arguments); a
+  0-d tensor argument needs a 0-d array or tensor.
+
+CUDA status: the DLPack import/export paths are exercised on the CPU HAL here;
+on the CUDA HAL they use the same iree.runtime calls (device type kDLCUDA = 2)
+and are to be validated on the GPU box. If the CUDA import raises, we log once
+and fall back to a host copy.
+
+Calls are synchronous: the default IREE ABI waits for the device before
+`invoke` returns, so results are complete when you get them.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from typing import Any, Optional, Sequence, Union
+
+import numpy as np
+import torch
+
+import iree.runtime as rt
+
+from .tensors import numpy_to_torch, torch_to_numpy
+
+_log = logging.getLogger(__name__)
+
+__all__ = ["Session", "DeviceArray", "to_host"]
+
+DeviceArray = rt.DeviceArray
+
+# DLPack device type codes.
+_KDL_CPU = 1
+_KDL_CUDA = 2
+
+ArgType = Union[rt.DeviceArray, rt.HalBufferView, torch.Tensor, np.ndarray, np.generic, int, float]
+
+
+def to_host(x: Union[rt.DeviceArray, np.ndarray], copy: bool = True) -> np.ndarray:
+    """Device array -> numpy (bf16 as ml_dtypes.bfloat16). Explicit host copy.
+
+    With copy=False on a host-visible buffer the result is a mapped view of
+    the device memory; do not write to it.
+    """
+    if isinstance(x, np.ndarray):
+        return x.copy() if copy else x
+    if not isinstance(x, rt.DeviceArray):
+        raise TypeError(f"to_host expects a DeviceArray, got {type(x).__name__}")
+    host = x.to_host()
+    # A mapped (host-visible) buffer comes back as a view of device memory;
+    # an unmappable one was already copied by DeviceArray.
+    if copy and x.is_host_accessible:
+        host = host.copy()
+    return host
+
+
+class Session:
+    """A loaded vmfb on one IREE device.
+
+    `device` is an IREE device URI ("local-task", "local-sync", "cuda",
+    "cuda://<n>") or an existing `HalDevice`. Devices are created through
+    `iree.runtime.Config`, which caches them per URI, so sessions on the
+    same URI share one device and can exchange DeviceArrays.
+    """
+
+    def __init__(
+        self,
+        vmfb: bytes,
+        device: Union[str, rt.HalDevice] = "local-task",
+        *,
+        zero_copy: bool = True,
+    ):
+        if isinstance(device, str):
+            self._uri = device
+            self._config = rt.Config(driver_name=device)
+        else:
+            self._uri = "<device>"
+            self._config = rt.Config(device=device)
+        self._device: rt.HalDevice = self._config.device
+        self._kind = "cuda" if self._uri.startswith("cuda") else "cpu"
+        m = re.fullmatch(r"cuda://(\d+)", self._uri)
+        self._cuda_index = int(m.group(1)) if m else 0
+        self._zero_copy = zero_copy
+        self._context = rt.SystemContext(config=self._config)
+        # copy_buffer: the bytes object need not be aligned or outlive us.
+        self._module = rt.VmModule.copy_buffer(self._config.vm_instance, vmfb)
+        self._context.add_vm_module(self._module)
+        self._functions: dict[str, rt.VmFunction] = {}
+        self._warned_import = False
+        _log.info(
+            "nova session on %s: module %s, functions %s",
+            self._uri, self._module.name, self.function_names,
+        )
+
+    # -- introspection --------------------------------------------------------
+
+    @property
+    def hal_device(self) -> rt.HalDevice:
+        return self._device
+
+    @property
+    def device_kind(self) -> str:
+        """'cpu' or 'cuda'."""
+        return self._kind
+
+    @property
+    def function_names(self) -> list[str]:
+        return [n for n in self._module.function_names if not n.startswith("__")]
+
+    # -- calls ----------------------------------------------------------------
+
+    def invoke(self, name: str, *args: ArgType) -> tuple[Any, ...]:
+        """Calls function `name`; returns all results as a tuple.
+
+        Tensor results are device-resident DeviceArrays; scalar results are
+        Python numbers.
+        """
+        fn = self._function(name)
+        arg_list = rt.VmVariantList(len(args))
+        imported: list[rt.HalBuffer] = []
+        if self._kind == "cuda" and any(
+            isinstance(a, torch.Tensor) and a.is_cuda for a in args
+        ):
+            # IREE runs on its own stream: let pending torch writes land.
+            torch.cuda.current_stream().synchronize()
+        for i, a in enumerate(args):
+            try:
+                self._push(arg_list, a, imported)
+            except (TypeError, ValueError) as e:
+                raise type(e)(f"{name}: argument {i}: {e}") from e
+        results = rt.VmVariantList(8)  # grows as needed
+        self._context.vm_context.invoke(fn, arg_list, results)
+        return tuple(self._result(results, i, imported) for i in range(len(results)))
+
+    def to_device(self, x: ArgType) -> rt.DeviceArray:
+        """Uploads a host tensor/array (e.g. initial parameters) once.
+
+        Always copies, so later in-place changes to `x` (torch init, optimizer
+        code) never reach the device-resident value.
+        """
+        if isinstance(x, rt.DeviceArray):
+            return x
+        return rt.DeviceArray(self._device, self._copy_in(x), implicit_host_transfer=False)
+
+    def to_host(self, x: Union[rt.DeviceArray, np.ndarray], copy: bool = True) -> np.ndarray:
+        return to_host(x, copy)
+
+    def to_torch(
+        self,
+        x: rt.DeviceArray,
+        copy: bool = True,
+        device: Optional[Union[str, torch.device]] = None,
+    ) -> torch.Tensor:
+        """Device array -> torch tensor, on the session's device by default.
+
+        CUDA: no host round trip. Function results live in IREE's pooled
+        allocations, which the CUDA HAL refuses to export ("CUDA buffer type
+        is not supported for export"), so we copy the result on the device
+        into a fresh allocation and hand that to torch through DLPack. The
+        tensor then owns its memory alone; copy=False still needs this copy
+        unless the buffer happens to be exportable.
+        CPU: copy=True copies through numpy; copy=False aliases IREE's buffer
+        through DLPack (do not write to it).
+        """
+        target = torch.device(device) if device is not None else None
+        want_cuda = target.type == "cuda" if target is not None else self._kind == "cuda"
+        if want_cuda and self._kind == "cuda" and torch.cuda.is_available():
+            t = self._cuda_to_torch(x, copy)
+            if t is not None:
+                return t if target is None else t.to(target)
+        if not want_cuda and self._kind == "cpu" and not copy:
+            t = self._export_dlpack(x._buffer_view, _KDL_CPU, 0)
+            if t is not None:
+                return t
+        t = numpy_to_torch(to_host(x, copy=True))
+        if target is not None and target.type != "cpu":
+            t = t.to(target)
+        elif target is None and want_cuda and torch.cuda.is_available():
+            t = t.to(f"cuda:{self._cuda_index}")
+        return t
+
+    def _cuda_to_torch(self, x: rt.DeviceArray, copy: bool) -> Optional[torch.Tensor]:
+        if not copy:
+            t = self._export_dlpack(x._buffer_view, _KDL_CUDA, self._cuda_index, quiet=True)
+            if t is not None:
+                return t
+        return self._export_dlpack(self._device_copy(x._buffer_view), _KDL_CUDA, self._cuda_index)
+
+    # -- argument packing -----------------------------------------------------
+
+    def _function(self, name: str) -> rt.VmFunction:
+        fn = self._functions.get(name)
+        if fn is None:
+            fn = self._module.lookup_function(name)
+            if fn is None:
+                raise KeyError(f"no function {name!r} in module; have {self.function_names}")
+            self._functions[name] = fn
+        return fn
+
+    def _push(self, arg_list: rt.VmVariantList, a: Any, imported: list) -> None:
+        if isinstance(a, rt.DeviceArray):
+            # DeviceArray has no public accessor for its buffer view.
+            arg_list.push_ref(a._buffer_view.ref)
+        elif isinstance(a, rt.HalBufferView):
+            arg_list.push_ref(a.ref)
+        elif isinstance(a, torch.Tensor):
+            bv = self._import_torch(a, imported) if self._zero_copy else None
+            arg_list.push_ref((bv if bv is not None else self._copy_in(a)).ref)
+        elif isinstance(a, (np.ndarray, np.generic)):
+            arg_list.push_ref(self._copy_in(a).ref)
+        elif isinstance(a, (bool, int)):
+            arg_list.push_int(int(a))
+        elif isinstance(a, float):
+            arg_list.push_float(a)
+        else:
+            raise TypeError(f"unsupported argument type {type(a).__name__}")
+
+    def _import_torch(self, t: torch.Tensor, imported: list) -> Optional[rt.HalBufferView]:
+        """Zero-copy DLPack import, or None when it does not apply/fails."""
+        if (t.device.type == "cuda") != (self._kind == "cuda"):
+            return None
+        if t.device.type not in ("cpu", "cuda"):
+            return None
+        t = t.detach().resolve_conj().resolve_neg().contiguous()
+        try:
+            bv = self._device.from_dlpack_capsule(torch.utils.dlpack.to_dlpack(t))
+        except (ValueError, IndexError, RuntimeError) as e:
+            # Typically: storage not 64-byte aligned (tensor views at offsets).
+            log = _log.info if self._warned_import else _log.warning
+            self._warned_import = True
+            log("nova: DLPack import of %s %s tensor failed (%s); copying", t.device, t.dtype, e)
+            return None
+        imported.append(bv.get_buffer())
+        return bv
+
+    def _copy_in(self, a: Any) -> rt.HalBufferView:
+        """A new device buffer holding a copy of a host array/tensor."""
+        if isinstance(a, torch.Tensor):
+            host = torch_to_numpy(a.detach().cpu())
+        else:
+            # Not np.ascontiguousarray: it turns 0-d arrays into 1-d.
+            host = np.asarray(a, order="C")
+        element_type = rt.array_interop.map_dtype_to_element_type(host.dtype)
+        if element_type is None:
+            raise TypeError(f"dtype {host.dtype} has no IREE element type")
+        bv = self._device.allocator.allocate_buffer_copy(
+            memory_type=rt.MemoryType.DEVICE_LOCAL,
+            allowed_usage=rt.BufferUsage.DEFAULT,
+            device=self._device,
+            buffer=host,
+            element_type=element_type,
+        )
+        assert isinstance(bv, rt.HalBufferView)
+        return bv
+
+    # -- results --------------------------------------------------------------
+
+    def _result(self, results: rt.VmVariantList, i: int, imported: Sequence[rt.HalBuffer]) -> Any:
+        value = results.get_variant(i)
+        if not isinstance(value, rt.VmRef):
+            return value  # scalar result
+        bv = value.deref(rt.HalBufferView, True)
+        if bv is None:
+            raise TypeError(f"result {i} is a {value}, not a buffer view")
+        if imported and any(bv.get_buffer() == b for b in imported):
+            bv = self._device_copy(bv)
+        return rt.DeviceArray(self._device, bv, implicit_host_transfer=False)
+
+    def _device_copy(self, src: rt.HalBufferView) -> rt.HalBufferView:
+        """Copies a buffer view into a fresh device buffer (device-side DMA)."""
+        # queue_copy copies the whole source buffer; imported buffers are
+        # whole allocations, so the view starts at offset 0.
+        size = src.get_buffer().byte_length()
+        dst = self._device.allocator.allocate_buffer(
+            memory_type=rt.MemoryType.DEVICE_LOCAL,
+            allowed_usage=rt.BufferUsage.DEFAULT,
+            allocation_size=size,
+        )
+        sem = self._device.create_semaphore(0)
+        self._device.queue_copy(
+            src.get_buffer(),
+            dst,
+            wait_semaphores=rt.HalFence.create_at(sem, 0),
+            signal_semaphores=rt.HalFence.create_at(sem, 1),
+        )
+        rt.HalFence.create_at(sem, 1).wait()
+        return rt.HalBufferView(dst, src.shape, src.element_type)
+
+    def _export_dlpack(
+        self, bv: rt.HalBufferView, device_type: int, device_id: int, quiet: bool = False
+    ) -> Optional[torch.Tensor]:
+        try:
+            capsule = self._device.create_dlpack_capsule(bv, device_type, device_id)
+            return torch.utils.dlpack.from_dlpack(capsule)
+        except (ValueError, RuntimeError, TypeError) as e:
+            (_log.debug if quiet else _log.warning)("nova: DLPack export failed (%s)", e)
+            return None
