@@ -37,10 +37,13 @@ Inputs from the host
 - Python int/float are passed as VM scalars (i64/f32 function arguments); a
   0-d tensor argument needs a 0-d array or tensor.
 
-CUDA status: the DLPack import/export paths are exercised on the CPU HAL here;
-on the CUDA HAL they use the same iree.runtime calls (device type kDLCUDA = 2)
-and are to be validated on the GPU box. If the CUDA import raises, we log once
-and fall back to a host copy.
+DLPack on CUDA (checked on the H200, iree-base-runtime 3.13, torch 2.11):
+import of CUDA torch tensors works zero-copy (fp32, bf16, 0-d). Export of
+function results fails ("CUDA buffer type is not supported for export": they
+are sub-allocations of IREE's pooled memory), so `to_torch` first copies the
+result on the device into a fresh `HalAllocator.allocate_buffer` allocation,
+which exports fine (about 55 us per tensor, no host round trip). If an import
+raises, we log and fall back to a host copy.
 
 Calls are synchronous: the default IREE ABI waits for the device before
 `invoke` returns, so results are complete when you get them.

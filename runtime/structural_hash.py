@@ -52,7 +52,9 @@ def structural_hash(graph_module: torch.fx.GraphModule, extra: dict) -> str:
             _hash_attribute(h, graph_module, str(node.target))
     h.update(_codegen_signature(graph_module).encode())
     h.update(json.dumps(extra, sort_keys=True, default=_json_fallback).encode())
-    return h.hexdigest()
+    digest = h.hexdigest()
+    _log.debug("structural hash %s over %d nodes", digest[:16], len(index))
+    return digest
 
 
 def _target_name(node: torch.fx.Node, gm: torch.fx.GraphModule) -> str:

@@ -28,7 +28,7 @@ def Nova_BoolTensor : RankedTensorOf<[I1]>;
 // parenthesized list (operands first, then the result), which lets the
 // verifier name the operand that disagrees.
 class Nova_UnaryOp<string mnemonic, Type operandType, list<Trait> traits = []>
-    : Nova_Op<mnemonic, !listconcat(traits, [Pure, Elementwise])> {
+    : Nova_Op<mnemonic, !listconcat(traits, [Pure])> {
   let arguments = (ins operandType:$input);
   let results = (outs operandType:$result);
   let assemblyFormat = [{
@@ -46,7 +46,7 @@ class Nova_UnaryOp<string mnemonic, Type operandType, list<Trait> traits = []>
 }
 
 class Nova_BinaryOp<string mnemonic, Type operandType, list<Trait> traits = []>
-    : Nova_Op<mnemonic, !listconcat(traits, [Pure, Elementwise])> {
+    : Nova_Op<mnemonic, !listconcat(traits, [Pure])> {
   let arguments = (ins operandType:$lhs, operandType:$rhs);
   let results = (outs operandType:$result);
   let builders = [OpBuilder<(ins "::mlir::Value":$lhs, "::mlir::Value":$rhs), [{
@@ -122,7 +122,7 @@ def Nova_SigmoidOp : Nova_UnaryOp<"sigmoid", Nova_FloatTensor> {
   let summary = "Elementwise logistic sigmoid";
 }
 
-def Nova_GeluOp : Nova_Op<"gelu", [Pure, Elementwise]> {
+def Nova_GeluOp : Nova_Op<"gelu", [Pure]> {
   let summary = "Elementwise GELU, exact (erf) or tanh-approximated";
   let arguments = (ins Nova_FloatTensor:$input,
       DefaultValuedAttr<Nova_GeluApproximationAttr,
@@ -135,7 +135,7 @@ def Nova_GeluOp : Nova_Op<"gelu", [Pure, Elementwise]> {
   let hasVerifier = 1;
 }
 
-def Nova_CompareOp : Nova_Op<"compare", [Pure, Elementwise]> {
+def Nova_CompareOp : Nova_Op<"compare", [Pure]> {
   let summary = "Elementwise comparison producing i1";
   let arguments = (ins Nova_CompareDirectionAttr:$direction,
                        AnyRankedTensor:$lhs, AnyRankedTensor:$rhs);
@@ -147,7 +147,7 @@ def Nova_CompareOp : Nova_Op<"compare", [Pure, Elementwise]> {
   let hasVerifier = 1;
 }
 
-def Nova_SelectOp : Nova_Op<"select", [Pure, Elementwise]> {
+def Nova_SelectOp : Nova_Op<"select", [Pure]> {
   let summary = "Elementwise `cond ? on_true : on_false`";
   let arguments = (ins Nova_BoolTensor:$cond, AnyRankedTensor:$on_true,
                        AnyRankedTensor:$on_false);
@@ -159,7 +159,7 @@ def Nova_SelectOp : Nova_Op<"select", [Pure, Elementwise]> {
   let hasVerifier = 1;
 }
 
-def Nova_CastOp : Nova_Op<"cast", [Pure, Elementwise]> {
+def Nova_CastOp : Nova_Op<"cast", [Pure]> {
   let summary = "Elementwise conversion between element types";
   let arguments = (ins AnyRankedTensor:$input);
   let results = (outs AnyRankedTensor:$result);

@@ -624,6 +624,10 @@ def capture_train_step(
 def capture_function(fn: Callable[..., Any], example_args: Sequence[Tensor]) -> CapturedGraph:
     """Captures a forward-only function of tensors (roles "input"/"output").
 
+    The graph returns a tuple of the function's output tensors (flattened).
+    Source locations are recorded through `forward` methods only (make_fx's
+    rule), i.e. for module code, not for the body of a plain function.
+
     An nn.Module is captured with its parameters and buffers lifted to leading
     inputs (roles "param"/"buffer") instead of baked-in constants.
     """
@@ -639,10 +643,15 @@ def capture_function(fn: Callable[..., Any], example_args: Sequence[Tensor]) -> 
                 module, dict(zip(names, flat[: len(names)])), tuple(flat[len(names) :])
             )
 
-        target: Callable[..., Any] = call
+        user_fn: Callable[..., Any] = call
     else:
         n_params = 0
-        target = fn
+        user_fn = fn
+
+    def target(*flat: Tensor) -> tuple[Any, ...]:
+        # Always a tuple, so the graph (and the imported func) has a flat
+        # list of results however `fn` nests or returns them.
+        return tuple(pytree.tree_leaves(user_fn(*flat)))
 
     example = _fake_inputs([*lifted.values(), *example_args])
     with torch.no_grad():

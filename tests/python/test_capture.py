@@ -154,6 +154,20 @@ def test_sgd_param_groups() -> None:
     _assert_state_close(og, oe, **FP32)
 
 
+def test_update_is_one_custom_op_node_per_param() -> None:
+    """make_fx with the decomposition table must keep nova.sgd opaque."""
+    m = MLP(12, 32, 5)
+    opt = torch.optim.SGD(
+        [{"params": m.fc1.parameters()}, {"params": m.fc2.parameters(), "nesterov": True}], lr=0.1, momentum=0.9
+    )
+    cg = capture_train_step(m, opt, F.cross_entropy, _mlp_batches(1)[0])
+    sgd = [n for n in cg.graph_module.graph.nodes if n.target == torch.ops.nova.sgd.default]
+    assert [n.args[-1] for n in sgd] == [False, False, True, True]  # nesterov, baked in per group
+    hyper = [s.name for s in cg.input_specs if s.role == "hyper"]
+    assert hyper[:5] == ["group0.lr", "group0.momentum", "group0.dampening", "group0.weight_decay", "group0.is_first_step"]
+    assert len(hyper) == 10
+
+
 def test_lr_change_needs_no_recapture() -> None:
     torch.manual_seed(0)
     m_graph = MLP(12, 32, 5)
@@ -225,18 +239,35 @@ def test_optimizer_op_matches_torch_optim(kind: str, kw: dict[str, Any]) -> None
 # ----------------------------------------------------------------------------
 
 
-def _update_rel_err(m_graph: nn.Module, m_eager: nn.Module, m_init: nn.Module) -> float:
-    """Worst per-tensor ||Δgraph - Δeager|| / ||Δeager|| over the training run."""
-    worst = 0.0
-    init = m_init.state_dict()
-    eager = m_eager.state_dict()
-    for name, p in m_graph.state_dict().items():
-        d_ref = eager[name] - init[name]
-        worst = max(worst, ((p - eager[name]).norm() / d_ref.norm().clamp_min(1e-12)).item())
-    return worst
+def _drop_key_bias(name: str, t: Tensor, d_model: int) -> Tensor:
+    """Removes the key third of the fused qkv bias: softmax is shift-invariant,
+    so its true gradient is exactly 0 and its float gradient (~1e-10) is pure
+    rounding noise, which Adam's normalisation turns into O(lr) steps of random
+    sign in graph and eager alike."""
+    if name.endswith("attn.qkv.bias"):
+        return torch.cat([t[:d_model], t[2 * d_model :]])
+    return t
 
 
-def test_adamw_gpt_tiny_fp32_matches_eager() -> None:
+def _adamw_rel_errs(
+    init: nn.Module, mg: nn.Module, og: torch.optim.Optimizer, me: nn.Module, oe: torch.optim.Optimizer, d_model: int
+) -> dict[str, float]:
+    """Worst per-tensor relative norm errors: of the parameter update over the
+    run (||Δgraph - Δeager|| / ||Δeager||) and of each state tensor."""
+    errs = {"update": 0.0, "exp_avg": 0.0, "exp_avg_sq": 0.0}
+    p_init, p_graph = dict(init.named_parameters()), dict(mg.named_parameters())
+    for name, p_eager in me.named_parameters():
+        i, g, e = (_drop_key_bias(name, t.detach(), d_model) for t in (p_init[name], p_graph[name], p_eager))
+        errs["update"] = max(errs["update"], ((g - e).norm() / (e - i).norm()).item())
+        st_g, st_e = og.state[p_graph[name]], oe.state[p_eager]
+        assert torch.equal(st_g["step"], st_e["step"])
+        for key in ("exp_avg", "exp_avg_sq"):
+            g, e = (_drop_key_bias(name, st[key], d_model) for st in (st_g, st_e))
+            errs[key] = max(errs[key], ((g - e).norm() / e.norm()).item())
+    return errs
+
+
+def _check_adamw_gpt(autocast_dtype: torch.dtype | None, loss_rtol: float, rel_err: float) -> None:
     torch.manual_seed(0)
     model = make_gpt("gpt-tiny")
     init = copy.deepcopy(model)
@@ -246,45 +277,34 @@ def test_adamw_gpt_tiny_fp32_matches_eager() -> None:
         lambda m: torch.optim.AdamW(m.parameters(), lr=lr, weight_decay=0.1),
         None,
         _gpt_batches(STEPS, 256, 32),
+        autocast_dtype,
     )
-    # Loss: measured max rel diff ~1e-7.
-    torch.testing.assert_close(torch.tensor(lg), torch.tensor(le), rtol=1e-5, atol=1e-6)
+    assert lg[0] == pytest.approx(le[0], rel=1e-6)  # same weights, same batch
+    torch.testing.assert_close(torch.tensor(lg), torch.tensor(le), rtol=loss_rtol, atol=0)
+    errs = _adamw_rel_errs(init, mg, og, me, oe, d_model=64)
+    assert max(errs.values()) < rel_err, errs
+    # Element-wise only Adam's own bound holds: a gradient element near 0 on
+    # the first step gives a +-lr step whose sign is rounding noise.
+    _assert_params_close(mg, me, rtol=0, atol=2 * lr * STEPS)
+    _assert_state_close(og, oe, rtol=0, atol=1e-3)  # same keys/dtypes/shapes; |exp_avg| <= ~0.03 here
+    assert mg.head.weight is mg.wte.weight  # still tied after write-back
+
+
+def test_adamw_gpt_tiny_fp32_matches_eager() -> None:
     # The graph's decomposed ops (layer norm, softmax, ...) round differently
-    # from eager kernels, and Adam normalises gradients, so elements whose
-    # gradient is ~0 (e.g. the key bias, 1e-10) move by O(lr) in either
-    # direction. Measured: max abs diff ~2e-5 = 0.002*lr*steps; rel. update
-    # error ~1e-2 on those tensors. The ops themselves are exact (see
-    # test_optimizer_op_matches_torch_optim).
-    _assert_params_close(mg, me, rtol=1e-4, atol=0.02 * lr * STEPS)
-    assert _update_rel_err(mg, me, init) < 0.1
-    _assert_state_close(og, oe, rtol=1e-3, atol=1e-5)
-    # Tied head: one parameter, still tied after write-back.
-    assert mg.head.weight is mg.wte.weight
+    # from eager's kernels. Measured over 4 seeds: loss rel. diff <= 5e-7;
+    # worst per-tensor rel. error (update, exp_avg, exp_avg_sq) <= 3e-4,
+    # typically 1e-5. The optimizer ops themselves agree to 1e-6
+    # (test_optimizer_op_matches_torch_optim).
+    _check_adamw_gpt(None, loss_rtol=1e-5, rel_err=3e-3)
 
 
 def test_adamw_gpt_tiny_bf16_autocast_matches_eager() -> None:
-    torch.manual_seed(0)
-    model = make_gpt("gpt-tiny", n_layers=1)
-    init = copy.deepcopy(model)
-    lr = 1e-3
-    steps = 6  # bf16 CPU matmuls on the graph's strided operands are slow
-    lg, le, mg, og, me, oe = _train_both(
-        model,
-        lambda m: torch.optim.AdamW(m.parameters(), lr=lr, weight_decay=0.1),
-        None,
-        _gpt_batches(steps, 256, 32),
-        torch.bfloat16,
-    )
-    # First step is bit-identical; later ones drift with bf16 rounding of the
-    # slightly different weights: measured max rel loss diff ~1e-4.
-    assert lg[0] == pytest.approx(le[0], rel=1e-6)
-    torch.testing.assert_close(torch.tensor(lg), torch.tensor(le), rtol=2e-3, atol=0)
-    # bf16 gradient noise through Adam's normalisation: elements can differ by
-    # up to ~lr per step (measured max ~2e-3 after 10 steps, rel. update error
-    # per tensor up to ~0.5 on tensors whose gradients are mostly noise).
-    _assert_params_close(mg, me, rtol=0, atol=2 * lr * steps)
-    assert _update_rel_err(mg, me, init) < 1.0
-    _assert_state_close(og, oe, rtol=0.05, atol=1e-3)
+    # CPU bf16 autocast, 10 steps. Measured over 4 seeds: loss rel. diff
+    # <= 4.2e-5 (first step bit-identical); worst per-tensor rel. error
+    # <= 1.7e-2 (update) and <= 1e-2 (state), about 10x below the distance
+    # between eager bf16 and eager fp32 training on the same data.
+    _check_adamw_gpt(torch.bfloat16, loss_rtol=5e-4, rel_err=0.05)
 
 
 def test_sdpa_variant_captures_with_math_backend() -> None:
