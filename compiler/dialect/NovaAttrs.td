@@ -25,9 +25,7 @@ def Nova_CompareDirection : I32EnumAttr<"CompareDirection",
   let cppNamespace = "::mlir::nova";
 }
 def Nova_CompareDirectionAttr
-    : EnumAttr<Nova_Dialect, Nova_CompareDirection, "compare_direction"> {
-  let assemblyFormat = "`` $value";
-}
+    : EnumAttr<Nova_Dialect, Nova_CompareDirection, "compare_direction">;
 
 def Nova_GeluApproximation : I32EnumAttr<"GeluApproximation",
     "approximation used by nova.gelu", [
@@ -36,9 +34,7 @@ def Nova_GeluApproximation : I32EnumAttr<"GeluApproximation",
   let cppNamespace = "::mlir::nova";
 }
 def Nova_GeluApproximationAttr
-    : EnumAttr<Nova_Dialect, Nova_GeluApproximation, "gelu_approximation"> {
-  let assemblyFormat = "`` $value";
-}
+    : EnumAttr<Nova_Dialect, Nova_GeluApproximation, "gelu_approximation">;
 
 //===----------------------------------------------------------------------===//
 // #nova.target
@@ -63,12 +59,12 @@ def Nova_TargetAttr : Nova_Attr<"Target", "target"> {
   }];
   let parameters = (ins
     StringRefParameter<"GPU architecture, e.g. sm_90">:$arch,
-    "int64_t":$smCount,
-    "int64_t":$sharedMemoryPerSm,
-    "int64_t":$registersPerSm,
-    "::mlir::ArrayAttr":$mmaShapes,
-    "::mlir::DictionaryAttr":$peakTflops,
-    "int64_t":$memoryBandwidthGbps
+    "int64_t":$sm_count,
+    "int64_t":$shared_memory_per_sm,
+    "int64_t":$registers_per_sm,
+    "::mlir::ArrayAttr":$mma_shapes,
+    "::mlir::DictionaryAttr":$peak_tflops,
+    "int64_t":$memory_bandwidth_gbps
   );
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
@@ -94,10 +90,10 @@ def Nova_LoweringConfigAttr : Nova_Attr<"LoweringConfig", "lowering_config"> {
     (0, 32, 64 or 128).
   }];
   let parameters = (ins
-    ArrayRefParameter<"int64_t", "CTA tile [M, N, K]">:$tileSizes,
-    ArrayRefParameter<"int64_t", "warp groups over [M, N]">:$warpLayout,
-    ArrayRefParameter<"int64_t", "MMA instruction [m, n, k]">:$mmaShape,
-    "int64_t":$pipelineStages,
+    ArrayRefParameter<"int64_t", "CTA tile [M, N, K]">:$tile_sizes,
+    ArrayRefParameter<"int64_t", "warp groups over [M, N]">:$warp_layout,
+    ArrayRefParameter<"int64_t", "MMA instruction [m, n, k]">:$mma_shape,
+    "int64_t":$pipeline_stages,
     "int64_t":$swizzle
   );
   let assemblyFormat = "`<` struct(params) `>`";

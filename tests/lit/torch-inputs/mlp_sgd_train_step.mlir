@@ -197,5 +197,5 @@
   }) : () -> () loc(#loc1)
 }) : () -> () loc(#loc)
 #loc = loc(unknown)
-#loc2 = loc("python/nova/capture.py":556:0)
-#loc3 = loc("python/nova/capture.py":570:0)
+#loc2 = loc("python/nova/capture.py":562:0)
+#loc3 = loc("python/nova/capture.py":576:0)

@@ -1,0 +1,125 @@
+"""Captured graph → vmfb: the compile stages, timed, with optional IR dumps.
+
+Stages (each dumped as NN-<stage>.mlir under $NOVA_DUMP_IR/<key>/ when set):
+  torch           torch-mlir's FX importer output (generic op form)
+  nova            after convert-torch-to-nova
+  nova-optimized  after nova-optimize (decompose, canonicalize, CSE)
+  linalg          after convert-nova-to-linalg (+ canonicalize, CSE)
+  iree-input      the generic-form text handed to iree-compile
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from nova.capture import CapturedGraph
+
+log = logging.getLogger(__name__)
+progress_log = logging.getLogger("nova.progress")
+
+
+@dataclass
+class CompileReport:
+    """Seconds per stage of one compilation, in order."""
+
+    stage_seconds: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def total_seconds(self) -> float:
+        return sum(self.stage_seconds.values())
+
+
+def _progress_enabled() -> bool:
+    return os.environ.get("NOVA_PROGRESS", "1") != "0"
+
+
+def _announce(message: str) -> None:
+    """Progress lines go to stderr unless NOVA_PROGRESS=0 (and to logging)."""
+    progress_log.info(message)
+    if _progress_enabled() and not progress_log.hasHandlers():
+        print(message, file=sys.stderr, flush=True)
+
+
+class _Stages:
+    def __init__(self, name: str, dump_dir: Path | None) -> None:
+        self.name = name
+        self.dump_dir = dump_dir
+        self.report = CompileReport()
+        self._index = 0
+        if dump_dir is not None:
+            dump_dir.mkdir(parents=True, exist_ok=True)
+
+    @contextlib.contextmanager
+    def stage(self, stage: str) -> Iterator[None]:
+        self._index += 1
+        start = time.perf_counter()
+        yield
+        seconds = time.perf_counter() - start
+        self.report.stage_seconds[stage] = seconds
+        _announce(f"nova: {self.name}: {stage} {seconds:.2f}s")
+
+    def dump(self, stage: str, text: str) -> None:
+        if self.dump_dir is not None:
+            (self.dump_dir / f"{self._index:02d}-{stage}.mlir").write_text(text)
+
+
+def lower_to_iree_input(torch_text: str, *, allow_fallback: bool = False, stages: _Stages | None = None) -> str:
+    """torch-dialect text → linalg text (generic form) for iree-compile."""
+    from nova import compiler  # the MLIR extension: compile side only
+
+    stages = stages or _Stages("module", None)
+    stages.dump("torch", torch_text)
+    fallback = "{allow-fallback=true}" if allow_fallback else ""
+    with stages.stage("convert-torch-to-nova"):
+        text = compiler.run_pipeline(
+            torch_text,
+            f"convert-torch-to-nova{fallback}",
+            allow_unregistered_dialects=True,
+            generic_output=allow_fallback,
+            print_locations=True,
+        )
+    stages.dump("nova", text)
+    with stages.stage("nova-optimize"):
+        text = compiler.run_pipeline(
+            text, "nova-optimize", allow_unregistered_dialects=True, generic_output=allow_fallback, print_locations=True
+        )
+    stages.dump("nova-optimized", text)
+    with stages.stage("convert-nova-to-linalg"):
+        text = compiler.run_pipeline(
+            text,
+            "convert-nova-to-linalg,canonicalize,cse",
+            allow_unregistered_dialects=True,
+            generic_output=True,
+            print_locations=True,
+        )
+    stages.dump("iree-input", text)
+    return text
+
+
+def compile_captured(
+    captured: CapturedGraph,
+    target: str,
+    *,
+    name: str,
+    allow_fallback: bool = False,
+) -> tuple[bytes, CompileReport]:
+    """Imports, converts, lowers and iree-compiles `captured` for `target`."""
+    from nova.importer import import_to_torch_mlir
+    from nova.runtime import compile_to_vmfb
+
+    dump_root = os.environ.get("NOVA_DUMP_IR")
+    stages = _Stages(name, Path(dump_root) / name if dump_root else None)
+    with stages.stage("import"):
+        torch_text = import_to_torch_mlir(captured)
+    iree_input = lower_to_iree_input(torch_text, allow_fallback=allow_fallback, stages=stages)
+    with stages.stage("iree-compile"):
+        vmfb = compile_to_vmfb(iree_input, target, input_type="torch" if allow_fallback else "auto")
+    _announce(f"nova: {name}: compiled in {stages.report.total_seconds:.2f}s")
+    return vmfb, stages.report
