@@ -74,6 +74,25 @@ def Nova_TargetAttr : Nova_Attr<"Target", "target"> {
 // #nova.lowering_config
 //===----------------------------------------------------------------------===//
 
+// A list of integers written `[a, b, c]`. ArrayRefParameter's default is a
+// bare comma list, which a struct(params) format cannot tell from its own
+// separators.
+class Nova_I64ListParameter<string desc> : ArrayRefParameter<"int64_t", desc> {
+  let parser = [{ [&]() -> ::mlir::FailureOr<::llvm::SmallVector<int64_t>> {
+    ::llvm::SmallVector<int64_t> values;
+    if ($_parser.parseCommaSeparatedList(
+            ::mlir::AsmParser::Delimiter::Square,
+            [&] { return $_parser.parseInteger(values.emplace_back()); }))
+      return ::mlir::failure();
+    return values;
+  }() }];
+  let printer = [{
+    $_printer << '[';
+    ::llvm::interleaveComma($_self, $_printer);
+    $_printer << ']'
+  }];
+}
+
 def Nova_LoweringConfigAttr : Nova_Attr<"LoweringConfig", "lowering_config"> {
   let summary = "How one matmul (or fused region) is tiled onto the GPU";
   let description = [{
@@ -90,9 +109,9 @@ def Nova_LoweringConfigAttr : Nova_Attr<"LoweringConfig", "lowering_config"> {
     (0, 32, 64 or 128).
   }];
   let parameters = (ins
-    ArrayRefParameter<"int64_t", "CTA tile [M, N, K]">:$tile_sizes,
-    ArrayRefParameter<"int64_t", "warp groups over [M, N]">:$warp_layout,
-    ArrayRefParameter<"int64_t", "MMA instruction [m, n, k]">:$mma_shape,
+    Nova_I64ListParameter<"CTA tile [M, N, K]">:$tile_sizes,
+    Nova_I64ListParameter<"warp groups over [M, N]">:$warp_layout,
+    Nova_I64ListParameter<"MMA instruction [m, n, k]">:$mma_shape,
     "int64_t":$pipeline_stages,
     "int64_t":$swizzle
   );

@@ -129,7 +129,7 @@ def Nova_GeluOp : Nova_Op<"gelu", [Pure]> {
                         "::mlir::nova::GeluApproximation::None">:$approximation);
   let results = (outs Nova_FloatTensor:$result);
   let assemblyFormat = [{
-    $input (`approximation` `=` $approximation^)? attr-dict `:`
+    $input (`approximation` `=` `` $approximation^)? attr-dict `:`
     custom<SameTypes>(type($input), type($result))
   }];
   let hasVerifier = 1;
@@ -141,7 +141,7 @@ def Nova_CompareOp : Nova_Op<"compare", [Pure]> {
                        AnyRankedTensor:$lhs, AnyRankedTensor:$rhs);
   let results = (outs Nova_BoolTensor:$result);
   let assemblyFormat = [{
-    $direction `,` $lhs `,` $rhs attr-dict `:`
+    `` $direction `,` $lhs `,` $rhs attr-dict `:`
     type($lhs) `,` type($rhs) `->` type($result)
   }];
   let hasVerifier = 1;

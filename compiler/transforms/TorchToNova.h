@@ -81,6 +81,9 @@ public:
   FailureOr<Value> tensor(Value torchValue);
   /// The parsed torch type of a tensor value.
   FailureOr<TorchTensorType> torchType(Value torchValue);
+  /// The torch type of a value, also for the function's arguments, which
+  /// are retyped to builtin tensors up front.
+  Type originalType(Value torchValue) const;
   /// The builtin type of the op's tensor result `index`.
   RankedTensorType resultType(Operation *op, unsigned index = 0);
 
@@ -138,6 +141,7 @@ protected:
   Location location = builder.getUnknownLoc();
   DenseMap<Value, Value> converted;
   DenseMap<Value, SmallVector<Value>> convertedLists;
+  DenseMap<Value, Type> argumentTorchTypes;
   /// Values whose producer failed to convert; their users fail silently so
   /// that only the root cause is reported.
   llvm::DenseSet<Value> poisoned;

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 __version__ = "0.1.0"
 
-from nova.compiled import CompiledFunction, TrainStep, jit  # noqa: E402
+from nova.compiled import CompiledFunction, TrainStep, jit, load_exported_step  # noqa: E402
 from nova.runtime import cache_info  # noqa: E402
 
-__all__ = ["CompiledFunction", "TrainStep", "__version__", "cache_info", "jit"]
+__all__ = ["CompiledFunction", "TrainStep", "__version__", "cache_info", "jit", "load_exported_step"]

@@ -323,8 +323,15 @@ def _check_layout_current(
     return rule
 
 
+def _layout_of(captured: CapturedGraph | TrainLayout) -> TrainLayout:
+    layout = captured if isinstance(captured, TrainLayout) else captured.train_layout
+    if layout is None:
+        raise ValueError("not a captured train step")
+    return layout
+
+
 def train_step_inputs(
-    captured: CapturedGraph,
+    captured: CapturedGraph | TrainLayout,
     model: nn.Module,
     optimizer: torch.optim.Optimizer,
     batch: Sequence[Tensor],
@@ -334,9 +341,7 @@ def train_step_inputs(
     Hyperparameters are read fresh from `optimizer.param_groups`; missing
     optimizer state (before the first step) is zeros.
     """
-    layout = captured.train_layout
-    if layout is None:
-        raise ValueError("not a captured train step")
+    layout = _layout_of(captured)
     rule = _check_layout_current(layout, model, optimizer)
     if len(batch) != layout.num_batch:
         raise ValueError(f"expected a batch of {layout.num_batch} tensors, got {len(batch)}")
@@ -353,13 +358,11 @@ def train_step_inputs(
     return [*params, *buffers, *states, *_hypers(rule, optimizer, params[0].device, 0), *batch]
 
 
-def train_step_hypers(captured: CapturedGraph, optimizer: torch.optim.Optimizer, steps_on_device: int) -> list[Tensor]:
+def train_step_hypers(captured: CapturedGraph | TrainLayout, optimizer: torch.optim.Optimizer, steps_on_device: int) -> list[Tensor]:
     """The hyperparameter inputs for the next step, read fresh from
     `optimizer.param_groups`, when `steps_on_device` steps have run since
     `optimizer.state` was last written (nova.jit keeps the state on the device)."""
-    layout = captured.train_layout
-    if layout is None:
-        raise ValueError("not a captured train step")
+    layout = _layout_of(captured)
     device = next(p for g in optimizer.param_groups for p in g["params"]).device
     return _hypers(_rule_for(optimizer), optimizer, device, steps_on_device)
 
@@ -373,7 +376,7 @@ def _hypers(rule: Any, optimizer: torch.optim.Optimizer, device: torch.device, s
 
 
 def apply_train_step_outputs(
-    captured: CapturedGraph,
+    captured: CapturedGraph | TrainLayout,
     model: nn.Module,
     optimizer: torch.optim.Optimizer,
     outputs: Sequence[Tensor | None],
@@ -383,9 +386,7 @@ def apply_train_step_outputs(
     the optimizer's references stay valid) and `optimizer.state` in torch's own
     format; returns the loss. `steps` is how many steps produced them since
     `optimizer.state` was last written (step counters advance by that much)."""
-    layout = captured.train_layout
-    if layout is None:
-        raise ValueError("not a captured train step")
+    layout = _layout_of(captured)
     rule = _check_layout_current(layout, model, optimizer)
     n_params, n_keys = len(layout.param_names), len(layout.state_keys)
     if len(outputs) != 1 + n_params * (1 + n_keys):

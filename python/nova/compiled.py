@@ -11,9 +11,11 @@ step starts from it. Hyperparameters (learning rate, betas, ...) are read from
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import torch
@@ -24,6 +26,11 @@ from nova import capture
 from nova.runtime import Session, default_cache, structural_hash, toolchain_version
 
 log = logging.getLogger(__name__)
+
+
+# Element type names used in exported signatures (see nova.export).
+DTYPE_NAMES = {torch.float32: "f32", torch.bfloat16: "bf16", torch.float16: "f16", torch.int64: "i64", torch.int32: "i32"}
+_TORCH_DTYPES = {name: dtype for dtype, name in DTYPE_NAMES.items()}
 
 
 def default_target(device: torch.device) -> str:
@@ -43,14 +50,16 @@ def runtime_device(target: str) -> str:
 
 @dataclass
 class Program:
-    """One compiled structure: its captured graph and a loaded session."""
+    """One compiled structure: how it maps onto the model (None for plain
+    functions) and a loaded session."""
 
-    captured: capture.CapturedGraph
+    layout: capture.TrainLayout | None
     session: Session
     key: str
 
 
-def _signature(tensors: Sequence[Tensor]) -> tuple[Any, ...]:
+def batch_signature(tensors: Sequence[Tensor]) -> tuple[Any, ...]:
+    """What selects a compiled program: shapes, dtypes and device types."""
     return tuple((tuple(t.shape), t.dtype, t.device.type) for t in tensors)
 
 
@@ -84,7 +93,7 @@ class _Compiler:
             return vmfb
 
         vmfb = default_cache().get_or_compile(key, compile_fn, metadata={"name": name, "target": target})
-        return Program(captured, Session(vmfb, runtime_device(target)), key)
+        return Program(captured.train_layout, Session(vmfb, runtime_device(target)), key)
 
 
 class TrainStep:
@@ -117,9 +126,9 @@ class TrainStep:
         if self._state is None or self._state_session is not program.session:
             self._upload(program)
         assert self._state is not None
-        hypers = capture.train_step_hypers(program.captured, self.optimizer, self._steps_on_device)
+        hypers = capture.train_step_hypers(program.layout, self.optimizer, self._steps_on_device)
         outputs = program.session.invoke("main", *self._state, *hypers, *batch)
-        layout = program.captured.train_layout
+        layout = program.layout
         n_params, n_buffers = len(layout.param_names), len(layout.buffer_names)
         buffers = self._state[n_params : n_params + n_buffers]
         new_params = list(outputs[1 : 1 + n_params])
@@ -133,13 +142,13 @@ class TrainStep:
         if self._state is None or self._steps_on_device == 0:
             return
         program = next(p for p in self._programs.values() if p.session is self._state_session)
-        layout = program.captured.train_layout
+        layout = program.layout
         n_params, n_buffers = len(layout.param_names), len(layout.buffer_names)
         session = program.session
         params = [session.to_torch(x) for x in self._state[:n_params]]
         states = [session.to_torch(x) for x in self._state[n_params + n_buffers :]]
         capture.apply_train_step_outputs(
-            program.captured, self.model, self.optimizer, [None, *params, *states], steps=self._steps_on_device
+            layout, self.model, self.optimizer, [None, *params, *states], steps=self._steps_on_device
         )
         self._steps_on_device = 0
 
@@ -150,8 +159,13 @@ class TrainStep:
         self._state_session = None
         self._steps_on_device = 0
 
+    def add_program(self, signature: tuple[Any, ...], program: Program) -> None:
+        """Registers an already compiled program (an exported step) for batches
+        of `signature` (see `batch_signature()`)."""
+        self._programs[signature] = program
+
     def _program(self, batch: Sequence[Tensor]) -> Program:
-        signature = _signature(batch)
+        signature = batch_signature(batch)
         program = self._programs.get(signature)
         if program is None:
             log.info("nova.jit: new batch signature %s: capturing", signature)
@@ -167,8 +181,8 @@ class TrainStep:
         if self._state is not None and self._steps_on_device:
             # Moving between programs (a new batch shape) goes through torch.
             self.sync()
-        inputs = capture.train_step_inputs(program.captured, self.model, self.optimizer, [])
-        layout = program.captured.train_layout
+        inputs = capture.train_step_inputs(program.layout, self.model, self.optimizer, [])
+        layout = program.layout
         n_state = len(layout.param_names) + len(layout.buffer_names) + len(layout.param_names) * len(layout.state_keys)
         self._state = [program.session.to_device(t) for t in inputs[:n_state]]
         self._state_session = program.session
@@ -185,7 +199,7 @@ class CompiledFunction:
 
     def __call__(self, *args: Tensor) -> Any:
         _check_tensors(args, "nova.jit function")
-        signature = _signature(args)
+        signature = batch_signature(args)
         program = self._programs.get(signature)
         if program is None:
             captured = capture.capture_function(self.fn, args)
@@ -199,6 +213,38 @@ class CompiledFunction:
         outputs = program.session.invoke("main", *lifted, *args)
         results = tuple(program.session.to_torch(o) for o in outputs)
         return results[0] if len(results) == 1 else results
+
+
+def _layout_from_json(data: dict[str, Any]) -> capture.TrainLayout:
+    def tuples(value: Any) -> Any:
+        return tuple(tuples(v) for v in value) if isinstance(value, list) else value
+
+    return capture.TrainLayout(**{k: tuples(v) for k, v in data.items()})
+
+
+def load_exported_step(
+    directory: str | Path,
+    model: nn.Module,
+    optimizer: torch.optim.Optimizer,
+    loss_fn: Callable[[Any, Tensor], Tensor] | None = None,
+) -> TrainStep:
+    """A TrainStep that runs the step `nova export` wrote to `directory` (no
+    compiler needed): the model and optimizer must have the structure it was
+    exported from; its device must match the export's target."""
+    directory = Path(directory)
+    signature = json.loads((directory / "step.json").read_text())
+    layout = _layout_from_json(signature["layout"])
+    device = runtime_device(signature["target"])
+    step = TrainStep(model, optimizer, loss_fn, target=signature["target"], autocast_dtype=None, allow_fallback=False)
+    device_type = "cuda" if device == "cuda" else "cpu"
+    batch = tuple(
+        (tuple(spec["shape"]), _TORCH_DTYPES[spec["dtype"]], device_type)
+        for spec in signature["inputs"]
+        if spec["role"] == capture.ROLE_BATCH
+    )
+    session = Session((directory / "step.vmfb").read_bytes(), device)
+    step.add_program(batch, Program(layout, session, signature.get("key", "")))
+    return step
 
 
 def jit(

@@ -82,23 +82,23 @@ def lower_to_iree_input(torch_text: str, *, allow_fallback: bool = False, stages
             torch_text,
             f"convert-torch-to-nova{fallback}",
             allow_unregistered_dialects=True,
-            generic_output=allow_fallback,
             print_locations=True,
         )
     stages.dump("nova", text)
     with stages.stage("nova-optimize"):
         text = compiler.run_pipeline(
-            text, "nova-optimize", allow_unregistered_dialects=True, generic_output=allow_fallback, print_locations=True
+            text, "nova-optimize", allow_unregistered_dialects=True, print_locations=True
         )
     stages.dump("nova-optimized", text)
     with stages.stage("convert-nova-to-linalg"):
         text = compiler.run_pipeline(
-            text,
-            "convert-nova-to-linalg,canonicalize,cse",
-            allow_unregistered_dialects=True,
-            generic_output=True,
-            print_locations=True,
+            text, "convert-nova-to-linalg,canonicalize,cse", allow_unregistered_dialects=True, print_locations=True
         )
+    stages.dump("linalg", text)
+    # IREE (LLVM 24) reads our MLIR 22 output most reliably in generic form.
+    text = compiler.run_pipeline(
+        text, "builtin.module()", allow_unregistered_dialects=True, generic_output=True, print_locations=True
+    )
     stages.dump("iree-input", text)
     return text
 

@@ -15,6 +15,8 @@ config.test_format = lit.formats.ShTest(execute_external=False)
 config.suffixes = [".mlir"]
 config.excludes = ["torch-inputs", "lit.cfg.py"]
 config.test_source_root = os.path.dirname(__file__)
+# Keep lit's Output/ dirs out of the source tree.
+config.test_exec_root = os.path.join(config.test_source_root, "..", "..", "build", "lit-output")
 
 llvm_bin = os.path.join(sysconfig.get_paths()["purelib"], "llvm", "bin")
 nova_opt = os.environ.get("NOVA_OPT") or shutil.which("nova-opt")

@@ -1,0 +1,249 @@
+"""nova.jit end to end on CPU (llvm-cpu / local-task) against eager PyTorch.
+
+Tolerances: fp32 losses agree to 1e-4 relative at every step; parameters and
+optimizer state after 10 steps to a relative norm error of 1e-3 (AdamW turns
+the sign of a near-zero gradient into a full ±lr step, so elementwise checks
+on its updates are meaningless). bf16 autocast: losses to 3e-2 relative, state
+to 5e-2 (Nova accumulates bf16 reductions in f32; eager CPU autocast does not
+everywhere).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import subprocess
+import sys
+import sysconfig
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+from torch import Tensor, nn
+
+import nova
+from nova.models import MLP, make_gpt
+from nova.runtime import reset_default_cache
+
+
+@pytest.fixture(autouse=True)
+def fresh_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setenv("NOVA_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("NOVA_PROGRESS", "0")
+    reset_default_cache()
+    yield
+    reset_default_cache()
+
+
+def rel_err(a: Tensor, b: Tensor) -> float:
+    a, b = a.detach().double(), b.detach().double()
+    return float((a - b).norm() / b.norm().clamp_min(1e-12))
+
+
+def mlp_batches(n: int, batch: int = 16) -> list[tuple[Tensor, Tensor]]:
+    g = torch.Generator().manual_seed(1)
+    return [(torch.randn(batch, 32, generator=g), torch.randint(0, 10, (batch,), generator=g)) for _ in range(n)]
+
+
+def gpt_batches(n: int, batch: int = 2) -> list[tuple[Tensor, Tensor]]:
+    g = torch.Generator().manual_seed(2)
+    return [
+        (torch.randint(0, 256, (batch, 32), generator=g), torch.randint(0, 256, (batch, 32), generator=g))
+        for _ in range(n)
+    ]
+
+
+def eager_step(model, opt, batch, loss_fn, autocast_dtype):
+    with torch.autocast("cpu", dtype=autocast_dtype, enabled=autocast_dtype is not None):
+        loss = model(*batch) if loss_fn is None else loss_fn(model(*batch[:-1]), batch[-1])
+    loss.backward()
+    opt.step()
+    opt.zero_grad(set_to_none=True)
+    return loss.detach().float()
+
+
+def train_both(make_model, make_opt, batches, loss_fn=None, autocast_dtype=None):
+    torch.manual_seed(0)
+    eager_model = make_model()
+    nova_model = copy.deepcopy(eager_model)
+    eager_opt, nova_opt = make_opt(eager_model), make_opt(nova_model)
+    step = nova.jit(nova_model, nova_opt, loss_fn, autocast_dtype=autocast_dtype)
+    losses = []
+    for batch in batches:
+        losses.append((eager_step(eager_model, eager_opt, batch, loss_fn, autocast_dtype), step(*batch)))
+    step.sync()
+    return eager_model, eager_opt, nova_model, nova_opt, losses
+
+
+def check_state(eager_model, eager_opt, nova_model, nova_opt, tol):
+    for (name, p_eager), (_, p_nova) in zip(eager_model.named_parameters(), nova_model.named_parameters()):
+        assert rel_err(p_nova, p_eager) < tol, name
+    eager_state, nova_state = eager_opt.state_dict()["state"], nova_opt.state_dict()["state"]
+    assert eager_state.keys() == nova_state.keys()
+    for i in eager_state:
+        assert eager_state[i].keys() == nova_state[i].keys()
+        for key, value in eager_state[i].items():
+            if key == "step":
+                assert float(nova_state[i][key]) == float(value)
+            else:
+                assert rel_err(nova_state[i][key], value) < tol, (i, key)
+
+
+@pytest.mark.parametrize("autocast_dtype, loss_tol, state_tol", [(None, 1e-4, 1e-3), (torch.bfloat16, 3e-2, 5e-2)])
+def test_mlp_sgd_momentum_matches_eager(autocast_dtype, loss_tol, state_tol):
+    result = train_both(
+        lambda: MLP(32, 64, 10),
+        lambda m: torch.optim.SGD(m.parameters(), lr=0.05, momentum=0.9, weight_decay=1e-4),
+        mlp_batches(10),
+        loss_fn=nn.functional.cross_entropy,
+        autocast_dtype=autocast_dtype,
+    )
+    for eager_loss, nova_loss in result[-1]:
+        assert abs(float(nova_loss) - float(eager_loss)) <= loss_tol * abs(float(eager_loss))
+    check_state(*result[:4], tol=state_tol)
+
+
+@pytest.mark.parametrize("autocast_dtype, loss_tol, state_tol", [(None, 1e-4, 1e-3), (torch.bfloat16, 3e-2, 5e-2)])
+def test_gpt_adamw_matches_eager(autocast_dtype, loss_tol, state_tol):
+    result = train_both(
+        lambda: make_gpt("gpt-tiny"),
+        lambda m: torch.optim.AdamW(m.parameters(), lr=1e-3, weight_decay=0.1),
+        gpt_batches(10),
+        autocast_dtype=autocast_dtype,
+    )
+    for eager_loss, nova_loss in result[-1]:
+        assert abs(float(nova_loss) - float(eager_loss)) <= loss_tol * abs(float(eager_loss))
+    check_state(*result[:4], tol=state_tol)
+    assert nova.cache_info().misses == 1
+
+
+def test_gradients_match_eager():
+    """Gradients of the GPT, computed by a Nova-compiled forward-only function."""
+    torch.manual_seed(0)
+    model = make_gpt("gpt-tiny")
+    params = {k: v.detach() for k, v in model.named_parameters()}
+    idx, tgt = gpt_batches(1)[0]
+
+    def grads(idx: Tensor, tgt: Tensor):
+        return torch.func.grad(lambda p: torch.func.functional_call(model, p, (idx, tgt)))(params)
+
+    eager = grads(idx, tgt)
+    compiled = nova.jit(grads)(idx, tgt)
+    for (name, g_eager), g_nova in zip(eager.items(), compiled):
+        assert rel_err(g_nova, g_eager) < 1e-4, name
+
+
+def test_lr_change_without_recompile():
+    torch.manual_seed(0)
+    model = MLP(32, 64, 10)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    step = nova.jit(model, opt, nn.functional.cross_entropy)
+    batch = mlp_batches(1)[0]
+    step(*batch)
+    step.sync()
+    before = [p.detach().clone() for p in model.parameters()]
+    opt.param_groups[0]["lr"] = 0.0
+    step(*batch)
+    step.sync()
+    assert all(torch.equal(a, b) for a, b in zip(before, model.parameters()))
+    assert nova.cache_info().misses == 1
+
+
+def test_cache_hits_and_new_shape_recompiles():
+    torch.manual_seed(0)
+    model = MLP(32, 64, 10)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+    step = nova.jit(model, opt, nn.functional.cross_entropy)
+    for batch in mlp_batches(5):
+        step(*batch)
+    assert nova.cache_info().misses == 1
+    for batch in mlp_batches(2, batch=8):  # a new batch shape: one more entry
+        step(*batch)
+    info = nova.cache_info()
+    assert info.misses == 2 and info.compile_seconds > 0
+    # A fresh jit of the same structure hits the cache: no compile.
+    model2 = MLP(32, 64, 10)
+    step2 = nova.jit(model2, torch.optim.SGD(model2.parameters(), lr=0.1, momentum=0.9), nn.functional.cross_entropy)
+    step2(*mlp_batches(1)[0])
+    assert nova.cache_info().misses == 2 and nova.cache_info().hits >= 1
+
+
+def test_checkpoint_and_resume(tmp_path: Path):
+    make_opt = lambda m: torch.optim.AdamW(m.parameters(), lr=1e-3)  # noqa: E731
+    batches = gpt_batches(6)
+    torch.manual_seed(0)
+    eager_model = make_gpt("gpt-tiny")
+    nova_model = copy.deepcopy(eager_model)
+    eager_opt, nova_opt = make_opt(eager_model), make_opt(nova_model)
+    step = nova.jit(nova_model, nova_opt)
+    for batch in batches[:3]:
+        eager_step(eager_model, eager_opt, batch, None, None)
+        step(*batch)
+    step.sync()
+    torch.save({"model": nova_model.state_dict(), "opt": nova_opt.state_dict()}, tmp_path / "ckpt.pt")
+
+    checkpoint = torch.load(tmp_path / "ckpt.pt")
+    resumed_model = make_gpt("gpt-tiny")
+    resumed_model.load_state_dict(checkpoint["model"])
+    resumed_opt = make_opt(resumed_model)
+    resumed_opt.load_state_dict(checkpoint["opt"])
+    resumed = nova.jit(resumed_model, resumed_opt)
+    for batch in batches[3:]:
+        eager_loss = eager_step(eager_model, eager_opt, batch, None, None)
+        assert abs(float(resumed(*batch)) - float(eager_loss)) <= 1e-4 * float(eager_loss)
+    resumed.sync()
+    check_state(eager_model, eager_opt, resumed_model, resumed_opt, tol=1e-3)
+
+
+def test_forward_function_and_module():
+    torch.manual_seed(0)
+    mlp = MLP(32, 64, 10)
+    x = torch.randn(4, 32)
+    np.testing.assert_allclose(nova.jit(mlp)(x).numpy(), mlp(x).detach().numpy(), rtol=1e-5, atol=1e-5)
+
+    def f(a: Tensor, b: Tensor):
+        return torch.tanh(a @ b).sum(dim=0), a.exp()
+
+    a, b = torch.randn(3, 5), torch.randn(5, 2)
+    out = nova.jit(f)(a, b)
+    for got, want in zip(out, f(a, b)):
+        np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_dump_ir_writes_every_stage(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setenv("NOVA_DUMP_IR", str(tmp_path / "ir"))
+    nova.jit(lambda x: torch.relu(x) * 2)(torch.randn(4))
+    stages = sorted(p.name for p in (tmp_path / "ir").glob("*/*.mlir"))
+    assert [s.split("-", 1)[1] for s in stages] == [
+        "torch.mlir",
+        "nova.mlir",
+        "nova-optimized.mlir",
+        "linalg.mlir",
+        "iree-input.mlir",
+    ]
+
+
+def test_export_runs_with_iree_run_module(tmp_path: Path):
+    out = tmp_path / "export"
+    subprocess.run(
+        [sys.executable, "-m", "nova.cli", "export", "--model", "mlp", "--optimizer", "sgd", "--batch", "8", "--out", str(out)],
+        check=True,
+        env={**os.environ, "NOVA_PROGRESS": "0"},
+    )
+    signature = json.loads((out / "step.json").read_text())
+    assert signature["outputs"][0]["role"] == "loss"
+    assert len(list((out / "inputs").glob("*.npy"))) == len(signature["inputs"])
+    run_module = Path(sysconfig.get_path("scripts")) / "iree-run-module"
+    result = subprocess.run(
+        [str(run_module), f"--flagfile={out / 'step.flags'}", f"--output=@{tmp_path / 'loss.npy'}"],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    from nova.export import example_training_setup
+
+    model, _, (x, y) = example_training_setup("mlp", "sgd", 8)
+    expected = float(nn.functional.cross_entropy(model(x), y))
+    assert abs(float(np.load(tmp_path / "loss.npy")) - expected) < 1e-4 * expected, result.stdout
