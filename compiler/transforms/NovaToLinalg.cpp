@@ -801,27 +801,26 @@ struct ScatterAddLowering : OpConversionPattern<ScatterAddOp> {
     if (!elementType.isIntOrFloat())
       return rewriter.notifyMatchFailure(op, "unsupported element type");
 
+    // Indices [batch..., 1]; a single (0-d) index still needs one batch dim,
+    // and then so do the updates.
     Value indices = adaptor.getIndices();
     RankedTensorType indicesType = tensorType(indices);
-    SmallVector<int64_t> withDepth(indicesType.getShape());
-    withDepth.push_back(1);
-    Value indicesWithDepth =
-        reshapeTensor(rewriter, loc, indices, indicesType.clone(withDepth));
-
     Value updates = adaptor.getUpdates();
-    // A single index (0-d) still needs one batch dim.
+    RankedTensorType updatesType = tensorType(updates);
+    SmallVector<int64_t> indicesShape(indicesType.getShape());
     if (indicesType.getRank() == 0) {
-      SmallVector<int64_t> batched = {1};
-      llvm::append_range(batched, tensorType(updates).getShape());
+      indicesShape.push_back(1);
+      SmallVector<int64_t> updatesShape = {1};
+      llvm::append_range(updatesShape, updatesType.getShape());
       updates = reshapeTensor(rewriter, loc, updates,
-                              tensorType(updates).clone(batched));
-      indicesWithDepth = reshapeTensor(
-          rewriter, loc, indicesWithDepth,
-          indicesType.clone(ArrayRef<int64_t>{1, 1}));
+                              updatesType.clone(updatesShape));
     }
+    indicesShape.push_back(1);
+    indices = reshapeTensor(rewriter, loc, indices,
+                            indicesType.clone(indicesShape));
 
     OperationState state(loc, "iree_linalg_ext.scatter");
-    state.addOperands({updates, indicesWithDepth, dest});
+    state.addOperands({updates, indices, dest});
     state.addTypes(destType);
     state.propertiesAttr = rewriter.getDictionaryAttr(
         {rewriter.getNamedAttr("dimension_map",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import sys
 from pathlib import Path
 
 import torch
@@ -19,6 +20,12 @@ def _export(args: argparse.Namespace) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["bench"]:
+        from nova.bench import main as bench_main
+
+        bench_main(argv[1:])
+        return
     parser = argparse.ArgumentParser(prog="nova", description="Nova: whole-training-step compiler for PyTorch")
     parser.add_argument("-v", "--verbose", action="store_true", help="log at INFO level")
     commands = parser.add_subparsers(dest="command", required=True)
@@ -31,6 +38,7 @@ def main(argv: list[str] | None = None) -> None:
     export.add_argument("--target", default="cpu", help="cpu, cuda:sm_80, cuda:sm_89, cuda:sm_90")
     export.add_argument("--out", required=True, help="output directory")
     export.set_defaults(run=_export)
+    commands.add_parser("bench", help="benchmarks next to torch eager and torch.compile (see `nova bench -h`)")
 
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING)

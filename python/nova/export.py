@@ -58,6 +58,7 @@ def export_train_step(
     target: str = "cpu",
     loss_fn=None,
     autocast_dtype: torch.dtype | None = None,
+    write_inputs: bool = True,
 ) -> Path:
     """Writes step.vmfb, step.json, inputs/*.npy and step.flags to `out_dir`;
     `nova.load_exported_step` runs it again from Python without the compiler."""
@@ -75,6 +76,8 @@ def export_train_step(
         "compile_seconds": report.stage_seconds,
     }
     (out_dir / "step.json").write_text(json.dumps(signature, indent=2) + "\n")
+    if not write_inputs:
+        return out_dir
     inputs_dir = out_dir / "inputs"
     inputs_dir.mkdir(exist_ok=True)
     flags = [f"--module={out_dir / 'step.vmfb'}", "--function=main", f"--device={runtime_device(target)}"]
@@ -84,4 +87,22 @@ def export_train_step(
         flags.append(f"--input=@{path}")
     (out_dir / "step.flags").write_text("\n".join(flags) + "\n")
     log.info("exported %s to %s", type(model).__name__, out_dir)
+    return out_dir
+
+
+def export_function(fn, example_args: tuple[torch.Tensor, ...], out_dir: Path, *, target: str = "cpu") -> Path:
+    """Writes a forward-only function as function.vmfb + function.json."""
+    captured = capture.capture_function(fn, example_args)
+    vmfb, report = compile_captured(captured, target, name=getattr(fn, "__name__", "function"))
+    out_dir.mkdir(parents=True, exist_ok=True)
+    (out_dir / "function.vmfb").write_bytes(vmfb)
+    signature = {
+        "function": "main",
+        "target": target,
+        "nova_version": nova.__version__,
+        "inputs": [_spec_json(s) for s in captured.input_specs],
+        "outputs": [_spec_json(s) for s in captured.output_specs],
+        "compile_seconds": report.stage_seconds,
+    }
+    (out_dir / "function.json").write_text(json.dumps(signature, indent=2) + "\n")
     return out_dir

@@ -45,12 +45,12 @@ func.func @binary_f32(%a: tensor<2x3xf32>, %b: tensor<2x3xf32>) -> tensor<2x3xf3
 // CHECK:       math.erf
 // CHECK:       math.sqrt
 // CHECK:       math.rsqrt
-// CHECK:       %[[ZERO:.+]] = arith.constant 0.000000e+00 : f32
+// CHECK:       %[[ZERO:[[:alnum:]_]+]] = arith.constant 0.000000e+00 : f32
 // CHECK-NEXT:  arith.maximumf %{{.+}}, %[[ZERO]] : f32
-// CHECK:       %[[ONE:.+]] = arith.constant 1.000000e+00 : f32
-// CHECK-NEXT:  %[[NEG:.+]] = arith.negf
-// CHECK-NEXT:  %[[EXP:.+]] = math.exp %[[NEG]]
-// CHECK-NEXT:  %[[DEN:.+]] = arith.addf %[[ONE]], %[[EXP]]
+// CHECK:       %[[ONE:[[:alnum:]_]+]] = arith.constant 1.000000e+00 : f32
+// CHECK-NEXT:  %[[NEG:[[:alnum:]_]+]] = arith.negf
+// CHECK-NEXT:  %[[EXP:[[:alnum:]_]+]] = math.exp %[[NEG]]
+// CHECK-NEXT:  %[[DEN:[[:alnum:]_]+]] = arith.addf %[[ONE]], %[[EXP]]
 // CHECK-NEXT:  arith.divf %[[ONE]], %[[DEN]]
 func.func @unary_f32(%x: tensor<4xf32>) -> tensor<4xf32> {
   %0 = nova.neg %x : tensor<4xf32>
@@ -68,14 +68,14 @@ func.func @unary_f32(%x: tensor<4xf32>) -> tensor<4xf32> {
 
 // bf16 arithmetic computes in f32 and rounds once; max is exact in bf16.
 // CHECK-LABEL: func.func @bf16_opmath
-// CHECK:       ^bb0(%[[A:.+]]: bf16, %[[B:.+]]: bf16, %{{.+}}: bf16):
-// CHECK-NEXT:    %[[AF:.+]] = arith.extf %[[A]] : bf16 to f32
-// CHECK-NEXT:    %[[BF:.+]] = arith.extf %[[B]] : bf16 to f32
-// CHECK-NEXT:    %[[S:.+]] = arith.addf %[[AF]], %[[BF]] : f32
-// CHECK-NEXT:    %[[T:.+]] = arith.truncf %[[S]] : f32 to bf16
+// CHECK:       ^bb0(%[[A:[[:alnum:]_]+]]: bf16, %[[B:[[:alnum:]_]+]]: bf16, %{{.+}}: bf16):
+// CHECK-NEXT:    %[[AF:[[:alnum:]_]+]] = arith.extf %[[A]] : bf16 to f32
+// CHECK-NEXT:    %[[BF:[[:alnum:]_]+]] = arith.extf %[[B]] : bf16 to f32
+// CHECK-NEXT:    %[[S:[[:alnum:]_]+]] = arith.addf %[[AF]], %[[BF]] : f32
+// CHECK-NEXT:    %[[T:[[:alnum:]_]+]] = arith.truncf %[[S]] : f32 to bf16
 // CHECK-NEXT:    linalg.yield %[[T]] : bf16
-// CHECK:       ^bb0(%[[C:.+]]: bf16, %[[D:.+]]: bf16, %{{.+}}: bf16):
-// CHECK-NEXT:    %[[M:.+]] = arith.maximumf %[[C]], %[[D]] : bf16
+// CHECK:       ^bb0(%[[C:[[:alnum:]_]+]]: bf16, %[[D:[[:alnum:]_]+]]: bf16, %{{.+}}: bf16):
+// CHECK-NEXT:    %[[M:[[:alnum:]_]+]] = arith.maximumf %[[C]], %[[D]] : bf16
 // CHECK-NEXT:    linalg.yield %[[M]] : bf16
 func.func @bf16_opmath(%a: tensor<8xbf16>, %b: tensor<8xbf16>) -> tensor<8xbf16> {
   %0 = nova.add %a, %b : tensor<8xbf16>
@@ -90,7 +90,7 @@ func.func @bf16_opmath(%a: tensor<8xbf16>, %b: tensor<8xbf16>) -> tensor<8xbf16>
 // CHECK:       arith.divsi
 // CHECK:       arith.maxsi
 // CHECK:       arith.minsi
-// CHECK:       %[[Z:.+]] = arith.constant 0 : i32
+// CHECK:       %[[Z:[[:alnum:]_]+]] = arith.constant 0 : i32
 // CHECK-NEXT:  arith.subi %[[Z]], %{{.+}} : i32
 // CHECK:       math.absi
 // CHECK:       arith.maxsi
@@ -164,14 +164,18 @@ func.func @cast(%h: tensor<4xbf16>, %f: tensor<4xf32>, %p: tensor<4xi1>, %l: ten
 // CHECK-DAG: #[[MK:.+]] = affine_map<(d0, d1, d2) -> (d0, d2)>
 // CHECK-DAG: #[[KN:.+]] = affine_map<(d0, d1, d2) -> (d2, d1)>
 // CHECK-DAG: #[[MN:.+]] = affine_map<(d0, d1, d2) -> (d0, d1)>
+// CHECK-DAG: #[[KM:.+]] = affine_map<(d0, d1, d2) -> (d2, d0)>
+// CHECK-DAG: #[[BMK:.+]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>
+// CHECK-DAG: #[[BNK:.+]] = affine_map<(d0, d1, d2, d3) -> (d0, d2, d3)>
+// CHECK-DAG: #[[BMN:.+]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
 // CHECK-LABEL: func.func @matmul_nn
-// CHECK:       %[[ZERO:.+]] = arith.constant 0.000000e+00 : f32
-// CHECK:       %[[INIT:.+]] = linalg.fill ins(%[[ZERO]] : f32) outs(%{{.+}} : tensor<8x32xf32>)
+// CHECK:       %[[ZERO:[[:alnum:]_]+]] = arith.constant 0.000000e+00 : f32
+// CHECK:       %[[INIT:[[:alnum:]_]+]] = linalg.fill ins(%[[ZERO]] : f32) outs(%{{.+}} : tensor<8x32xf32>)
 // CHECK:       linalg.generic {indexing_maps = [#[[MK]], #[[KN]], #[[MN]]], iterator_types = ["parallel", "parallel", "reduction"]}
 // CHECK-SAME:    outs(%[[INIT]] : tensor<8x32xf32>)
-// CHECK:       ^bb0(%[[L:.+]]: f32, %[[R:.+]]: f32, %[[ACC:.+]]: f32):
-// CHECK-NEXT:    %[[P:.+]] = arith.mulf %[[L]], %[[R]] : f32
-// CHECK-NEXT:    %[[S:.+]] = arith.addf %[[ACC]], %[[P]] : f32
+// CHECK:       ^bb0(%[[L:[[:alnum:]_]+]]: f32, %[[R:[[:alnum:]_]+]]: f32, %[[ACC:[[:alnum:]_]+]]: f32):
+// CHECK-NEXT:    %[[P:[[:alnum:]_]+]] = arith.mulf %[[L]], %[[R]] : f32
+// CHECK-NEXT:    %[[S:[[:alnum:]_]+]] = arith.addf %[[ACC]], %[[P]] : f32
 // CHECK-NEXT:    linalg.yield %[[S]] : f32
 func.func @matmul_nn(%a: tensor<8x16xf32>, %b: tensor<16x32xf32>) -> tensor<8x32xf32> {
   %0 = nova.matmul %a, %b : tensor<8x16xf32>, tensor<16x32xf32> -> tensor<8x32xf32>
@@ -179,16 +183,13 @@ func.func @matmul_nn(%a: tensor<8x16xf32>, %b: tensor<16x32xf32>) -> tensor<8x32
 }
 
 // Batched, rhs stored [b, n, k], bf16 x bf16 -> f32: operands extend in the body.
-// CHECK-DAG: #[[BMK:.+]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>
-// CHECK-DAG: #[[BNK:.+]] = affine_map<(d0, d1, d2, d3) -> (d0, d2, d3)>
-// CHECK-DAG: #[[BMN:.+]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
 // CHECK-LABEL: func.func @matmul_batched_nt_bf16
 // CHECK:       linalg.generic {indexing_maps = [#[[BMK]], #[[BNK]], #[[BMN]]], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
 // CHECK-SAME:    ins(%{{.+}}, %{{.+}} : tensor<4x8x16xbf16>, tensor<4x32x16xbf16>) outs(%{{.+}} : tensor<4x8x32xf32>)
-// CHECK:       ^bb0(%[[L:.+]]: bf16, %[[R:.+]]: bf16, %[[ACC:.+]]: f32):
-// CHECK-NEXT:    %[[LF:.+]] = arith.extf %[[L]] : bf16 to f32
-// CHECK-NEXT:    %[[RF:.+]] = arith.extf %[[R]] : bf16 to f32
-// CHECK-NEXT:    %[[P:.+]] = arith.mulf %[[LF]], %[[RF]] : f32
+// CHECK:       ^bb0(%[[L:[[:alnum:]_]+]]: bf16, %[[R:[[:alnum:]_]+]]: bf16, %[[ACC:[[:alnum:]_]+]]: f32):
+// CHECK-NEXT:    %[[LF:[[:alnum:]_]+]] = arith.extf %[[L]] : bf16 to f32
+// CHECK-NEXT:    %[[RF:[[:alnum:]_]+]] = arith.extf %[[R]] : bf16 to f32
+// CHECK-NEXT:    %[[P:[[:alnum:]_]+]] = arith.mulf %[[LF]], %[[RF]] : f32
 // CHECK-NEXT:    arith.addf %[[ACC]], %[[P]] : f32
 func.func @matmul_batched_nt_bf16(%a: tensor<4x8x16xbf16>, %b: tensor<4x32x16xbf16>) -> tensor<4x8x32xf32> {
   %0 = nova.matmul %a, %b {transpose_rhs} : tensor<4x8x16xbf16>, tensor<4x32x16xbf16> -> tensor<4x8x32xf32>
@@ -196,10 +197,9 @@ func.func @matmul_batched_nt_bf16(%a: tensor<4x8x16xbf16>, %b: tensor<4x32x16xbf
 }
 
 // lhs stored [k, m]; a bf16 result accumulates in f32 and is truncated after.
-// CHECK-DAG: #[[KM:.+]] = affine_map<(d0, d1, d2) -> (d2, d0)>
 // CHECK-LABEL: func.func @matmul_tn_bf16_result
-// CHECK:       %[[ACC:.+]] = linalg.generic {indexing_maps = [#[[KM]], #[[KN]], #[[MN]]]
-// CHECK-SAME:    -> tensor<8x32xf32>
+// CHECK:       %[[ACC:[[:alnum:]_]+]] = linalg.generic {indexing_maps = [#[[KM]], #[[KN]], #[[MN]]]
+// CHECK-SAME:    outs(%{{.+}} : tensor<8x32xf32>)
 // CHECK:       linalg.generic
 // CHECK-SAME:    ins(%[[ACC]] : tensor<8x32xf32>) outs(%{{.+}} : tensor<8x32xbf16>)
 // CHECK:         arith.truncf
@@ -218,15 +218,16 @@ func.func @matmul_tn_bf16_result(%a: tensor<16x8xbf16>, %b: tensor<16x32xbf16>) 
 // an expand_shape.
 // CHECK-DAG: #[[IN:.+]] = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
 // CHECK-DAG: #[[OUT1:.+]] = affine_map<(d0, d1, d2) -> (d1)>
+// CHECK-DAG: #[[OUT0:.+]] = affine_map<(d0, d1) -> (d0)>
 // CHECK-LABEL: func.func @reduce_sum_bf16_keepdim
-// CHECK:       %[[ZERO:.+]] = arith.constant 0.000000e+00 : f32
-// CHECK:       %[[INIT:.+]] = linalg.fill ins(%[[ZERO]] : f32) outs(%{{.+}} : tensor<3xf32>)
-// CHECK:       %[[SUM:.+]] = linalg.generic {indexing_maps = [#[[IN]], #[[OUT1]]], iterator_types = ["reduction", "parallel", "reduction"]}
+// CHECK:       %[[ZERO:[[:alnum:]_]+]] = arith.constant 0.000000e+00 : f32
+// CHECK:       %[[INIT:[[:alnum:]_]+]] = linalg.fill ins(%[[ZERO]] : f32) outs(%{{.+}} : tensor<3xf32>)
+// CHECK:       %[[SUM:[[:alnum:]_]+]] = linalg.generic {indexing_maps = [#[[IN]], #[[OUT1]]], iterator_types = ["reduction", "parallel", "reduction"]}
 // CHECK-SAME:    ins(%{{.+}} : tensor<2x3x4xbf16>) outs(%[[INIT]] : tensor<3xf32>)
-// CHECK:       ^bb0(%[[X:.+]]: bf16, %[[A:.+]]: f32):
-// CHECK-NEXT:    %[[XF:.+]] = arith.extf %[[X]] : bf16 to f32
+// CHECK:       ^bb0(%[[X:[[:alnum:]_]+]]: bf16, %[[A:[[:alnum:]_]+]]: f32):
+// CHECK-NEXT:    %[[XF:[[:alnum:]_]+]] = arith.extf %[[X]] : bf16 to f32
 // CHECK-NEXT:    arith.addf %[[A]], %[[XF]] : f32
-// CHECK:       %[[NARROW:.+]] = linalg.generic
+// CHECK:       %[[NARROW:[[:alnum:]_]+]] = linalg.generic
 // CHECK-SAME:    ins(%[[SUM]] : tensor<3xf32>) outs(%{{.+}} : tensor<3xbf16>)
 // CHECK:         arith.truncf
 // CHECK:       tensor.expand_shape %[[NARROW]] {{\[}}[0, 1, 2]] output_shape [1, 3, 1] : tensor<3xbf16> into tensor<1x3x1xbf16>
@@ -236,9 +237,8 @@ func.func @reduce_sum_bf16_keepdim(%a: tensor<2x3x4xbf16>) -> tensor<1x3x1xbf16>
 }
 
 // Max starts from -inf and stays in the element type.
-// CHECK-DAG: #[[OUT0:.+]] = affine_map<(d0, d1) -> (d0)>
 // CHECK-LABEL: func.func @reduce_max
-// CHECK:       %[[NINF:.+]] = arith.constant 0xFF800000 : f32
+// CHECK:       %[[NINF:[[:alnum:]_]+]] = arith.constant 0xFF800000 : f32
 // CHECK:       linalg.fill ins(%[[NINF]] : f32)
 // CHECK:       linalg.generic {indexing_maps = [#{{.+}}, #[[OUT0]]], iterator_types = ["parallel", "reduction"]}
 // CHECK:         arith.maximumf
@@ -263,7 +263,7 @@ func.func @reduce_max_int(%a: tensor<5x7xi32>) -> tensor<5xi32> {
 // CHECK:       linalg.generic {{.*}} iterator_types = ["reduction", "reduction", "reduction"]
 // CHECK-SAME:    outs(%{{.+}} : tensor<f32>)
 // CHECK:       linalg.generic {{.*}} iterator_types = []
-// CHECK:         %[[N:.+]] = arith.constant 2.400000e+01 : f32
+// CHECK:         %[[N:[[:alnum:]_]+]] = arith.constant 2.400000e+01 : f32
 // CHECK-NEXT:    arith.divf %{{.+}}, %[[N]] : f32
 // CHECK-NEXT:    arith.truncf %{{.+}} : f32 to bf16
 // CHECK:       tensor.expand_shape %{{.+}} [] output_shape [1, 1, 1] : tensor<bf16> into tensor<1x1x1xbf16>
@@ -281,6 +281,7 @@ func.func @reduce_mean_all(%a: tensor<2x3x4xbf16>) -> tensor<1x1x1xbf16> {
 // New dims are dropped from the operand's map; an expanding unit dim reads 0.
 // CHECK-DAG: #[[BCAST:.+]] = affine_map<(d0, d1, d2) -> (0, d2)>
 // CHECK-DAG: #[[ROW:.+]] = affine_map<(d0, d1) -> (d0)>
+// CHECK-DAG: #[[PERM:.+]] = affine_map<(d0, d1, d2) -> (d1, d2, d0)>
 // CHECK-LABEL: func.func @broadcast_in_dim
 // CHECK:       linalg.generic {indexing_maps = [#[[BCAST]], #{{.+}}], iterator_types = ["parallel", "parallel", "parallel"]}
 // CHECK-SAME:    ins(%{{.+}} : tensor<1x4xf32>) outs(%{{.+}} : tensor<3x5x4xf32>)
@@ -293,7 +294,6 @@ func.func @broadcast_in_dim(%a: tensor<1x4xf32>, %b: tensor<3xf32>) -> (tensor<3
 }
 
 // result[i, j, k] = input[j, k, i] for permutation [2, 0, 1].
-// CHECK-DAG: #[[PERM:.+]] = affine_map<(d0, d1, d2) -> (d1, d2, d0)>
 // CHECK-LABEL: func.func @transpose
 // CHECK:       linalg.generic {indexing_maps = [#[[PERM]], #{{.+}}], iterator_types = ["parallel", "parallel", "parallel"]}
 // CHECK-SAME:    ins(%{{.+}} : tensor<2x3x4xf32>) outs(%{{.+}} : tensor<4x2x3xf32>)
@@ -304,10 +304,10 @@ func.func @transpose(%a: tensor<2x3x4xf32>) -> tensor<4x2x3xf32> {
 
 // Pure collapse / expand in one op; otherwise through the 1-D view.
 // CHECK-LABEL: func.func @reshape
-// CHECK-SAME:  (%[[A:.+]]: tensor<2x3x4xf32>, %[[S:.+]]: tensor<1x1xf32>)
+// CHECK-SAME:  (%[[A:[[:alnum:]_]+]]: tensor<2x3x4xf32>, %[[S:[[:alnum:]_]+]]: tensor<1x1xf32>)
 // CHECK:       tensor.collapse_shape %[[A]] {{\[}}[0, 1], [2]] : tensor<2x3x4xf32> into tensor<6x4xf32>
 // CHECK:       tensor.expand_shape %[[A]] {{\[}}[0], [1, 2], [3]] output_shape [2, 3, 1, 4]
-// CHECK:       %[[FLAT:.+]] = tensor.collapse_shape %[[A]] {{\[}}[0, 1, 2]] : tensor<2x3x4xf32> into tensor<24xf32>
+// CHECK:       %[[FLAT:[[:alnum:]_]+]] = tensor.collapse_shape %[[A]] {{\[}}[0, 1, 2]] : tensor<2x3x4xf32> into tensor<24xf32>
 // CHECK:       tensor.expand_shape %[[FLAT]] {{\[}}[0, 1]] output_shape [4, 6] : tensor<24xf32> into tensor<4x6xf32>
 // CHECK:       tensor.collapse_shape %[[S]] [] : tensor<1x1xf32> into tensor<f32>
 func.func @reshape(%a: tensor<2x3x4xf32>, %s: tensor<1x1xf32>)
@@ -335,28 +335,28 @@ func.func @slice_concat(%a: tensor<2x3xf32>, %b: tensor<2x5xf32>) -> (tensor<2x2
 //===----------------------------------------------------------------------===//
 
 // CHECK-DAG: #[[ID:.+]] = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-DAG: #[[LEAD:.+]] = affine_map<(d0, d1, d2) -> (d0, d1)>
 // CHECK-LABEL: func.func @gather
-// CHECK-SAME:  (%[[X:.+]]: tensor<3x5xf32>, %[[I:.+]]: tensor<3x2xi64>)
+// CHECK-SAME:  (%[[X:[[:alnum:]_]+]]: tensor<3x5xf32>, %[[I:[[:alnum:]_]+]]: tensor<3x2xi64>)
 // CHECK:       linalg.generic {indexing_maps = [#[[ID]], #[[ID]]], iterator_types = ["parallel", "parallel"]}
 // CHECK-SAME:    ins(%[[I]] : tensor<3x2xi64>) outs(%{{.+}} : tensor<3x2xf32>)
-// CHECK:       ^bb0(%[[IDX:.+]]: i64, %{{.+}}: f32):
-// CHECK-NEXT:    %[[ROW:.+]] = linalg.index 0 : index
-// CHECK-NEXT:    %[[COL:.+]] = arith.index_cast %[[IDX]] : i64 to index
-// CHECK-NEXT:    %[[V:.+]] = tensor.extract %[[X]][%[[ROW]], %[[COL]]] : tensor<3x5xf32>
+// CHECK:       ^bb0(%[[IDX:[[:alnum:]_]+]]: i64, %{{.+}}: f32):
+// CHECK-NEXT:    %[[ROW:[[:alnum:]_]+]] = linalg.index 0 : index
+// CHECK-NEXT:    %[[COL:[[:alnum:]_]+]] = arith.index_cast %[[IDX]] : i64 to index
+// CHECK-NEXT:    %[[V:[[:alnum:]_]+]] = tensor.extract %[[X]][%[[ROW]], %[[COL]]] : tensor<3x5xf32>
 // CHECK-NEXT:    linalg.yield %[[V]] : f32
 func.func @gather(%x: tensor<3x5xf32>, %i: tensor<3x2xi64>) -> tensor<3x2xf32> {
   %0 = nova.gather %x[%i] dim = 1 : tensor<3x5xf32>, tensor<3x2xi64> -> tensor<3x2xf32>
   return %0 : tensor<3x2xf32>
 }
 
-// CHECK-DAG: #[[LEAD:.+]] = affine_map<(d0, d1, d2) -> (d0, d1)>
 // CHECK-LABEL: func.func @embedding
-// CHECK-SAME:  (%[[T:.+]]: tensor<10x4xf32>, %[[I:.+]]: tensor<2x3xi32>)
+// CHECK-SAME:  (%[[T:[[:alnum:]_]+]]: tensor<10x4xf32>, %[[I:[[:alnum:]_]+]]: tensor<2x3xi32>)
 // CHECK:       linalg.generic {indexing_maps = [#[[LEAD]], #{{.+}}], iterator_types = ["parallel", "parallel", "parallel"]}
 // CHECK-SAME:    ins(%[[I]] : tensor<2x3xi32>) outs(%{{.+}} : tensor<2x3x4xf32>)
-// CHECK:       ^bb0(%[[IDX:.+]]: i32, %{{.+}}: f32):
-// CHECK-NEXT:    %[[R:.+]] = arith.index_cast %[[IDX]] : i32 to index
-// CHECK-NEXT:    %[[C:.+]] = linalg.index 2 : index
+// CHECK:       ^bb0(%[[IDX:[[:alnum:]_]+]]: i32, %{{.+}}: f32):
+// CHECK-NEXT:    %[[R:[[:alnum:]_]+]] = arith.index_cast %[[IDX]] : i32 to index
+// CHECK-NEXT:    %[[C:[[:alnum:]_]+]] = linalg.index 2 : index
 // CHECK-NEXT:    tensor.extract %[[T]][%[[R]], %[[C]]] : tensor<10x4xf32>
 func.func @embedding(%t: tensor<10x4xf32>, %i: tensor<2x3xi32>) -> tensor<2x3x4xf32> {
   %0 = nova.embedding %t[%i] : tensor<10x4xf32>, tensor<2x3xi32> -> tensor<2x3x4xf32>
@@ -365,11 +365,11 @@ func.func @embedding(%t: tensor<10x4xf32>, %i: tensor<2x3xi32>) -> tensor<2x3x4x
 
 // IREE's scatter with non-unique indices and an explicit index depth of 1.
 // CHECK-LABEL: func.func @scatter_add
-// CHECK-SAME:  (%[[D:.+]]: tensor<10x4xf32>, %[[I:.+]]: tensor<2x3xi64>, %[[U:.+]]: tensor<2x3x4xf32>)
-// CHECK:       %[[I1:.+]] = tensor.expand_shape %[[I]] {{\[}}[0], [1, 2]] output_shape [2, 3, 1] : tensor<2x3xi64> into tensor<2x3x1xi64>
+// CHECK-SAME:  (%[[D:[[:alnum:]_]+]]: tensor<10x4xf32>, %[[I:[[:alnum:]_]+]]: tensor<2x3xi64>, %[[U:[[:alnum:]_]+]]: tensor<2x3x4xf32>)
+// CHECK:       %[[I1:[[:alnum:]_]+]] = tensor.expand_shape %[[I]] {{\[}}[0], [1, 2]] output_shape [2, 3, 1] : tensor<2x3xi64> into tensor<2x3x1xi64>
 // CHECK:       "iree_linalg_ext.scatter"(%[[U]], %[[I1]], %[[D]]) <{dimension_map = array<i64: 0>, unique_indices = false}> ({
-// CHECK-NEXT:  ^bb0(%[[NEW:.+]]: f32, %[[OLD:.+]]: f32):
-// CHECK-NEXT:    %[[S:.+]] = arith.addf %[[NEW]], %[[OLD]] : f32
+// CHECK-NEXT:  ^bb0(%[[NEW:[[:alnum:]_]+]]: f32, %[[OLD:[[:alnum:]_]+]]: f32):
+// CHECK-NEXT:    %[[S:[[:alnum:]_]+]] = arith.addf %[[NEW]], %[[OLD]] : f32
 // CHECK-NEXT:    "iree_linalg_ext.yield"(%[[S]]) : (f32) -> ()
 // CHECK-NEXT:  }) : (tensor<2x3x4xf32>, tensor<2x3x1xi64>, tensor<10x4xf32>) -> tensor<10x4xf32>
 func.func @scatter_add(%d: tensor<10x4xf32>, %i: tensor<2x3xi64>, %u: tensor<2x3x4xf32>) -> tensor<10x4xf32> {
@@ -379,8 +379,8 @@ func.func @scatter_add(%d: tensor<10x4xf32>, %i: tensor<2x3xi64>, %u: tensor<2x3
 
 // A single (0-d) index still gets one batch dim.
 // CHECK-LABEL: func.func @scatter_add_single
-// CHECK:       tensor.expand_shape %{{.+}} [] output_shape [1, 1] : tensor<i32> into tensor<1x1xi32>
-// CHECK:       tensor.expand_shape %{{.+}} {{\[}}[0, 1]] output_shape [1, 4] : tensor<4xi32> into tensor<1x4xi32>
+// CHECK-DAG:   tensor.expand_shape %{{.+}} [] output_shape [1, 1] : tensor<i32> into tensor<1x1xi32>
+// CHECK-DAG:   tensor.expand_shape %{{.+}} {{\[}}[0, 1]] output_shape [1, 4] : tensor<4xi32> into tensor<1x4xi32>
 // CHECK:       "iree_linalg_ext.scatter"
 // CHECK:         arith.addi
 func.func @scatter_add_single(%d: tensor<10x4xi32>, %i: tensor<i32>, %u: tensor<4xi32>) -> tensor<10x4xi32> {
@@ -398,8 +398,8 @@ func.func @scatter_add_single(%d: tensor<10x4xi32>, %i: tensor<i32>, %u: tensor<
 // CHECK:       arith.constant dense<1.000000e+00> : tensor<2x8xf32>
 // CHECK:       linalg.generic {indexing_maps = [#{{.+}}], iterator_types = ["parallel", "parallel"]} outs(%{{.+}} : tensor<3x4xi32>)
 // CHECK-NEXT:  ^bb0(%{{.+}}: i32):
-// CHECK-NEXT:    %[[J:.+]] = linalg.index 1 : index
-// CHECK-NEXT:    %[[J32:.+]] = arith.index_cast %[[J]] : index to i32
+// CHECK-NEXT:    %[[J:[[:alnum:]_]+]] = linalg.index 1 : index
+// CHECK-NEXT:    %[[J32:[[:alnum:]_]+]] = arith.index_cast %[[J]] : index to i32
 // CHECK-NEXT:    linalg.yield %[[J32]] : i32
 func.func @constant_iota() -> (tensor<2x8xf32>, tensor<3x4xi32>) {
   %c = nova.constant dense<1.0> : tensor<2x8xf32>
@@ -409,11 +409,11 @@ func.func @constant_iota() -> (tensor<2x8xf32>, tensor<3x4xi32>) {
 
 // The body of nova.fused is inlined and lowered in place.
 // CHECK-LABEL: func.func @fused
-// CHECK-SAME:  (%[[X:.+]]: tensor<8xf32>, %[[Y:.+]]: tensor<8xf32>)
+// CHECK-SAME:  (%[[X:[[:alnum:]_]+]]: tensor<8xf32>, %[[Y:[[:alnum:]_]+]]: tensor<8xf32>)
 // CHECK-NOT:   nova.
-// CHECK:       %[[M:.+]] = linalg.generic {{.*}} ins(%[[X]], %[[Y]] : tensor<8xf32>, tensor<8xf32>)
+// CHECK:       %[[M:[[:alnum:]_]+]] = linalg.generic {{.*}} ins(%[[X]], %[[Y]] : tensor<8xf32>, tensor<8xf32>)
 // CHECK:         arith.mulf
-// CHECK:       %[[E:.+]] = linalg.generic {{.*}} ins(%[[M]] : tensor<8xf32>)
+// CHECK:       %[[E:[[:alnum:]_]+]] = linalg.generic {{.*}} ins(%[[M]] : tensor<8xf32>)
 // CHECK:         math.exp
 // CHECK:       return %[[E]]
 func.func @fused(%x: tensor<8xf32>, %y: tensor<8xf32>) -> tensor<8xf32> {
@@ -448,18 +448,20 @@ func.func @softmax(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
 // One generic, three results; hyperparameters are 0-d through the empty map.
 // CHECK-DAG: #[[P:.+]] = affine_map<(d0, d1) -> (d0, d1)>
 // CHECK-DAG: #[[H:.+]] = affine_map<(d0, d1) -> ()>
+// CHECK-DAG: #[[P1:.+]] = affine_map<(d0) -> (d0)>
+// CHECK-DAG: #[[H1:.+]] = affine_map<(d0) -> ()>
 // CHECK-LABEL: func.func @adamw
 // CHECK:       %{{.+}}:3 = linalg.generic {indexing_maps = [#[[P]], #[[P]], #[[P]], #[[P]], #[[H]], #[[H]], #[[H]], #[[H]], #[[H]], #[[H]], #[[P]], #[[P]], #[[P]]], iterator_types = ["parallel", "parallel"]}
-// CHECK:       ^bb0(%[[PARAM:.+]]: f32, %[[GRAD:.+]]: f32, %[[M:.+]]: f32, %[[V:.+]]: f32, %[[STEP:.+]]: f32, %[[LR:.+]]: f32, %[[B1:.+]]: f32, %[[B2:.+]]: f32, %[[EPS:.+]]: f32, %[[WD:.+]]: f32,
-// CHECK:         %[[ONE:.+]] = arith.constant 1.000000e+00 : f32
-// CHECK-NEXT:    %[[LRWD:.+]] = arith.mulf %[[LR]], %[[WD]]
-// CHECK-NEXT:    %[[KEEP:.+]] = arith.subf %[[ONE]], %[[LRWD]]
-// CHECK-NEXT:    %[[DECAYED:.+]] = arith.mulf %[[PARAM]], %[[KEEP]]
+// CHECK:       ^bb0(%[[PARAM:[[:alnum:]_]+]]: f32, %[[GRAD:[[:alnum:]_]+]]: f32, %[[M:[[:alnum:]_]+]]: f32, %[[V:[[:alnum:]_]+]]: f32, %[[STEP:[[:alnum:]_]+]]: f32, %[[LR:[[:alnum:]_]+]]: f32, %[[B1:[[:alnum:]_]+]]: f32, %[[B2:[[:alnum:]_]+]]: f32, %[[EPS:[[:alnum:]_]+]]: f32, %[[WD:[[:alnum:]_]+]]: f32,
+// CHECK:         %[[ONE:[[:alnum:]_]+]] = arith.constant 1.000000e+00 : f32
+// CHECK-NEXT:    %[[LRWD:[[:alnum:]_]+]] = arith.mulf %[[LR]], %[[WD]]
+// CHECK-NEXT:    %[[KEEP:[[:alnum:]_]+]] = arith.subf %[[ONE]], %[[LRWD]]
+// CHECK-NEXT:    %[[DECAYED:[[:alnum:]_]+]] = arith.mulf %[[PARAM]], %[[KEEP]]
 // CHECK:         math.powf %[[B1]], %[[STEP]]
 // CHECK:         math.powf %[[B2]], %[[STEP]]
 // CHECK:         math.sqrt
 // CHECK:         math.sqrt
-// CHECK:         %[[NEWP:.+]] = arith.subf %[[DECAYED]], %{{.+}} : f32
+// CHECK:         %[[NEWP:[[:alnum:]_]+]] = arith.subf %[[DECAYED]], %{{.+}} : f32
 // CHECK-NEXT:    linalg.yield %[[NEWP]], %{{.+}}, %{{.+}} : f32, f32, f32
 func.func @adamw(%p: tensor<4x8xf32>, %g: tensor<4x8xf32>, %m: tensor<4x8xf32>, %v: tensor<4x8xf32>,
                  %step: tensor<f32>, %lr: tensor<f32>, %b1: tensor<f32>, %b2: tensor<f32>, %eps: tensor<f32>, %wd: tensor<f32>)
@@ -470,25 +472,23 @@ func.func @adamw(%p: tensor<4x8xf32>, %g: tensor<4x8xf32>, %m: tensor<4x8xf32>, 
 
 // bf16 parameters update in f32; the first step takes the gradient as the
 // buffer; momentum 0 uses the gradient directly.
-// CHECK-DAG: #[[P1:.+]] = affine_map<(d0) -> (d0)>
-// CHECK-DAG: #[[H1:.+]] = affine_map<(d0) -> ()>
 // CHECK-LABEL: func.func @sgd_nesterov_bf16
 // CHECK:       %{{.+}}:2 = linalg.generic {indexing_maps = [#[[P1]], #[[P1]], #[[P1]], #[[H1]], #[[H1]], #[[H1]], #[[H1]], #[[H1]], #[[P1]], #[[P1]]], iterator_types = ["parallel"]}
-// CHECK:       ^bb0(%[[PARAM:.+]]: bf16, %[[GRAD:.+]]: bf16, %[[BUF:.+]]: bf16, %[[LR:.+]]: f32, %[[MOM:.+]]: f32, %[[DAMP:.+]]: f32, %[[WD:.+]]: f32, %[[FIRST:.+]]: f32,
-// CHECK-DAG:     %[[PF:.+]] = arith.extf %[[PARAM]] : bf16 to f32
-// CHECK-DAG:     %[[GF:.+]] = arith.extf %[[GRAD]] : bf16 to f32
-// CHECK:         %[[WDP:.+]] = arith.mulf %[[WD]], %[[PF]]
-// CHECK-NEXT:    %[[G:.+]] = arith.addf %[[GF]], %[[WDP]]
-// CHECK-NEXT:    %[[IS_FIRST:.+]] = arith.cmpf une, %[[FIRST]]
-// CHECK:         %[[NEWBUF:.+]] = arith.select %[[IS_FIRST]], %[[G]], %{{.+}} : f32
-// CHECK-NEXT:    %[[MB:.+]] = arith.mulf %[[MOM]], %[[NEWBUF]]
-// CHECK-NEXT:    %[[NEST:.+]] = arith.addf %[[G]], %[[MB]]
-// CHECK-NEXT:    %[[NOMOM:.+]] = arith.cmpf oeq, %[[MOM]]
-// CHECK-NEXT:    %[[DIR:.+]] = arith.select %[[NOMOM]], %[[G]], %[[NEST]]
-// CHECK-NEXT:    %[[STEP:.+]] = arith.mulf %[[LR]], %[[DIR]]
-// CHECK-NEXT:    %[[NEWP:.+]] = arith.subf %[[PF]], %[[STEP]]
-// CHECK-NEXT:    %[[NEWPB:.+]] = arith.truncf %[[NEWP]] : f32 to bf16
-// CHECK-NEXT:    %[[NEWBUFB:.+]] = arith.truncf %[[NEWBUF]] : f32 to bf16
+// CHECK:       ^bb0(%[[PARAM:[[:alnum:]_]+]]: bf16, %[[GRAD:[[:alnum:]_]+]]: bf16, %[[BUF:[[:alnum:]_]+]]: bf16, %[[LR:[[:alnum:]_]+]]: f32, %[[MOM:[[:alnum:]_]+]]: f32, %[[DAMP:[[:alnum:]_]+]]: f32, %[[WD:[[:alnum:]_]+]]: f32, %[[FIRST:[[:alnum:]_]+]]: f32,
+// CHECK-DAG:     %[[PF:[[:alnum:]_]+]] = arith.extf %[[PARAM]] : bf16 to f32
+// CHECK-DAG:     %[[GF:[[:alnum:]_]+]] = arith.extf %[[GRAD]] : bf16 to f32
+// CHECK:         %[[WDP:[[:alnum:]_]+]] = arith.mulf %[[WD]], %[[PF]]
+// CHECK-NEXT:    %[[G:[[:alnum:]_]+]] = arith.addf %[[GF]], %[[WDP]]
+// CHECK-NEXT:    %[[IS_FIRST:[[:alnum:]_]+]] = arith.cmpf une, %[[FIRST]]
+// CHECK:         %[[NEWBUF:[[:alnum:]_]+]] = arith.select %[[IS_FIRST]], %[[G]], %{{.+}} : f32
+// CHECK-NEXT:    %[[MB:[[:alnum:]_]+]] = arith.mulf %[[MOM]], %[[NEWBUF]]
+// CHECK-NEXT:    %[[NEST:[[:alnum:]_]+]] = arith.addf %[[G]], %[[MB]]
+// CHECK-NEXT:    %[[NOMOM:[[:alnum:]_]+]] = arith.cmpf oeq, %[[MOM]]
+// CHECK-NEXT:    %[[DIR:[[:alnum:]_]+]] = arith.select %[[NOMOM]], %[[G]], %[[NEST]]
+// CHECK-NEXT:    %[[STEP:[[:alnum:]_]+]] = arith.mulf %[[LR]], %[[DIR]]
+// CHECK-NEXT:    %[[NEWP:[[:alnum:]_]+]] = arith.subf %[[PF]], %[[STEP]]
+// CHECK-NEXT:    %[[NEWPB:[[:alnum:]_]+]] = arith.truncf %[[NEWP]] : f32 to bf16
+// CHECK-NEXT:    %[[NEWBUFB:[[:alnum:]_]+]] = arith.truncf %[[NEWBUF]] : f32 to bf16
 // CHECK-NEXT:    linalg.yield %[[NEWPB]], %[[NEWBUFB]] : bf16, bf16
 func.func @sgd_nesterov_bf16(%p: tensor<16xbf16>, %g: tensor<16xbf16>, %b: tensor<16xbf16>, %lr: tensor<f32>,
                              %mom: tensor<f32>, %damp: tensor<f32>, %wd: tensor<f32>, %first: tensor<f32>)

@@ -1,0 +1,381 @@
+"""`nova bench`: Nova next to torch eager and torch.compile, same run, same GPU.
+
+Compile here, run there: the GPU box has no compiler, so `nova bench prepare`
+(on the build box) exports Nova's steps/kernels for the target into a folder;
+`nova bench train|matmul --artifacts DIR` (on the GPU box) runs them next to
+PyTorch. Every training measurement runs in its own process so that memory
+peaks do not mix; memory is the device's used memory from NVML, sampled every
+few milliseconds, minus what was used before the process touched the GPU
+(the same method for every mode).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import datetime
+import json
+import logging
+import os
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import torch
+
+log = logging.getLogger(__name__)
+
+RESULT_PREFIX = "NOVA_BENCH_RESULT "
+
+
+# ---------------------------------------------------------------------------
+# Shapes and setups shared by prepare (build box) and run (GPU box).
+# ---------------------------------------------------------------------------
+
+
+def train_setup(model_name: str, batch: int, device: str, seed: int = 0):
+    from nova.models import make_gpt
+
+    torch.manual_seed(seed)
+    model = make_gpt(model_name)
+    vocab, seq_len = model.wte.num_embeddings, model.seq_len
+    g = torch.Generator().manual_seed(seed + 1)
+    idx = torch.randint(0, vocab, (batch, seq_len), generator=g)
+    tgt = torch.randint(0, vocab, (batch, seq_len), generator=g)
+    return model.to(device), (idx.to(device), tgt.to(device))
+
+
+def make_optimizer(model: torch.nn.Module, fused: bool) -> torch.optim.Optimizer:
+    return torch.optim.AdamW(model.parameters(), lr=1e-4, fused=fused)
+
+
+def matmul_shapes() -> list[tuple[int, int, int]]:
+    """(M, N, K) of every GEMM in gpt-42m (B32) and gpt-146m (B16) training:
+    each Linear's forward, input-gradient and weight-gradient products, the
+    tied head, plus 4096^3 and 8192^3."""
+    from nova.models import GPT_CONFIGS
+
+    shapes: list[tuple[int, int, int]] = []
+    for name, batch in (("gpt-42m", 32), ("gpt-146m", 16)):
+        cfg = GPT_CONFIGS[name]
+        d, vocab, tokens = cfg["d_model"], cfg["vocab"], batch * cfg["seq_len"]
+        for fan_in, fan_out in ((d, 3 * d), (d, d), (d, 4 * d), (4 * d, d), (d, vocab)):
+            shapes += [(tokens, fan_out, fan_in), (tokens, fan_in, fan_out), (fan_out, fan_in, tokens)]
+    shapes += [(4096, 4096, 4096), (8192, 8192, 8192)]
+    return list(dict.fromkeys(shapes))
+
+
+def _artifact_name(kind: str, **parts: Any) -> str:
+    return kind + "".join(f"-{k}{v}" for k, v in parts.items())
+
+
+# ---------------------------------------------------------------------------
+# prepare (build box)
+# ---------------------------------------------------------------------------
+
+
+def prepare(args: argparse.Namespace) -> None:
+    from nova.export import export_function, export_train_step
+
+    out = Path(args.out)
+    for model_name in args.models:
+        for dtype in args.dtypes:
+            batch = args.batch or {"gpt-42m": 32, "gpt-146m": 16}.get(model_name, 8)
+            model, example = train_setup(model_name, batch, "cpu")
+            name = _artifact_name("train", model=model_name, dtype=dtype, batch=batch)
+            export_train_step(
+                model,
+                make_optimizer(model, fused=False),
+                example,
+                out / name,
+                target=args.target,
+                autocast_dtype=torch.bfloat16 if dtype == "bf16" else None,
+                write_inputs=False,
+            )
+    if args.matmul:
+        for dtype in args.dtypes:
+            torch_dtype = torch.bfloat16 if dtype == "bf16" else torch.float32
+            for m, n, k in matmul_shapes():
+                a, b = torch.empty(m, k, dtype=torch_dtype), torch.empty(k, n, dtype=torch_dtype)
+                name = _artifact_name("matmul", dtype=dtype, m=m, n=n, k=k)
+                export_function(torch.matmul, (a, b), out / name, target=args.target)
+
+
+# ---------------------------------------------------------------------------
+# Measurement helpers (GPU box)
+# ---------------------------------------------------------------------------
+
+
+class NvmlPeak:
+    """Samples the device's used memory in a thread; `peak_bytes` is the
+    highest reading minus the reading at construction."""
+
+    def __init__(self, device_index: int = 0, period_s: float = 0.002) -> None:
+        import pynvml
+
+        pynvml.nvmlInit()
+        self._nvml = pynvml
+        self._handle = pynvml.nvmlDeviceGetHandleByIndex(device_index)
+        self.baseline = self._used()
+        self.peak = self.baseline
+        self._period = period_s
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def _used(self) -> int:
+        return int(self._nvml.nvmlDeviceGetMemoryInfo(self._handle).used)
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            self.peak = max(self.peak, self._used())
+            time.sleep(self._period)
+
+    def stop(self) -> int:
+        self._stop.set()
+        self._thread.join()
+        self.peak = max(self.peak, self._used())
+        return self.peak - self.baseline
+
+
+@contextlib.contextmanager
+def _memory_cap(cap_gib: float | None, mode: str) -> Iterator[int]:
+    """Applies the memory cap; yields bytes of ballast to subtract from peaks.
+
+    torch modes: the caching allocator's per-process memory fraction.
+    nova: IREE's CUDA allocator has no limit switch, so a ballast allocation
+    takes all free device memory but `cap` before Nova starts.
+    """
+    if not cap_gib:
+        yield 0
+        return
+    cap = int(cap_gib * 2**30)
+    total = torch.cuda.get_device_properties(0).total_memory
+    if mode != "nova":
+        torch.cuda.set_per_process_memory_fraction(cap / total)
+        yield 0
+        return
+    free, _ = torch.cuda.mem_get_info()
+    ballast_bytes = max(0, free - cap)
+    ballast = torch.empty(ballast_bytes, dtype=torch.uint8, device="cuda")
+    try:
+        yield ballast_bytes
+    finally:
+        del ballast
+
+
+def train_worker(args: argparse.Namespace) -> dict[str, Any]:
+    memory = NvmlPeak()
+    result: dict[str, Any] = {
+        "bench": "train",
+        "mode": args.mode,
+        "model": args.model,
+        "dtype": args.dtype,
+        "batch": args.batch,
+        "mem_cap_gib": args.mem_cap_gib,
+    }
+    torch.backends.cuda.matmul.allow_tf32 = args.dtype == "tf32"
+    torch.backends.cudnn.allow_tf32 = args.dtype == "tf32"
+    with _memory_cap(args.mem_cap_gib, args.mode) as ballast:
+        try:
+            model, (idx, tgt) = train_setup(args.model, args.batch, "cuda")
+            tokens = idx.numel()
+            if args.mode == "nova":
+                import nova
+
+                optimizer = make_optimizer(model, fused=False)
+                name = _artifact_name("train", model=args.model, dtype=args.dtype, batch=args.batch)
+                t0 = time.perf_counter()
+                step = nova.load_exported_step(Path(args.artifacts) / name, model, optimizer)
+                load_s = time.perf_counter() - t0
+                meta = json.loads((Path(args.artifacts) / name / "step.json").read_text())
+                result["first_compile_s"] = sum(meta["compile_seconds"].values())
+                result["load_s"] = load_s
+
+                def run_step() -> torch.Tensor:
+                    return step(idx, tgt)
+
+            else:
+                optimizer = make_optimizer(model, fused=True)
+
+                def eager_step() -> torch.Tensor:
+                    with torch.autocast("cuda", dtype=torch.bfloat16, enabled=args.dtype == "bf16"):
+                        loss = model(idx, tgt)
+                    loss.backward()
+                    optimizer.step()
+                    optimizer.zero_grad(set_to_none=True)
+                    return loss
+
+                run_step = torch.compile(eager_step) if args.mode == "compile" else eager_step
+            t0 = time.perf_counter()
+            loss = run_step()
+            torch.cuda.synchronize()
+            first_step_s = time.perf_counter() - t0
+            if args.mode != "nova":
+                result["first_compile_s"] = first_step_s
+            for _ in range(args.warmup - 1):
+                run_step()
+            torch.cuda.synchronize()
+            t0 = time.perf_counter()
+            for _ in range(args.steps):
+                loss = run_step()
+            torch.cuda.synchronize()
+            elapsed = time.perf_counter() - t0
+            result.update(
+                step_ms=1e3 * elapsed / args.steps,
+                tokens_per_s=tokens * args.steps / elapsed,
+                final_loss=float(loss),
+                status="ok",
+            )
+        except torch.cuda.OutOfMemoryError as e:
+            result.update(status="oom", error=str(e).splitlines()[0])
+        except Exception as e:  # reported, not hidden: the row says what failed
+            result.update(status="error", error=f"{type(e).__name__}: {e}"[:2000])
+        result["peak_mem_gib"] = (memory.stop() - ballast) / 2**30
+    return result
+
+
+def _time_cuda(fn, iters: int) -> float:
+    """Seconds per call, measured with CUDA events after a warmup."""
+    for _ in range(3):
+        fn()
+    torch.cuda.synchronize()
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    start.record()
+    for _ in range(iters):
+        fn()
+    end.record()
+    torch.cuda.synchronize()
+    return start.elapsed_time(end) / 1e3 / iters
+
+
+def matmul_bench(args: argparse.Namespace) -> list[dict[str, Any]]:
+    from nova.runtime import Session
+
+    rows = []
+    torch.backends.cuda.matmul.allow_tf32 = args.dtype == "tf32"
+    torch_dtype = torch.bfloat16 if args.dtype == "bf16" else torch.float32
+    artifact_dtype = "bf16" if args.dtype == "bf16" else "f32"
+    for m, n, k in matmul_shapes():
+        g = torch.Generator(device="cuda").manual_seed(0)
+        a = torch.randn(m, k, device="cuda", generator=g).to(torch_dtype)
+        b = torch.randn(k, n, device="cuda", generator=g).to(torch_dtype)
+        reference = (a.double() @ b.double()).float()
+        flops = 2.0 * m * n * k
+        row: dict[str, Any] = {"bench": "matmul", "dtype": args.dtype, "m": m, "n": n, "k": k}
+        cublas_s = _time_cuda(lambda: torch.matmul(a, b), iters=20)
+        cublas_out = torch.matmul(a, b).float()
+        row["cublas_tflops"] = flops / cublas_s / 1e12
+        row["cublas_max_rel_err"] = float((cublas_out - reference).abs().max() / reference.abs().max())
+        path = Path(args.artifacts) / _artifact_name("matmul", dtype=artifact_dtype, m=m, n=n, k=k) / "function.vmfb"
+        try:
+            session = Session(path.read_bytes(), "cuda")
+            out = session.to_torch(session.invoke("main", a, b)[0]).float()
+            row["nova_max_rel_err"] = float((out - reference).abs().max() / reference.abs().max())
+            # invoke() waits for the device, so wall time per call is the kernel time plus launch.
+            iters = max(3, min(50, int(2e12 / flops)))
+            t0 = time.perf_counter()
+            for _ in range(iters):
+                session.invoke("main", a, b)
+            nova_s = (time.perf_counter() - t0) / iters
+            row["nova_tflops"] = flops / nova_s / 1e12
+            row["nova_vs_cublas"] = row["nova_tflops"] / row["cublas_tflops"]
+        except Exception as e:
+            row["nova_error"] = f"{type(e).__name__}: {e}"[:500]
+        rows.append(row)
+        print(json.dumps(row), flush=True)
+    return rows
+
+
+def _environment() -> dict[str, Any]:
+    env: dict[str, Any] = {
+        "date": datetime.date.today().isoformat(),
+        "torch": torch.__version__,
+        "gpu": torch.cuda.get_device_name(0) if torch.cuda.is_available() else None,
+        "commit": os.environ.get("NOVA_COMMIT"),
+    }
+    try:
+        from importlib.metadata import version
+
+        env["iree_runtime"] = version("iree-base-runtime")
+    except Exception:
+        env["iree_runtime"] = None
+    return env
+
+
+def train(args: argparse.Namespace) -> list[dict[str, Any]]:
+    rows = []
+    for mode in args.modes:
+        cmd = [
+            sys.executable, "-m", "nova.bench", "_train-worker", "--mode", mode, "--model", args.model,
+            "--dtype", args.dtype, "--batch", str(args.batch), "--steps", str(args.steps),
+            "--warmup", str(args.warmup), "--artifacts", str(args.artifacts),
+        ]  # fmt: skip
+        if args.mem_cap_gib:
+            cmd += ["--mem-cap-gib", str(args.mem_cap_gib)]
+        proc = subprocess.run(cmd, capture_output=True, text=True)
+        lines = [line for line in proc.stdout.splitlines() if line.startswith(RESULT_PREFIX)]
+        if lines:
+            row = json.loads(lines[-1][len(RESULT_PREFIX) :])
+        else:
+            row = {"bench": "train", "mode": mode, "status": "crashed", "error": proc.stderr[-2000:]}
+        row.update(_environment())
+        rows.append(row)
+        print(json.dumps(row), flush=True)
+    return rows
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="nova bench", description=__doc__)
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    p = commands.add_parser("prepare", help="build box: export Nova's steps and matmuls for the GPU target")
+    p.add_argument("--models", nargs="+", default=["gpt-42m"])
+    p.add_argument("--dtypes", nargs="+", default=["tf32", "bf16"], choices=["tf32", "bf16"])
+    p.add_argument("--batch", type=int, default=0, help="0: 32 for gpt-42m, 16 for gpt-146m")
+    p.add_argument("--target", default="cuda:sm_90")
+    p.add_argument("--matmul", action="store_true", help="also export the matmul sweep")
+    p.add_argument("--out", required=True)
+
+    t = commands.add_parser("train", help="GPU box: tokens/s, step time, peak memory, loss")
+    t.add_argument("--model", default="gpt-42m")
+    t.add_argument("--dtype", default="bf16", choices=["tf32", "bf16"])
+    t.add_argument("--batch", type=int, default=32)
+    t.add_argument("--mem-cap-gib", type=float, default=None)
+    t.add_argument("--steps", type=int, default=20)
+    t.add_argument("--warmup", type=int, default=5)
+    t.add_argument("--modes", nargs="+", default=["nova", "eager", "compile"])
+    t.add_argument("--artifacts", default="bench-artifacts")
+    t.add_argument("--json-out", default=None, help="append the rows to this JSON-lines file")
+
+    m = commands.add_parser("matmul", help="GPU box: Nova's matmul vs cuBLAS over the model GEMM shapes")
+    m.add_argument("--dtype", default="bf16", choices=["tf32", "bf16"])
+    m.add_argument("--artifacts", default="bench-artifacts")
+    m.add_argument("--json-out", default=None)
+
+    w = commands.add_parser("_train-worker")
+    for flag, kind in (("--mode", str), ("--model", str), ("--dtype", str), ("--batch", int), ("--steps", int),
+                       ("--warmup", int), ("--artifacts", str), ("--mem-cap-gib", float)):  # fmt: skip
+        w.add_argument(flag, type=kind, default=None)
+
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.WARNING)
+    if args.command == "prepare":
+        prepare(args)
+        return
+    if args.command == "_train-worker":
+        print(RESULT_PREFIX + json.dumps(train_worker(args)), flush=True)
+        return
+    rows = train(args) if args.command == "train" else matmul_bench(args)
+    if args.json_out:
+        with open(args.json_out, "a") as f:
+            for row in rows:
+                f.write(json.dumps({**row, **_environment()}) + "\n")
+
+
+if __name__ == "__main__":
+    main()
