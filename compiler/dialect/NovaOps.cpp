@@ -162,16 +162,9 @@ static ParseResult parseSameTypes(OpAsmParser &parser, Ts &...slots) {
       return failure();
     types.assign(count, type);
   }
+  // The generated slots are plain mlir::Type; ODS constraints check kinds.
   size_t next = 0;
-  bool ok = true;
-  auto assign = [&](auto &slot) {
-    using SlotT = std::remove_reference_t<decltype(slot)>;
-    slot = dyn_cast<SlotT>(types[next++]);
-    ok &= static_cast<bool>(slot);
-  };
-  (assign(slots), ...);
-  if (!ok)
-    return parser.emitError(loc) << "expected ranked tensor types";
+  ((slots = types[next++]), ...);
   return success();
 }
 
