@@ -16,6 +16,7 @@
 
 #include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/Transforms/DialectConversion.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
@@ -69,7 +70,7 @@ Value scalarConstant(OpBuilder &b, Location loc, Type type, double value) {
       b, loc, b.getIntegerAttr(type, static_cast<int64_t>(value)));
 }
 
-/// A fresh tensor of `type` filled with `value`: the init of a reduction.
+/// A fresh tensor of `type` filled with `value`: an accumulator's init.
 Value filledTensor(OpBuilder &b, Location loc, RankedTensorType type,
                    Value value) {
   return linalg::FillOp::create(b, loc, ValueRange{value},
@@ -129,6 +130,12 @@ SmallVector<Value> castScalars(OpBuilder &b, Location loc, ValueRange values,
                                Type to) {
   return llvm::map_to_vector(
       values, [&](Value v) { return castScalar(b, loc, v, to); });
+}
+
+Value addScalars(OpBuilder &b, Location loc, Value x, Value y) {
+  if (isa<FloatType>(x.getType()))
+    return arith::AddFOp::create(b, loc, x, y);
+  return arith::AddIOp::create(b, loc, x, y);
 }
 
 /// Maps the input elements of a generic's body to its result elements.
@@ -332,8 +339,8 @@ struct CompareLowering : OpConversionPattern<CompareOp> {
                 rewriter, op.getLoc(), op.getType(), adaptor.getOperands(),
                 [&](OpBuilder &b, Location loc, ValueRange args) -> Value {
                   if (isa<FloatType>(operandType))
-                    return arith::CmpFOp::create(b, loc, floatPredicate(direction),
-                                                 args[0], args[1]);
+                    return arith::CmpFOp::create(
+                        b, loc, floatPredicate(direction), args[0], args[1]);
                   return arith::CmpIOp::create(
                       b, loc, intPredicate(direction, operandType.isInteger(1)),
                       args[0], args[1]);
@@ -475,16 +482,14 @@ struct MatmulLowering : OpConversionPattern<MatmulOp> {
             [&](OpBuilder &b, Location nestedLoc, ValueRange args) {
               Value lhs = castScalar(b, nestedLoc, args[0], accType);
               Value rhs = castScalar(b, nestedLoc, args[1], accType);
-              Value sum;
-              if (isFloat)
-                sum = arith::AddFOp::create(
-                    b, nestedLoc, args[2],
-                    arith::MulFOp::create(b, nestedLoc, lhs, rhs));
-              else
-                sum = arith::AddIOp::create(
-                    b, nestedLoc, args[2],
-                    arith::MulIOp::create(b, nestedLoc, lhs, rhs));
-              linalg::YieldOp::create(b, nestedLoc, sum);
+              Value product =
+                  isFloat
+                      ? arith::MulFOp::create(b, nestedLoc, lhs, rhs)
+                            .getResult()
+                      : arith::MulIOp::create(b, nestedLoc, lhs, rhs)
+                            .getResult();
+              linalg::YieldOp::create(
+                  b, nestedLoc, addScalars(b, nestedLoc, args[2], product));
             })
             ->getResult(0);
     if (accType != elementType)
@@ -600,8 +605,7 @@ struct ReductionLowering : OpConversionPattern<OpTy> {
     if (kind == ReductionKind::Max)
       return isFloat ? arith::MaximumFOp::create(b, loc, acc, x).getResult()
                      : arith::MaxSIOp::create(b, loc, acc, x).getResult();
-    return isFloat ? arith::AddFOp::create(b, loc, acc, x).getResult()
-                   : arith::AddIOp::create(b, loc, acc, x).getResult();
+    return addScalars(b, loc, acc, x);
   }
 };
 
@@ -779,15 +783,26 @@ struct EmbeddingLowering : OpConversionPattern<EmbeddingOp> {
 /// depth of 1 (`[batch..., 1]`) so that IREE cannot read a trailing unit dim
 /// of the batch as the index depth.
 ///
-/// Cost: on llvm-cpu this is a loop over the updates, O(updates). On CUDA,
-/// IREE 3.13 runs a scatter with non-unique indices on ONE GPU thread
-/// (NOTES §3: gpt-42m's token-embedding backward alone, 329 ms per step on
-/// the H200, ~70% of the step). The alternatives expressible in linalg on
-/// tensors cost far more work instead: a one-hot contraction (or a
-/// compare-select reduction over all updates per table row) does
-/// rows x updates x row-size work, 2.7e11 for gpt-42m. The GPU path needs
-/// Nova's own kernel (atomics or sort + segmented sum); until then this
-/// lowering is the correct one with linear work.
+/// The scatter writes into a fresh zero tensor and `dest` is added after it:
+/// IREE 3.13 updates a scatter's `outs` in place, and when that is a function
+/// argument (or a reshape of one) it overwrites the caller's buffer
+/// (iree-org/iree#16168; seen here with device arrays on llvm-cpu and CUDA).
+/// Rows accumulate in the element type. Widening bf16 updates to f32 in a
+/// separate generic would match the reductions, but IREE 3.13 fuses that
+/// extf into the scatter's dispatch, whose llvm-cpu codegen then fails
+/// ("exceeded stack allocation limit"), at gpt-42m's size too. Under
+/// autocast the embedding tables are f32 master weights, so only models cast
+/// wholesale to bf16 accumulate in bf16 here.
+///
+/// Cost: on llvm-cpu the scatter is a loop over the updates, O(updates). On
+/// CUDA, IREE 3.13 runs a scatter with non-unique indices on ONE GPU thread:
+/// gpt-42m's token-embedding backward (16384 updates of 512 f32 into 32000
+/// rows) takes ~310 ms on the H200 (NOTES §3: ~70% of IREE's step). The
+/// alternative expressible in linalg on tensors, a compare-select reduction
+/// over all updates per table row (a one-hot contraction), does rows x
+/// updates x row-size work: ~2.0 s there. The GPU path needs Nova's own
+/// kernel (atomics, or sort + segmented sum); until then this lowering is
+/// the correct one with linear work.
 struct ScatterAddLowering : OpConversionPattern<ScatterAddOp> {
   using OpConversionPattern::OpConversionPattern;
 
@@ -806,10 +821,10 @@ struct ScatterAddLowering : OpConversionPattern<ScatterAddOp> {
     Value indices = adaptor.getIndices();
     RankedTensorType indicesType = tensorType(indices);
     Value updates = adaptor.getUpdates();
-    RankedTensorType updatesType = tensorType(updates);
     SmallVector<int64_t> indicesShape(indicesType.getShape());
     if (indicesType.getRank() == 0) {
       indicesShape.push_back(1);
+      RankedTensorType updatesType = tensorType(updates);
       SmallVector<int64_t> updatesShape = {1};
       llvm::append_range(updatesShape, updatesType.getShape());
       updates = reshapeTensor(rewriter, loc, updates,
@@ -819,8 +834,10 @@ struct ScatterAddLowering : OpConversionPattern<ScatterAddOp> {
     indices = reshapeTensor(rewriter, loc, indices,
                             indicesType.clone(indicesShape));
 
+    Value init = filledTensor(rewriter, loc, destType,
+                              scalarConstant(rewriter, loc, elementType, 0));
     OperationState state(loc, "iree_linalg_ext.scatter");
-    state.addOperands({updates, indices, dest});
+    state.addOperands({updates, indices, init});
     state.addTypes(destType);
     state.propertiesAttr = rewriter.getDictionaryAttr(
         {rewriter.getNamedAttr("dimension_map",
@@ -830,22 +847,28 @@ struct ScatterAddLowering : OpConversionPattern<ScatterAddOp> {
     Operation *scatter = rewriter.create(state);
 
     // The region gets (update element, current element).
-    Block *body =
-        rewriter.createBlock(&scatter->getRegion(0), {},
-                             {elementType, elementType}, {loc, loc});
-    Value sum =
-        isa<FloatType>(elementType)
-            ? arith::AddFOp::create(rewriter, loc, body->getArgument(0),
-                                    body->getArgument(1))
-                  .getResult()
-            : arith::AddIOp::create(rewriter, loc, body->getArgument(0),
-                                    body->getArgument(1))
-                  .getResult();
+    Block *body = rewriter.createBlock(&scatter->getRegion(0), {},
+                                       {elementType, elementType}, {loc, loc});
     OperationState yield(loc, "iree_linalg_ext.yield");
-    yield.addOperands(sum);
+    yield.addOperands(addScalars(rewriter, loc, body->getArgument(0),
+                                 body->getArgument(1)));
     rewriter.create(yield);
+    rewriter.setInsertionPointAfter(scatter);
 
-    rewriter.replaceOp(op, scatter->getResults());
+    Value result = scatter->getResult(0);
+    bool destIsZero =
+        matchPattern(dest, m_AnyZeroFloat()) || matchPattern(dest, m_Zero());
+    if (!destIsZero) {
+      Type compute = computeType(elementType);
+      result = elementwise(
+          rewriter, loc, destType, {dest, result},
+          [&](OpBuilder &b, Location l, ValueRange args) {
+            SmallVector<Value> wide = castScalars(b, l, args, compute);
+            return castScalar(b, l, addScalars(b, l, wide[0], wide[1]),
+                              elementType);
+          });
+    }
+    rewriter.replaceOp(op, result);
     return success();
   }
 };
@@ -1094,7 +1117,7 @@ void inlineFusedRegions(ModuleOp module) {
 /// error here rather than a wrong lowering.
 LogicalResult checkStaticShapes(ModuleOp module) {
   WalkResult result = module.walk([](Operation *op) {
-    if (!isa<NovaDialect>(op->getDialect()))
+    if (!isa_and_nonnull<NovaDialect>(op->getDialect()))
       return WalkResult::advance();
     auto isDynamic = [](Type type) {
       auto shaped = dyn_cast<ShapedType>(type);

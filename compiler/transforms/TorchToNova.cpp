@@ -12,7 +12,6 @@
 
 #include "mlir/AsmParser/AsmParser.h"
 #include "mlir/IR/Diagnostics.h"
-#include "llvm/ADT/DenseSet.h"
 
 #include <cmath>
 
@@ -179,10 +178,6 @@ static bool isDefinedBy(Value value, StringRef opName) {
 FailureOr<Value> Converter::tensor(Value torchValue) {
   if (Value value = converted.lookup(torchValue))
     return value;
-  if (poisoned.contains(torchValue)) {
-    sawPoisonedOperand = true;
-    return failure();
-  }
   return reject("an operand is not a tensor the conversion produced");
 }
 
@@ -306,6 +301,8 @@ Value Converter::splat(RankedTensorType type, const TorchScalar &value) {
   } else {
     auto intType = cast<IntegerType>(elementType);
     int64_t number = value.intValue;
+    // Truncation toward zero, as torch casts; inf and NaN have no integer
+    // value (and converting them is undefined behaviour in C++).
     if (value.kind == TorchScalar::Kind::Float)
       number = std::isfinite(value.floatValue)
                    ? static_cast<int64_t>(value.floatValue)
@@ -471,6 +468,8 @@ private:
   LogicalResult convertOp(Operation *op);
   LogicalResult checkTypes(Operation *op);
   bool hasUnsignedTensor(Operation *op) const;
+  /// Whether `op` reads a value whose producer failed to convert.
+  bool readsPoisoned(Operation *op) const;
   /// Leaves `op` to IREE's torch lowering: its results reach converted code
   /// through torch_c.to_builtin_tensor; its operands are reconnected once
   /// every op is converted (finish).
@@ -483,6 +482,7 @@ private:
   const HandlerTable &handlers;
   bool allowFallback;
   llvm::DenseSet<Operation *> convertedOps;
+  SmallVector<Operation *> toBuiltinCasts;
 };
 
 LogicalResult FunctionConverter::convertSignature() {
@@ -496,7 +496,7 @@ LogicalResult FunctionConverter::convertSignature() {
         continue;
       return mlir::emitError(arg.getLoc())
              << "cannot convert argument #" << arg.getArgNumber()
-             << " of type '" << arg.getType() << "': "
+             << " of type " << arg.getType() << ": "
              << (error.empty() ? "only tensors are supported" : error);
     }
     argumentTorchTypes[arg] = arg.getType();
@@ -508,8 +508,8 @@ LogicalResult FunctionConverter::convertSignature() {
     std::string error;
     if (isTorchType(type) && !parseTorchTensorType(type, error))
       return func.emitError()
-             << "cannot convert result #" << index << " of type '" << type
-             << "': " << (error.empty() ? "only tensors are supported" : error);
+             << "cannot convert result #" << index << " of type " << type
+             << ": " << (error.empty() ? "only tensors are supported" : error);
   }
   return success();
 }
@@ -518,8 +518,8 @@ LogicalResult FunctionConverter::checkTypes(Operation *op) {
   auto check = [&](Type type) -> LogicalResult {
     std::string error;
     if (!parseTorchTensorType(type, error) && !error.empty())
-      return op->emitError()
-             << "cannot convert type '" << type << "': " << error;
+      return op->emitError() << "cannot convert type " << type << ": "
+                             << error;
     return success();
   };
   for (Type type : op->getOperandTypes())
@@ -529,6 +529,19 @@ LogicalResult FunctionConverter::checkTypes(Operation *op) {
     if (failed(check(type)))
       return failure();
   return success();
+}
+
+bool FunctionConverter::readsPoisoned(Operation *op) const {
+  return llvm::any_of(op->getOperands(), [&](Value operand) {
+    if (poisoned.contains(operand))
+      return true;
+    // A list's elements, or the bool a torch.aten.Int.bool reads.
+    Operation *def = operand.getDefiningOp();
+    return def && isConstantLike(def) &&
+           llvm::any_of(def->getOperands(), [&](Value element) {
+             return poisoned.contains(element);
+           });
+  });
 }
 
 bool FunctionConverter::hasUnsignedTensor(Operation *op) const {
@@ -544,7 +557,8 @@ bool FunctionConverter::hasUnsignedTensor(Operation *op) const {
 
 LogicalResult FunctionConverter::convertOp(Operation *op) {
   if (!isTorchOp(op)) {
-    if (llvm::any_of(op->getOperandTypes(), isTorchType) ||
+    if (llvm::any_of(op->getOperands(),
+                     [&](Value v) { return isTorchType(originalType(v)); }) ||
         llvm::any_of(op->getResultTypes(), isTorchType))
       return op->emitError() << "cannot convert '" << op->getName()
                              << "': only torch ops may use torch types";
@@ -555,10 +569,15 @@ LogicalResult FunctionConverter::convertOp(Operation *op) {
   if (failed(checkTypes(op)))
     return failure();
 
+  // The producer's failure is already reported.
+  if (readsPoisoned(op)) {
+    poisoned.insert(op->result_begin(), op->result_end());
+    return success();
+  }
+
   builder.setInsertionPoint(op);
   location = op->getLoc();
   rejectReason.clear();
-  sawPoisonedOperand = false;
   Operation *lastBefore = op->getPrevNode();
 
   LogicalResult result = failure();
@@ -577,18 +596,11 @@ LogicalResult FunctionConverter::convertOp(Operation *op) {
   // Drop what the handler built before giving up.
   while (op->getPrevNode() != lastBefore)
     op->getPrevNode()->erase();
-  if (sawPoisonedOperand) {
-    // The producer's failure is already reported.
-    for (Value value : op->getResults())
-      poisoned.insert(value);
-    return success();
-  }
   if (allowFallback) {
     keepForIree(op);
     return success();
   }
-  for (Value value : op->getResults())
-    poisoned.insert(value);
+  poisoned.insert(op->result_begin(), op->result_end());
   InFlightDiagnostic diag = op->emitError()
                             << "unsupported torch op '" << name << "'";
   if (!rejectReason.empty())
@@ -601,12 +613,14 @@ void FunctionConverter::keepForIree(Operation *op) {
   for (Value result : op->getResults()) {
     std::string error;
     if (std::optional<TorchTensorType> type =
-            parseTorchTensorType(result.getType(), error))
-      converted[result] =
+            parseTorchTensorType(result.getType(), error)) {
+      Operation *cast =
           createUnregistered(builder, op->getLoc(),
                              "torch_c.to_builtin_tensor", result,
-                             type->builtin)
-              ->getResult(0);
+                             type->builtin);
+      toBuiltinCasts.push_back(cast);
+      converted[result] = cast->getResult(0);
+    }
   }
 }
 
@@ -660,6 +674,10 @@ void FunctionConverter::finish() {
   for (Operation &op : llvm::make_early_inc_range(llvm::reverse(body)))
     if (dead.contains(&op))
       op.erase();
+  // Casts of kept results that only kept ops read.
+  for (Operation *cast : toBuiltinCasts)
+    if (cast->use_empty())
+      cast->erase();
 
   func.setFunctionType(FunctionType::get(func.getContext(),
                                          body.getArgumentTypes(),

@@ -4,7 +4,8 @@
 // unregistered, types are opaque (`!torch.vtensor<[2,3],f32>`), constants are
 // `torch.constant.*` ops. A Converter walks one function in program order and
 // maps every torch tensor value to a builtin tensor; one handler per aten op
-// builds the nova ops. Handlers live in TorchToNova{Elementwise,Structured}.cpp.
+// builds the nova ops. Handlers live in
+// TorchToNova{Elementwise,Structured}.cpp.
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,6 +16,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringMap.h"
 
 #include <optional>
@@ -104,7 +106,6 @@ public:
   //===--- Building nova --------------------------------------------------===//
 
   OpBuilder &b() { return builder; }
-  Location loc() const { return location; }
   template <typename OpT, typename... Args> OpT create(Args &&...args) {
     return OpT::create(builder, location, std::forward<Args>(args)...);
   }
@@ -145,7 +146,6 @@ protected:
   /// Values whose producer failed to convert; their users fail silently so
   /// that only the root cause is reported.
   llvm::DenseSet<Value> poisoned;
-  bool sawPoisonedOperand = false;
   std::string rejectReason;
 };
 

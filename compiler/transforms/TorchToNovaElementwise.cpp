@@ -13,8 +13,6 @@
 #include "mlir/IR/BuiltinDialect.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 
-#include <cmath>
-
 using namespace mlir;
 using namespace mlir::nova;
 using namespace mlir::nova::torch_to_nova;
@@ -39,17 +37,47 @@ RankedTensorType boolType(RankedTensorType like) {
 // Arithmetic
 //===----------------------------------------------------------------------===//
 
+/// The type `op` computes in. torch evaluates bf16/f16 arithmetic in f32
+/// and rounds once, so a Python number or a 0-d f32 tensor enters unrounded:
+/// rounding 0.044715 (GELU's backward) to bf16 first would be 0.2% off.
+RankedTensorType computeType(Converter &cv, Operation *op,
+                             RankedTensorType type) {
+  auto floatType = dyn_cast<FloatType>(type.getElementType());
+  if (!floatType || floatType.getWidth() >= 32)
+    return type;
+  auto exceedsType = [&](Value operand) {
+    if (std::optional<TorchScalar> number = cv.scalar(operand)) {
+      APFloat value(number->toDouble());
+      bool losesInfo = false;
+      value.convert(floatType.getFloatSemantics(),
+                    APFloat::rmNearestTiesToEven, &losesInfo);
+      return losesInfo;
+    }
+    std::string error;
+    std::optional<TorchTensorType> tensor =
+        parseTorchTensorType(cv.originalType(operand), error);
+    auto dtype = tensor ? dyn_cast<FloatType>(tensor->dtype) : FloatType();
+    return tensor && tensor->builtin.getRank() == 0 && dtype &&
+           dtype.getWidth() > floatType.getWidth();
+  };
+  if (llvm::any_of(op->getOperands(), exceedsType))
+    return withElementType(type, Float32Type::get(type.getContext()));
+  return type;
+}
+
 /// `mul.{Tensor,Scalar}`, `div`, `maximum`, ...: (self, other).
 template <typename OpT>
 LogicalResult convertBinary(Converter &cv, Operation *op) {
   RankedTensorType type = cv.resultType(op);
-  FailureOr<Value> lhs = cv.operandAs(op->getOperand(0), type);
+  RankedTensorType compute = computeType(cv, op, type);
+  FailureOr<Value> lhs = cv.operandAs(op->getOperand(0), compute);
   if (failed(lhs))
     return failure();
-  FailureOr<Value> rhs = cv.operandAs(op->getOperand(1), type);
+  FailureOr<Value> rhs = cv.operandAs(op->getOperand(1), compute);
   if (failed(rhs))
     return failure();
-  return cv.replace(op, cv.create<OpT>(*lhs, *rhs).getResult());
+  Value result = cv.create<OpT>(*lhs, *rhs);
+  return cv.replace(op, cv.castTo(result, type.getElementType()));
 }
 
 /// `alpha * value`, with alpha the op's optional trailing operand.
@@ -69,31 +97,35 @@ FailureOr<Value> scaleByAlpha(Converter &cv, Operation *op, Value value) {
 template <typename OpT>
 LogicalResult convertAddSub(Converter &cv, Operation *op) {
   RankedTensorType type = cv.resultType(op);
-  FailureOr<Value> lhs = cv.operandAs(op->getOperand(0), type);
+  RankedTensorType compute = computeType(cv, op, type);
+  FailureOr<Value> lhs = cv.operandAs(op->getOperand(0), compute);
   if (failed(lhs))
     return failure();
-  FailureOr<Value> rhs = cv.operandAs(op->getOperand(1), type);
+  FailureOr<Value> rhs = cv.operandAs(op->getOperand(1), compute);
   if (failed(rhs))
     return failure();
   FailureOr<Value> scaled = scaleByAlpha(cv, op, *rhs);
   if (failed(scaled))
     return failure();
-  return cv.replace(op, cv.create<OpT>(*lhs, *scaled).getResult());
+  Value result = cv.create<OpT>(*lhs, *scaled);
+  return cv.replace(op, cv.castTo(result, type.getElementType()));
 }
 
 /// `rsub.{Tensor,Scalar}`: other - alpha * self.
 LogicalResult convertRsub(Converter &cv, Operation *op) {
   RankedTensorType type = cv.resultType(op);
-  FailureOr<Value> self = cv.operandAs(op->getOperand(0), type);
+  RankedTensorType compute = computeType(cv, op, type);
+  FailureOr<Value> self = cv.operandAs(op->getOperand(0), compute);
   if (failed(self))
     return failure();
-  FailureOr<Value> other = cv.operandAs(op->getOperand(1), type);
+  FailureOr<Value> other = cv.operandAs(op->getOperand(1), compute);
   if (failed(other))
     return failure();
   FailureOr<Value> scaled = scaleByAlpha(cv, op, *self);
   if (failed(scaled))
     return failure();
-  return cv.replace(op, cv.create<SubOp>(*other, *scaled).getResult());
+  Value result = cv.create<SubOp>(*other, *scaled);
+  return cv.replace(op, cv.castTo(result, type.getElementType()));
 }
 
 /// Unary ops; an integer input of a float-only op (exp of a long tensor)
@@ -104,6 +136,13 @@ LogicalResult convertUnary(Converter &cv, Operation *op) {
   if (failed(input))
     return failure();
   return cv.replace(op, cv.create<OpT>(*input).getResult());
+}
+
+LogicalResult convertSquare(Converter &cv, Operation *op) {
+  FailureOr<Value> input = cv.operandAs(op->getOperand(0), cv.resultType(op));
+  if (failed(input))
+    return failure();
+  return cv.replace(op, cv.create<MulOp>(*input, *input).getResult());
 }
 
 LogicalResult convertReciprocal(Converter &cv, Operation *op) {
@@ -340,6 +379,12 @@ LogicalResult convertNot(Converter &cv, Operation *op) {
 // Casts and copies
 //===----------------------------------------------------------------------===//
 
+/// `_assert_tensor_metadata` (from torch.export) checks shapes and dtypes
+/// the static types already guarantee.
+LogicalResult convertErase(Converter &cv, Operation *op) {
+  return cv.replace(op, {});
+}
+
 /// clone, detach, alias, ...: values have no identity in nova.
 LogicalResult convertIdentity(Converter &cv, Operation *op) {
   FailureOr<Value> input = cv.tensor(op->getOperand(0));
@@ -484,6 +529,7 @@ void torch_to_nova::addElementwiseHandlers(HandlerTable &table) {
       {"torch.aten.relu", convertUnary<ReluOp>},
       {"torch.aten.sigmoid", convertUnary<SigmoidOp>},
       {"torch.aten.reciprocal", convertReciprocal},
+      {"torch.aten.square", convertSquare},
       {"torch.aten.gelu", convertGelu},
       {"torch.aten.clamp", convertClamp},
       {"torch.aten.clamp.Tensor", convertClamp},
@@ -517,6 +563,7 @@ void torch_to_nova::addElementwiseHandlers(HandlerTable &table) {
       {"torch.aten.logical_not", convertNot},
       {"torch.aten.bitwise_not", convertNot},
       // Casts and copies.
+      {"torch.aten._assert_tensor_metadata", convertErase},
       {"torch.aten.clone", convertIdentity},
       {"torch.aten.contiguous", convertIdentity},
       {"torch.aten.detach", convertIdentity},

@@ -100,7 +100,8 @@ LogicalResult transposeTo(Converter &cv, Operation *op,
 
 LogicalResult convertPermute(Converter &cv, Operation *op) {
   int64_t rank = cv.resultType(op).getRank();
-  std::optional<SmallVector<int64_t>> dims = cv.constantIntList(op->getOperand(1));
+  std::optional<SmallVector<int64_t>> dims =
+      cv.constantIntList(op->getOperand(1));
   if (!dims)
     return cv.reject("dims must be constants");
   SmallVector<int64_t> permutation;
@@ -308,6 +309,48 @@ LogicalResult convertUnbind(Converter &cv, Operation *op) {
     pieces.push_back(
         cv.reshape(sliceAlong(cv, *input, *dim, i, i + 1), shape));
   return cv.replaceList(op->getResult(0), pieces);
+}
+
+/// `chunk(self, chunks, dim)`: pieces of ceil(size / chunks), as split.
+LogicalResult convertChunk(Converter &cv, Operation *op) {
+  FailureOr<Value> input = cv.tensor(op->getOperand(0));
+  if (failed(input))
+    return failure();
+  FailureOr<int64_t> dim =
+      dimOperand(cv, op->getOperand(2), typeOf(*input).getRank());
+  if (failed(dim))
+    return failure();
+  std::optional<int64_t> chunks = cv.constantInt(op->getOperand(1));
+  if (!chunks || *chunks < 1)
+    return cv.reject("chunks must be a positive constant");
+  int64_t total = typeOf(*input).getDimSize(*dim);
+  int64_t chunkSize = std::max<int64_t>((total + *chunks - 1) / *chunks, 1);
+  SmallVector<int64_t> sizes;
+  for (int64_t offset = 0; offset < total; offset += chunkSize)
+    sizes.push_back(std::min(chunkSize, total - offset));
+  return splitInto(cv, op, *input, *dim, sizes);
+}
+
+/// `stack(tensors, dim)`: each tensor gains a unit dim, then concat.
+LogicalResult convertStack(Converter &cv, Operation *op) {
+  FailureOr<SmallVector<Value>> tensors = cv.tensorList(op->getOperand(0));
+  if (failed(tensors))
+    return failure();
+  RankedTensorType type = cv.resultType(op);
+  FailureOr<int64_t> dim = dimOperand(cv, op->getOperand(1), type.getRank());
+  if (failed(dim))
+    return failure();
+  SmallVector<int64_t> pieceShape(type.getShape());
+  pieceShape[*dim] = 1;
+  SmallVector<Value> pieces;
+  for (Value tensor : *tensors)
+    pieces.push_back(cv.castTo(cv.reshape(tensor, pieceShape),
+                               type.getElementType()));
+  if (pieces.size() == 1)
+    return cv.replace(op, pieces.front());
+  return cv.replace(
+      op, cv.create<ConcatOp>(type, pieces, static_cast<uint64_t>(*dim))
+              .getResult());
 }
 
 LogicalResult convertListUnpack(Converter &cv, Operation *op) {
@@ -538,8 +581,11 @@ LogicalResult convertAmin(Converter &cv, Operation *op) {
   return cv.replace(op, cv.create<NegOp>(maximum).getResult());
 }
 
-/// `var.correction` / `var_mean.correction(self, dims, correction,
-/// keepdim)`: sum((x - mean)^2) / (N - correction), two-pass for accuracy.
+/// `var.correction` / `var_mean.correction` / `std.correction(self, dims,
+/// correction, keepdim)` and the `.dim` forms, whose third operand is the
+/// bool `unbiased` (correction 1 or 0): sum((x - mean)^2) / (N - correction),
+/// two-pass for accuracy, and its square root for std.
+template <bool standardDeviation>
 LogicalResult convertVariance(Converter &cv, Operation *op) {
   FailureOr<Value> input = cv.tensor(op->getOperand(0));
   if (failed(input))
@@ -551,8 +597,12 @@ LogicalResult convertVariance(Converter &cv, Operation *op) {
       reductionDims(cv, op->getOperand(1), type.getRank());
   if (failed(dims))
     return failure();
-  std::optional<double> correction =
-      cv.isNone(op->getOperand(2)) ? 1.0 : cv.constantFloat(op->getOperand(2));
+  Value correctionOperand = op->getOperand(2);
+  std::optional<double> correction = 1.0;
+  if (std::optional<bool> unbiased = cv.constantBool(correctionOperand))
+    correction = *unbiased ? 1.0 : 0.0;
+  else if (!cv.isNone(correctionOperand))
+    correction = cv.constantFloat(correctionOperand);
   std::optional<bool> keepdim = cv.constantBool(op->getOperand(3));
   if (!correction || !keepdim)
     return cv.reject("correction and keepdim must be constants");
@@ -575,6 +625,8 @@ LogicalResult convertVariance(Converter &cv, Operation *op) {
       sumOfSquares,
       cv.splat(keptType, std::max(static_cast<double>(count) - *correction,
                                   0.0)));
+  if (standardDeviation)
+    variance = cv.create<SqrtOp>(variance);
   SmallVector<Value> results = {
       cv.reshape(variance, cv.resultType(op, 0).getShape())};
   if (op->getNumResults() == 2)
@@ -662,7 +714,8 @@ LogicalResult convertLayerNorm(Converter &cv, Operation *op) {
           keptType, cv.create<MulOp>(centered, centered), dims, true);
       Value rstd = cv.create<RsqrtOp>(
           cv.create<AddOp>(variance, cv.splat(keptType, *epsilon)));
-      for (auto [index, value] : llvm::enumerate(ArrayRef<Value>{mean, rstd})) {
+      Value statistics[] = {mean, rstd};
+      for (auto [index, value] : llvm::enumerate(statistics)) {
         RankedTensorType resultType = cv.resultType(op, index + 1);
         results.push_back(cv.castTo(cv.reshape(value, resultType.getShape()),
                                     resultType.getElementType()));
@@ -733,7 +786,8 @@ LogicalResult convertIndex(Converter &cv, Operation *op) {
     return failure();
   Value wrapped = wrapNegative(cv, *indices, typeOf(*self).getDimSize(0));
   return cv.replace(
-      op, cv.create<EmbeddingOp>(cv.resultType(op), *self, wrapped).getResult());
+      op,
+      cv.create<EmbeddingOp>(cv.resultType(op), *self, wrapped).getResult());
 }
 
 /// `index_put(self, [idx], values, accumulate=True)`: the embedding
@@ -1027,6 +1081,8 @@ void torch_to_nova::addStructuredHandlers(HandlerTable &table) {
       {"torch.aten.split_with_sizes", convertSplitWithSizes},
       {"torch.aten.split.Tensor", convertSplit},
       {"torch.aten.unbind.int", convertUnbind},
+      {"torch.aten.chunk", convertChunk},
+      {"torch.aten.stack", convertStack},
       {"torch.prim.ListUnpack", convertListUnpack},
       // Matrix products.
       {"torch.aten.mm", convertMm},
@@ -1041,8 +1097,12 @@ void torch_to_nova::addStructuredHandlers(HandlerTable &table) {
       {"torch.aten.mean", convertReduceAll<ReduceMeanOp>},
       {"torch.aten.amax", convertReduceDims<ReduceMaxOp>},
       {"torch.aten.amin", convertAmin},
-      {"torch.aten.var.correction", convertVariance},
-      {"torch.aten.var_mean.correction", convertVariance},
+      {"torch.aten.max", convertReduceAll<ReduceMaxOp>},
+      {"torch.aten.var.correction", convertVariance<false>},
+      {"torch.aten.var.dim", convertVariance<false>},
+      {"torch.aten.var_mean.correction", convertVariance<false>},
+      {"torch.aten.std.correction", convertVariance<true>},
+      {"torch.aten.std.dim", convertVariance<true>},
       {"torch.aten._softmax", convertSoftmax<SoftmaxOp>},
       {"torch.aten.softmax.int", convertSoftmax<SoftmaxOp>},
       {"torch.aten._log_softmax", convertSoftmax<LogSoftmaxOp>},

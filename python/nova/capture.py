@@ -334,7 +334,7 @@ def train_step_inputs(
     captured: CapturedGraph | TrainLayout,
     model: nn.Module,
     optimizer: torch.optim.Optimizer,
-    batch: Sequence[Tensor],
+    batch: Sequence[Tensor] | None,
 ) -> list[Tensor]:
     """Flat input list for `captured` from the live model and optimizer.
 
@@ -343,7 +343,9 @@ def train_step_inputs(
     """
     layout = _layout_of(captured)
     rule = _check_layout_current(layout, model, optimizer)
-    if len(batch) != layout.num_batch:
+    if batch is None:
+        batch = []  # the caller supplies it per step
+    elif len(batch) != layout.num_batch:
         raise ValueError(f"expected a batch of {layout.num_batch} tensors, got {len(batch)}")
     named = _named_tensors(model)
     params = [named[n].detach() for n in layout.param_names]
@@ -540,7 +542,8 @@ def _fake_inputs(real_or_shapes: Sequence[Tensor | tuple[torch.Size, torch.dtype
     capturing a large model allocates no state memory."""
     from torch._subclasses.fake_tensor import FakeTensorMode
 
-    mode = FakeTensorMode()
+    # Tensors a traced function closes over stay real and become constants.
+    mode = FakeTensorMode(allow_non_fake_inputs=True)
     out = []
     for x in real_or_shapes:
         if isinstance(x, Tensor):

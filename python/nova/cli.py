@@ -13,9 +13,11 @@ import torch
 def _export(args: argparse.Namespace) -> None:
     from nova.export import example_training_setup, export_train_step
 
-    model, optimizer, batch = example_training_setup(args.model, args.optimizer, args.batch)
+    model, optimizer, batch, loss_fn = example_training_setup(args.model, args.optimizer, args.batch)
     autocast = torch.bfloat16 if args.dtype == "bf16" else None
-    out = export_train_step(model, optimizer, batch, Path(args.out), target=args.target, autocast_dtype=autocast)
+    out = export_train_step(
+        model, optimizer, batch, Path(args.out), target=args.target, loss_fn=loss_fn, autocast_dtype=autocast
+    )
     print(f"wrote {out}/step.vmfb and step.json; run it with: iree-run-module --flagfile={out}/step.flags")
 
 

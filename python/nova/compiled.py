@@ -181,7 +181,7 @@ class TrainStep:
         if self._state is not None and self._steps_on_device:
             # Moving between programs (a new batch shape) goes through torch.
             self.sync()
-        inputs = capture.train_step_inputs(program.layout, self.model, self.optimizer, [])
+        inputs = capture.train_step_inputs(program.layout, self.model, self.optimizer, None)
         layout = program.layout
         n_state = len(layout.param_names) + len(layout.buffer_names) + len(layout.param_names) * len(layout.state_keys)
         self._state = [program.session.to_device(t) for t in inputs[:n_state]]

@@ -1,7 +1,8 @@
 """`nova export`: a model's training step as a standalone .vmfb + JSON signature.
 
 The directory also gets the step's initial inputs as .npy files and an
-iree-run-module flag file, so the step runs without Python:
+iree-run-module flag file, so the step runs without Python; it writes the
+outputs (loss, new params, new optimizer state) to OUT/outputs/NNN.npy:
 
     iree-run-module --flagfile=OUT/step.flags
 """
@@ -11,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import logging
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -30,12 +32,15 @@ def _spec_json(spec: capture.TensorSpec) -> dict[str, object]:
 
 def example_training_setup(
     model_name: str, optimizer_name: str, batch: int, seed: int = 0
-) -> tuple[torch.nn.Module, torch.optim.Optimizer, tuple[torch.Tensor, ...]]:
-    """A model from nova.models, its optimizer and one random batch."""
+) -> tuple[torch.nn.Module, torch.optim.Optimizer, tuple[torch.Tensor, ...], Callable | None]:
+    """A model from nova.models, its optimizer, one random batch and the loss
+    function (None when the model's forward returns the loss)."""
     torch.manual_seed(seed)
+    loss_fn = None
     if model_name == "mlp":
         model: torch.nn.Module = MLP(32, 64, 10)
         inputs = (torch.randn(batch, 32), torch.randint(0, 10, (batch,)))
+        loss_fn = torch.nn.functional.cross_entropy
     else:
         model = make_gpt(model_name)
         vocab, seq_len = model.wte.num_embeddings, model.seq_len
@@ -46,7 +51,7 @@ def example_training_setup(
         optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
     else:
         raise ValueError(f"unknown optimizer '{optimizer_name}' (sgd, adamw)")
-    return model, optimizer, inputs
+    return model, optimizer, inputs, loss_fn
 
 
 def export_train_step(
@@ -85,6 +90,9 @@ def export_train_step(
         path = inputs_dir / f"{i:03d}.npy"
         np.save(path, tensor.detach().cpu().numpy())
         flags.append(f"--input=@{path}")
+    outputs_dir = out_dir / "outputs"
+    outputs_dir.mkdir(exist_ok=True)
+    flags += [f"--output=@{outputs_dir / f'{i:03d}.npy'}" for i in range(len(captured.output_specs))]
     (out_dir / "step.flags").write_text("\n".join(flags) + "\n")
     log.info("exported %s to %s", type(model).__name__, out_dir)
     return out_dir

@@ -52,13 +52,12 @@ class _Stages:
         self.name = name
         self.dump_dir = dump_dir
         self.report = CompileReport()
-        self._index = 0
+        self._dumps = 0
         if dump_dir is not None:
             dump_dir.mkdir(parents=True, exist_ok=True)
 
     @contextlib.contextmanager
     def stage(self, stage: str) -> Iterator[None]:
-        self._index += 1
         start = time.perf_counter()
         yield
         seconds = time.perf_counter() - start
@@ -67,7 +66,8 @@ class _Stages:
 
     def dump(self, stage: str, text: str) -> None:
         if self.dump_dir is not None:
-            (self.dump_dir / f"{self._index:02d}-{stage}.mlir").write_text(text)
+            self._dumps += 1
+            (self.dump_dir / f"{self._dumps:02d}-{stage}.mlir").write_text(text)
 
 
 def lower_to_iree_input(torch_text: str, *, allow_fallback: bool = False, stages: _Stages | None = None) -> str:

@@ -5,7 +5,9 @@ optimizer state after 10 steps to a relative norm error of 1e-3 (AdamW turns
 the sign of a near-zero gradient into a full ±lr step, so elementwise checks
 on its updates are meaningless). bf16 autocast: losses to 3e-2 relative, state
 to 5e-2 (Nova accumulates bf16 reductions in f32; eager CPU autocast does not
-everywhere).
+everywhere); AdamW's sqrt(v) normalization turns bf16-level gradient
+differences into update differences, so small GPT biases (|b| ~ 5e-3) may
+differ by up to 10% after 10 steps.
 """
 
 from __future__ import annotations
@@ -77,9 +79,20 @@ def train_both(make_model, make_opt, batches, loss_fn=None, autocast_dtype=None)
     return eager_model, eager_opt, nova_model, nova_opt, losses
 
 
+def without_key_bias(name: str, t: Tensor) -> Tensor:
+    """The key third of a fused qkv bias has an exactly-zero true gradient
+    (softmax ignores a per-row shift), so AdamW moves it by ±lr on rounding
+    noise alone: it is not comparable between two implementations."""
+    if name.endswith("attn.qkv.bias"):
+        d = t.numel() // 3
+        return torch.cat([t[:d], t[2 * d :]])
+    return t
+
+
 def check_state(eager_model, eager_opt, nova_model, nova_opt, tol):
-    for (name, p_eager), (_, p_nova) in zip(eager_model.named_parameters(), nova_model.named_parameters()):
-        assert rel_err(p_nova, p_eager) < tol, name
+    names = [name for name, _ in eager_model.named_parameters()]
+    for name, p_eager, p_nova in zip(names, eager_model.parameters(), nova_model.parameters()):
+        assert rel_err(without_key_bias(name, p_nova), without_key_bias(name, p_eager)) < tol, name
     eager_state, nova_state = eager_opt.state_dict()["state"], nova_opt.state_dict()["state"]
     assert eager_state.keys() == nova_state.keys()
     for i in eager_state:
@@ -88,7 +101,8 @@ def check_state(eager_model, eager_opt, nova_model, nova_opt, tol):
             if key == "step":
                 assert float(nova_state[i][key]) == float(value)
             else:
-                assert rel_err(nova_state[i][key], value) < tol, (i, key)
+                name = names[i]
+                assert rel_err(without_key_bias(name, nova_state[i][key]), without_key_bias(name, value)) < tol, (name, key)
 
 
 @pytest.mark.parametrize("autocast_dtype, loss_tol, state_tol", [(None, 1e-4, 1e-3), (torch.bfloat16, 3e-2, 5e-2)])
@@ -105,7 +119,7 @@ def test_mlp_sgd_momentum_matches_eager(autocast_dtype, loss_tol, state_tol):
     check_state(*result[:4], tol=state_tol)
 
 
-@pytest.mark.parametrize("autocast_dtype, loss_tol, state_tol", [(None, 1e-4, 1e-3), (torch.bfloat16, 3e-2, 5e-2)])
+@pytest.mark.parametrize("autocast_dtype, loss_tol, state_tol", [(None, 1e-4, 1e-3), (torch.bfloat16, 3e-2, 1e-1)])
 def test_gpt_adamw_matches_eager(autocast_dtype, loss_tol, state_tol):
     result = train_both(
         lambda: make_gpt("gpt-tiny"),
@@ -237,13 +251,50 @@ def test_export_runs_with_iree_run_module(tmp_path: Path):
     assert len(list((out / "inputs").glob("*.npy"))) == len(signature["inputs"])
     run_module = Path(sysconfig.get_path("scripts")) / "iree-run-module"
     result = subprocess.run(
-        [str(run_module), f"--flagfile={out / 'step.flags'}", f"--output=@{tmp_path / 'loss.npy'}"],
+        [str(run_module), f"--flagfile={out / 'step.flags'}"],
         check=True,
         capture_output=True,
         text=True,
     )
     from nova.export import example_training_setup
 
-    model, _, (x, y) = example_training_setup("mlp", "sgd", 8)
+    model, _, (x, y), _ = example_training_setup("mlp", "sgd", 8)
     expected = float(nn.functional.cross_entropy(model(x), y))
-    assert abs(float(np.load(tmp_path / "loss.npy")) - expected) < 1e-4 * expected, result.stdout
+    assert abs(float(np.load(out / "outputs" / "000.npy")) - expected) < 1e-4 * expected, result.stdout
+
+
+class CumsumHead(nn.Module):
+    """A model using an op the torch→nova conversion does not cover."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.linear = nn.Linear(8, 8)
+
+    def forward(self, x: Tensor) -> Tensor:
+        return torch.cumsum(self.linear(x), dim=1).square().mean()
+
+
+def test_unsupported_op_names_op_and_source_line():
+    from nova.compiler import CompilerError
+
+    model = CumsumHead()
+    step = nova.jit(model, torch.optim.SGD(model.parameters(), lr=0.1))
+    with pytest.raises(CompilerError) as err:
+        step(torch.randn(4, 8))
+    line = next(i for i, text in enumerate(Path(__file__).read_text().splitlines(), 1) if "torch.cumsum(" in text)
+    assert "unsupported torch op 'torch.aten.cumsum'" in err.value.diagnostics
+    assert f"test_jit.py:{line}:" in err.value.diagnostics
+
+
+def test_unsupported_op_falls_back_to_iree():
+    torch.manual_seed(0)
+    eager_model = CumsumHead()
+    nova_model = copy.deepcopy(eager_model)
+    eager_opt = torch.optim.SGD(eager_model.parameters(), lr=0.1)
+    step = nova.jit(nova_model, torch.optim.SGD(nova_model.parameters(), lr=0.1), allow_fallback=True)
+    for _ in range(3):
+        x = torch.randn(4, 8)
+        eager_loss = eager_step(eager_model, eager_opt, (x,), None, None)
+        assert abs(float(step(x)) - float(eager_loss)) <= 1e-5 * float(eager_loss)
+    step.sync()
+    check_state(eager_model, eager_opt, nova_model, step.optimizer, tol=1e-5)

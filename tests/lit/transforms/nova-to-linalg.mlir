@@ -306,7 +306,7 @@ func.func @transpose(%a: tensor<2x3x4xf32>) -> tensor<4x2x3xf32> {
 // CHECK-LABEL: func.func @reshape
 // CHECK-SAME:  (%[[A:[[:alnum:]_]+]]: tensor<2x3x4xf32>, %[[S:[[:alnum:]_]+]]: tensor<1x1xf32>)
 // CHECK:       tensor.collapse_shape %[[A]] {{\[}}[0, 1], [2]] : tensor<2x3x4xf32> into tensor<6x4xf32>
-// CHECK:       tensor.expand_shape %[[A]] {{\[}}[0], [1, 2], [3]] output_shape [2, 3, 1, 4]
+// CHECK:       tensor.expand_shape %[[A]] {{\[}}[0], [1], [2, 3]] output_shape [2, 3, 1, 4]
 // CHECK:       %[[FLAT:[[:alnum:]_]+]] = tensor.collapse_shape %[[A]] {{\[}}[0, 1, 2]] : tensor<2x3x4xf32> into tensor<24xf32>
 // CHECK:       tensor.expand_shape %[[FLAT]] {{\[}}[0, 1]] output_shape [4, 6] : tensor<24xf32> into tensor<4x6xf32>
 // CHECK:       tensor.collapse_shape %[[S]] [] : tensor<1x1xf32> into tensor<f32>
@@ -363,29 +363,55 @@ func.func @embedding(%t: tensor<10x4xf32>, %i: tensor<2x3xi32>) -> tensor<2x3x4x
   return %0 : tensor<2x3x4xf32>
 }
 
-// IREE's scatter with non-unique indices and an explicit index depth of 1.
+// IREE's scatter with non-unique indices and an explicit index depth of 1,
+// into a fresh zero tensor (never into an argument: IREE would overwrite the
+// caller's buffer); dest is added after.
 // CHECK-LABEL: func.func @scatter_add
 // CHECK-SAME:  (%[[D:[[:alnum:]_]+]]: tensor<10x4xf32>, %[[I:[[:alnum:]_]+]]: tensor<2x3xi64>, %[[U:[[:alnum:]_]+]]: tensor<2x3x4xf32>)
 // CHECK:       %[[I1:[[:alnum:]_]+]] = tensor.expand_shape %[[I]] {{\[}}[0], [1, 2]] output_shape [2, 3, 1] : tensor<2x3xi64> into tensor<2x3x1xi64>
-// CHECK:       "iree_linalg_ext.scatter"(%[[U]], %[[I1]], %[[D]]) <{dimension_map = array<i64: 0>, unique_indices = false}> ({
+// CHECK:       %[[ZERO:[[:alnum:]_]+]] = linalg.fill ins(%{{.+}} : f32) outs(%{{.+}} : tensor<10x4xf32>)
+// CHECK:       %[[SUMS:[[:alnum:]_]+]] = "iree_linalg_ext.scatter"(%[[U]], %[[I1]], %[[ZERO]]) <{dimension_map = array<i64: 0>, unique_indices = false}> ({
 // CHECK-NEXT:  ^bb0(%[[NEW:[[:alnum:]_]+]]: f32, %[[OLD:[[:alnum:]_]+]]: f32):
 // CHECK-NEXT:    %[[S:[[:alnum:]_]+]] = arith.addf %[[NEW]], %[[OLD]] : f32
 // CHECK-NEXT:    "iree_linalg_ext.yield"(%[[S]]) : (f32) -> ()
 // CHECK-NEXT:  }) : (tensor<2x3x4xf32>, tensor<2x3x1xi64>, tensor<10x4xf32>) -> tensor<10x4xf32>
+// CHECK:       linalg.generic
+// CHECK-SAME:    ins(%[[D]], %[[SUMS]] : tensor<10x4xf32>, tensor<10x4xf32>)
+// CHECK:         arith.addf
 func.func @scatter_add(%d: tensor<10x4xf32>, %i: tensor<2x3xi64>, %u: tensor<2x3x4xf32>) -> tensor<10x4xf32> {
   %0 = nova.scatter_add %d[%i], %u : tensor<10x4xf32>, tensor<2x3xi64>, tensor<2x3x4xf32> -> tensor<10x4xf32>
   return %0 : tensor<10x4xf32>
 }
 
-// A single (0-d) index still gets one batch dim.
-// CHECK-LABEL: func.func @scatter_add_single
+// A single (0-d) index still gets one batch dim; a zero dest adds nothing.
+// CHECK-LABEL: func.func @scatter_add_single_into_zeros
 // CHECK-DAG:   tensor.expand_shape %{{.+}} [] output_shape [1, 1] : tensor<i32> into tensor<1x1xi32>
 // CHECK-DAG:   tensor.expand_shape %{{.+}} {{\[}}[0, 1]] output_shape [1, 4] : tensor<4xi32> into tensor<1x4xi32>
-// CHECK:       "iree_linalg_ext.scatter"
+// CHECK:       %[[R:[[:alnum:]_]+]] = "iree_linalg_ext.scatter"
 // CHECK:         arith.addi
-func.func @scatter_add_single(%d: tensor<10x4xi32>, %i: tensor<i32>, %u: tensor<4xi32>) -> tensor<10x4xi32> {
+// CHECK-NOT:   linalg.generic
+// CHECK:       return %[[R]]
+func.func @scatter_add_single_into_zeros(%i: tensor<i32>, %u: tensor<4xi32>) -> tensor<10x4xi32> {
+  %d = nova.constant dense<0> : tensor<10x4xi32>
   %0 = nova.scatter_add %d[%i], %u : tensor<10x4xi32>, tensor<i32>, tensor<4xi32> -> tensor<10x4xi32>
   return %0 : tensor<10x4xi32>
+}
+
+// bf16 rows accumulate in bf16 (an extf producer would break IREE's CPU
+// codegen of the scatter); adding dest computes in f32 and rounds once.
+// CHECK-LABEL: func.func @scatter_add_bf16
+// CHECK:       "iree_linalg_ext.scatter"
+// CHECK:         arith.addf %{{.+}}, %{{.+}} : bf16
+// CHECK:       }) : (tensor<6x4xbf16>, tensor<6x1xi64>, tensor<10x4xbf16>) -> tensor<10x4xbf16>
+// CHECK:       linalg.generic
+// CHECK-SAME:    outs(%{{.+}} : tensor<10x4xbf16>)
+// CHECK:         arith.extf %{{.+}} : bf16 to f32
+// CHECK-NEXT:    arith.extf %{{.+}} : bf16 to f32
+// CHECK-NEXT:    arith.addf %{{.+}}, %{{.+}} : f32
+// CHECK-NEXT:    arith.truncf %{{.+}} : f32 to bf16
+func.func @scatter_add_bf16(%d: tensor<10x4xbf16>, %i: tensor<6xi64>, %u: tensor<6x4xbf16>) -> tensor<10x4xbf16> {
+  %0 = nova.scatter_add %d[%i], %u : tensor<10x4xbf16>, tensor<6xi64>, tensor<6x4xbf16> -> tensor<10x4xbf16>
+  return %0 : tensor<10x4xbf16>
 }
 
 // -----
