@@ -259,7 +259,6 @@ def matmul_bench(args: argparse.Namespace) -> list[dict[str, Any]]:
     rows = []
     torch.backends.cuda.matmul.allow_tf32 = args.dtype == "tf32"
     torch_dtype = torch.bfloat16 if args.dtype == "bf16" else torch.float32
-    artifact_dtype = "bf16" if args.dtype == "bf16" else "f32"
     for m, n, k in matmul_shapes():
         g = torch.Generator(device="cuda").manual_seed(0)
         a = torch.randn(m, k, device="cuda", generator=g).to(torch_dtype)
@@ -271,7 +270,7 @@ def matmul_bench(args: argparse.Namespace) -> list[dict[str, Any]]:
         cublas_out = torch.matmul(a, b).float()
         row["cublas_tflops"] = flops / cublas_s / 1e12
         row["cublas_max_rel_err"] = float((cublas_out - reference).abs().max() / reference.abs().max())
-        path = Path(args.artifacts) / _artifact_name("matmul", dtype=artifact_dtype, m=m, n=n, k=k) / "function.vmfb"
+        path = Path(args.artifacts) / _artifact_name("matmul", dtype=args.dtype, m=m, n=n, k=k) / "function.vmfb"
         try:
             session = Session(path.read_bytes(), "cuda")
             out = session.to_torch(session.invoke("main", a, b)[0]).float()
@@ -289,6 +288,53 @@ def matmul_bench(args: argparse.Namespace) -> list[dict[str, Any]]:
         rows.append(row)
         print(json.dumps(row), flush=True)
     return rows
+
+
+def check(args: argparse.Namespace) -> dict[str, Any]:
+    """Nova's exported step vs eager CUDA from the same weights and batch:
+    per-step loss and the parameters after `steps` steps. Nova computes f32
+    exactly (no TF32), so eager runs with TF32 off for the f32 check."""
+    import nova
+    from nova.models import GPT_CONFIGS
+
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
+    eager_model, (idx, tgt) = train_setup(args.model, args.batch, "cuda")
+    nova_model, _ = train_setup(args.model, args.batch, "cuda")
+    eager_opt = make_optimizer(eager_model, fused=False)
+    nova_opt = make_optimizer(nova_model, fused=False)
+    name = _artifact_name("train", model=args.model, dtype=args.dtype, batch=args.batch)
+    step = nova.load_exported_step(Path(args.artifacts) / name, nova_model, nova_opt)
+    loss_errs = []
+    for _ in range(args.steps):
+        with torch.autocast("cuda", dtype=torch.bfloat16, enabled=args.dtype == "bf16"):
+            eager_loss = eager_model(idx, tgt)
+        eager_loss.backward()
+        eager_opt.step()
+        eager_opt.zero_grad(set_to_none=True)
+        nova_loss = float(step(idx, tgt))
+        loss_errs.append(abs(nova_loss - float(eager_loss)) / abs(float(eager_loss)))
+    step.sync()
+    d = GPT_CONFIGS[args.model]["d_model"]
+    param_errs = {}
+    for (pname, p_eager), p_nova in zip(eager_model.named_parameters(), nova_model.parameters()):
+        a, b = p_nova.detach().double(), p_eager.detach().double()
+        if pname.endswith("attn.qkv.bias"):  # key bias: zero true gradient, AdamW amplifies noise
+            a, b = torch.cat([a[:d], a[2 * d :]]), torch.cat([b[:d], b[2 * d :]])
+        param_errs[pname] = float((a - b).norm() / b.norm().clamp_min(1e-12))
+    worst = max(param_errs, key=param_errs.get)
+    return {
+        "bench": "check",
+        "model": args.model,
+        "dtype": args.dtype,
+        "batch": args.batch,
+        "steps": args.steps,
+        "final_loss_eager": float(eager_loss),
+        "final_loss_nova": nova_loss,
+        "max_loss_rel_err": max(loss_errs),
+        "max_param_rel_err": param_errs[worst],
+        "worst_param": worst,
+    }
 
 
 def _environment() -> dict[str, Any]:
@@ -334,7 +380,7 @@ def main(argv: list[str] | None = None) -> None:
     commands = parser.add_subparsers(dest="command", required=True)
 
     p = commands.add_parser("prepare", help="build box: export Nova's steps and matmuls for the GPU target")
-    p.add_argument("--models", nargs="+", default=["gpt-42m"])
+    p.add_argument("--models", nargs="*", default=["gpt-42m"])
     p.add_argument("--dtypes", nargs="+", default=["tf32", "bf16"], choices=["tf32", "bf16"])
     p.add_argument("--batch", type=int, default=0, help="0: 32 for gpt-42m, 16 for gpt-146m")
     p.add_argument("--target", default="cuda:sm_90")
@@ -357,6 +403,14 @@ def main(argv: list[str] | None = None) -> None:
     m.add_argument("--artifacts", default="bench-artifacts")
     m.add_argument("--json-out", default=None)
 
+    c = commands.add_parser("check", help="GPU box: Nova's step vs eager CUDA (loss per step, final params)")
+    c.add_argument("--model", default="gpt-42m")
+    c.add_argument("--dtype", default="tf32", choices=["tf32", "bf16"])
+    c.add_argument("--batch", type=int, default=32)
+    c.add_argument("--steps", type=int, default=20)
+    c.add_argument("--artifacts", default="bench-artifacts")
+    c.add_argument("--json-out", default=None)
+
     w = commands.add_parser("_train-worker")
     for flag, kind in (("--mode", str), ("--model", str), ("--dtype", str), ("--batch", int), ("--steps", int),
                        ("--warmup", int), ("--artifacts", str), ("--mem-cap-gib", float)):  # fmt: skip
@@ -370,7 +424,11 @@ def main(argv: list[str] | None = None) -> None:
     if args.command == "_train-worker":
         print(RESULT_PREFIX + json.dumps(train_worker(args)), flush=True)
         return
-    rows = train(args) if args.command == "train" else matmul_bench(args)
+    if args.command == "check":
+        rows = [{**check(args), **_environment()}]
+        print(json.dumps(rows[0]), flush=True)
+    else:
+        rows = train(args) if args.command == "train" else matmul_bench(args)
     if args.json_out:
         with open(args.json_out, "a") as f:
             for row in rows:

@@ -42,8 +42,8 @@ def _progress_enabled() -> bool:
 
 def _announce(message: str) -> None:
     """Progress lines go to stderr unless NOVA_PROGRESS=0 (and to logging)."""
-    progress_log.info(message)
-    if _progress_enabled() and not progress_log.hasHandlers():
+    progress_log.debug(message)
+    if _progress_enabled():
         print(message, file=sys.stderr, flush=True)
 
 
