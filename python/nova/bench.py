@@ -337,6 +337,102 @@ def check(args: argparse.Namespace) -> dict[str, Any]:
     }
 
 
+def profile(args: argparse.Namespace) -> dict[str, Any]:
+    """Where Nova's step spends GPU time: CUPTI (through torch.profiler) sees
+    every kernel in the process, IREE's dispatches included; kernel time is
+    summed per dispatch name over `steps` profiled steps."""
+    import nova
+    from torch.profiler import ProfilerActivity
+    from torch.profiler import profile as torch_profile
+
+    model, (idx, tgt) = train_setup(args.model, args.batch, "cuda")
+    optimizer = make_optimizer(model, fused=False)
+    name = _artifact_name("train", model=args.model, dtype=args.dtype, batch=args.batch)
+    step = nova.load_exported_step(Path(args.artifacts) / name, model, optimizer)
+    for _ in range(2):
+        step(idx, tgt)
+    torch.cuda.synchronize()
+    with torch_profile(activities=[ProfilerActivity.CUDA]) as prof:
+        for _ in range(args.steps):
+            step(idx, tgt)
+        torch.cuda.synchronize()
+    per_kernel: dict[str, list[float]] = {}
+    for event in prof.events():
+        if event.device_type == torch.autograd.DeviceType.CUDA:
+            entry = per_kernel.setdefault(event.name, [0.0, 0])
+            entry[0] += event.device_time / 1e3  # us -> ms
+            entry[1] += 1
+    total = sum(ms for ms, _ in per_kernel.values())
+    top = sorted(per_kernel.items(), key=lambda kv: -kv[1][0])[: args.top]
+    return {
+        "bench": "profile",
+        "model": args.model,
+        "dtype": args.dtype,
+        "batch": args.batch,
+        "gpu_ms_per_step": total / args.steps,
+        "kernels_per_step": sum(n for _, n in per_kernel.values()) / args.steps,
+        "top": [
+            {"kernel": k[:160], "ms_per_step": ms / args.steps, "share": ms / total, "calls_per_step": n / args.steps}
+            for k, (ms, n) in top
+        ],
+    }
+
+
+def report(rows: list[dict[str, Any]]) -> str:
+    """Markdown tables of benchmark rows (as written by --json-out)."""
+    out: list[str] = []
+    env = next((r for r in rows if r.get("gpu")), {})
+    out.append(
+        f"Measured {env.get('date')} on {env.get('gpu')}, commit {env.get('commit')}, "
+        f"torch {env.get('torch')}, iree-base-runtime {env.get('iree_runtime')}.\n"
+    )
+    train_rows = [r for r in rows if r["bench"] == "train"]
+    if train_rows:
+        out += [
+            "| model | dtype | batch | cap GiB | mode | tokens/s | step ms | peak GiB | first compile s | final loss | status |",
+            "|---|---|---|---|---|---|---|---|---|---|---|",
+        ]
+        for r in train_rows:
+            out.append(
+                f"| {r['model']} | {r['dtype']} | {r['batch']} | {r.get('mem_cap_gib') or '-'} | {r['mode']} "
+                f"| {r.get('tokens_per_s', 0):,.0f} | {r.get('step_ms', 0):.1f} | {r.get('peak_mem_gib', 0):.2f} "
+                f"| {r.get('first_compile_s', 0):.1f} | {r.get('final_loss', float('nan')):.4f} | {r.get('status')} |"
+            )
+        out.append("")
+    matmul_rows = [r for r in rows if r["bench"] == "matmul"]
+    if matmul_rows:
+        out += [
+            "| dtype | M | N | K | Nova TFLOP/s | cuBLAS TFLOP/s | Nova / cuBLAS | Nova max rel err | cuBLAS max rel err |",
+            "|---|---|---|---|---|---|---|---|---|",
+        ]
+        for r in matmul_rows:
+            out.append(
+                f"| {r['dtype']} | {r['m']} | {r['n']} | {r['k']} | {r.get('nova_tflops', 0):.1f} "
+                f"| {r['cublas_tflops']:.1f} | {r.get('nova_vs_cublas', 0):.3f} | {r.get('nova_max_rel_err', 0):.2e} "
+                f"| {r['cublas_max_rel_err']:.2e} |"
+            )
+        out.append("")
+    for r in rows:
+        if r["bench"] == "check":
+            out.append(
+                f"Correctness, {r['model']} {r['dtype']} B{r['batch']}, {r['steps']} steps vs eager CUDA: "
+                f"max loss rel err {r['max_loss_rel_err']:.2e}, max param rel err {r['max_param_rel_err']:.2e} "
+                f"({r['worst_param']}); final loss nova {r['final_loss_nova']:.5f} / eager {r['final_loss_eager']:.5f}.\n"
+            )
+        if r["bench"] == "profile":
+            out.append(
+                f"Profile, {r['model']} {r['dtype']} B{r['batch']}: {r['gpu_ms_per_step']:.1f} GPU ms/step in "
+                f"{r['kernels_per_step']:.0f} kernels; top dispatches:\n"
+            )
+            out += ["| dispatch | ms/step | share | calls/step |", "|---|---|---|---|"]
+            out += [
+                f"| `{k['kernel']}` | {k['ms_per_step']:.1f} | {100 * k['share']:.1f}% | {k['calls_per_step']:g} |"
+                for k in r["top"]
+            ]
+            out.append("")
+    return "\n".join(out)
+
+
 def _environment() -> dict[str, Any]:
     env: dict[str, Any] = {
         "date": datetime.date.today().isoformat(),
@@ -411,6 +507,18 @@ def main(argv: list[str] | None = None) -> None:
     c.add_argument("--artifacts", default="bench-artifacts")
     c.add_argument("--json-out", default=None)
 
+    pr = commands.add_parser("profile", help="GPU box: GPU time of Nova's step per IREE dispatch")
+    pr.add_argument("--model", default="gpt-42m")
+    pr.add_argument("--dtype", default="bf16", choices=["tf32", "bf16"])
+    pr.add_argument("--batch", type=int, default=32)
+    pr.add_argument("--steps", type=int, default=2)
+    pr.add_argument("--top", type=int, default=12)
+    pr.add_argument("--artifacts", default="bench-artifacts")
+    pr.add_argument("--json-out", default=None)
+
+    r = commands.add_parser("report", help="markdown tables from --json-out files")
+    r.add_argument("jsonl", nargs="+")
+
     w = commands.add_parser("_train-worker")
     for flag, kind in (("--mode", str), ("--model", str), ("--dtype", str), ("--batch", int), ("--steps", int),
                        ("--warmup", int), ("--artifacts", str), ("--mem-cap-gib", float)):  # fmt: skip
@@ -421,12 +529,16 @@ def main(argv: list[str] | None = None) -> None:
     if args.command == "prepare":
         prepare(args)
         return
+    if args.command == "report":
+        rows = [json.loads(line) for path in args.jsonl for line in Path(path).read_text().splitlines() if line.strip()]
+        print(report(rows))
+        return
     if args.command == "_train-worker":
         print(RESULT_PREFIX + json.dumps(train_worker(args)), flush=True)
         return
-    if args.command == "check":
-        rows = [{**check(args), **_environment()}]
-        print(json.dumps(rows[0]), flush=True)
+    if args.command in ("check", "profile"):
+        rows = [{**(check(args) if args.command == "check" else profile(args)), **_environment()}]
+        print(json.dumps(rows[0], indent=1), flush=True)
     else:
         rows = train(args) if args.command == "train" else matmul_bench(args)
     if args.json_out:
