@@ -158,6 +158,12 @@ class ExecutableCache:
                 entries_in_memory=len(self._memory),
             )
 
+    def record_reuse(self) -> None:
+        """Counts a memory hit for an executable a caller kept loaded (nova.jit
+        keeps one loaded program per batch signature instead of asking again)."""
+        with self._lock:
+            self._memory_hits += 1
+
     def clear_memory(self) -> None:
         with self._lock:
             self._memory.clear()

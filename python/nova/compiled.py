@@ -167,7 +167,9 @@ class TrainStep:
     def _program(self, batch: Sequence[Tensor]) -> Program:
         signature = batch_signature(batch)
         program = self._programs.get(signature)
-        if program is None:
+        if program is not None:
+            default_cache().record_reuse()
+        else:
             log.info("nova.jit: new batch signature %s: capturing", signature)
             captured = capture.capture_train_step(
                 self.model, self.optimizer, self.loss_fn, tuple(batch), autocast_dtype=self.autocast_dtype
@@ -201,7 +203,9 @@ class CompiledFunction:
         _check_tensors(args, "nova.jit function")
         signature = batch_signature(args)
         program = self._programs.get(signature)
-        if program is None:
+        if program is not None:
+            default_cache().record_reuse()
+        else:
             captured = capture.capture_function(self.fn, args)
             device = args[0].device if args else torch.device("cpu")
             name = getattr(self.fn, "__name__", type(self.fn).__name__)
