@@ -181,6 +181,17 @@ Value elementwise(OpBuilder &b, Location loc, RankedTensorType resultType,
       .front();
 }
 
+/// Copies `input` into a fresh tensor of `resultType`, element (i...) read
+/// through `inputMap` (broadcasts, transposes).
+Value copyThroughMap(OpBuilder &b, Location loc, RankedTensorType resultType,
+                     Value input, AffineMap inputMap) {
+  return parallelGeneric(b, loc, resultType, input, inputMap,
+                         [](OpBuilder &, Location, ValueRange args) {
+                           return SmallVector<Value>(args);
+                         })
+      .front();
+}
+
 /// Groups each dim of a shape with `reducedDims` kept as size 1 onto the dims
 /// of the same shape without them: a kept unit dim joins the group of the
 /// nearest preceding surviving dim (the first one for leading unit dims).
@@ -632,13 +643,8 @@ struct BroadcastInDimLowering : OpConversionPattern<BroadcastInDimOp> {
                               : getAffineDimExpr(d, context));
     }
     AffineMap map = AffineMap::get(resultType.getRank(), 0, exprs, context);
-    rewriter.replaceOp(op, parallelGeneric(rewriter, op.getLoc(), resultType,
-                                           adaptor.getInput(), map,
-                                           [](OpBuilder &, Location,
-                                              ValueRange args) {
-                                             return SmallVector<Value>(args);
-                                           })
-                               .front());
+    rewriter.replaceOp(op, copyThroughMap(rewriter, op.getLoc(), resultType,
+                                          adaptor.getInput(), map));
     return success();
   }
 };
@@ -657,13 +663,8 @@ struct TransposeLowering : OpConversionPattern<TransposeOp> {
     for (auto [i, p] : llvm::enumerate(permutation))
       exprs[p] = getAffineDimExpr(i, context);
     AffineMap map = AffineMap::get(permutation.size(), 0, exprs, context);
-    rewriter.replaceOp(op, parallelGeneric(rewriter, op.getLoc(), op.getType(),
-                                           adaptor.getInput(), map,
-                                           [](OpBuilder &, Location,
-                                              ValueRange args) {
-                                             return SmallVector<Value>(args);
-                                           })
-                               .front());
+    rewriter.replaceOp(op, copyThroughMap(rewriter, op.getLoc(), op.getType(),
+                                          adaptor.getInput(), map));
     return success();
   }
 };

@@ -30,6 +30,25 @@ def _spec_json(spec: capture.TensorSpec) -> dict[str, object]:
     return {"role": spec.role, "name": spec.name, "shape": list(spec.shape), "dtype": DTYPE_NAMES.get(spec.dtype, str(spec.dtype))}
 
 
+def _compile_and_write(captured: capture.CapturedGraph, target: str, out_dir: Path, stem: str, name: str) -> None:
+    """Compiles `captured` and writes <stem>.vmfb and its signature <stem>.json
+    (the layout too for a train step, for nova.load_exported_step)."""
+    vmfb, report = compile_captured(captured, target, name=name)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    (out_dir / f"{stem}.vmfb").write_bytes(vmfb)
+    signature: dict[str, object] = {
+        "function": "main",
+        "target": target,
+        "nova_version": nova.__version__,
+        "inputs": [_spec_json(s) for s in captured.input_specs],
+        "outputs": [_spec_json(s) for s in captured.output_specs],
+        "compile_seconds": report.stage_seconds,
+    }
+    if captured.train_layout is not None:
+        signature["layout"] = dataclasses.asdict(captured.train_layout)
+    (out_dir / f"{stem}.json").write_text(json.dumps(signature, indent=2) + "\n")
+
+
 def example_training_setup(
     model_name: str, optimizer_name: str, batch: int, seed: int = 0
 ) -> tuple[torch.nn.Module, torch.optim.Optimizer, tuple[torch.Tensor, ...], Callable | None]:
@@ -68,19 +87,7 @@ def export_train_step(
     """Writes step.vmfb, step.json, inputs/*.npy and step.flags to `out_dir`;
     `nova.load_exported_step` runs it again from Python without the compiler."""
     captured = capture.capture_train_step(model, optimizer, loss_fn, batch, autocast_dtype=autocast_dtype)
-    vmfb, report = compile_captured(captured, target, name=type(model).__name__)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    (out_dir / "step.vmfb").write_bytes(vmfb)
-    signature = {
-        "function": "main",
-        "target": target,
-        "nova_version": nova.__version__,
-        "inputs": [_spec_json(s) for s in captured.input_specs],
-        "outputs": [_spec_json(s) for s in captured.output_specs],
-        "layout": dataclasses.asdict(captured.train_layout),
-        "compile_seconds": report.stage_seconds,
-    }
-    (out_dir / "step.json").write_text(json.dumps(signature, indent=2) + "\n")
+    _compile_and_write(captured, target, out_dir, "step", type(model).__name__)
     if not write_inputs:
         return out_dir
     inputs_dir = out_dir / "inputs"
@@ -101,16 +108,5 @@ def export_train_step(
 def export_function(fn, example_args: tuple[torch.Tensor, ...], out_dir: Path, *, target: str = "cpu") -> Path:
     """Writes a forward-only function as function.vmfb + function.json."""
     captured = capture.capture_function(fn, example_args)
-    vmfb, report = compile_captured(captured, target, name=getattr(fn, "__name__", "function"))
-    out_dir.mkdir(parents=True, exist_ok=True)
-    (out_dir / "function.vmfb").write_bytes(vmfb)
-    signature = {
-        "function": "main",
-        "target": target,
-        "nova_version": nova.__version__,
-        "inputs": [_spec_json(s) for s in captured.input_specs],
-        "outputs": [_spec_json(s) for s in captured.output_specs],
-        "compile_seconds": report.stage_seconds,
-    }
-    (out_dir / "function.json").write_text(json.dumps(signature, indent=2) + "\n")
+    _compile_and_write(captured, target, out_dir, "function", getattr(fn, "__name__", "function"))
     return out_dir
