@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import logging
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,6 +24,7 @@ from torch import Tensor, nn
 
 import nova
 from nova import capture
+from nova.progress import announce
 from nova.runtime import Session, default_cache, structural_hash, toolchain_version
 
 log = logging.getLogger(__name__)
@@ -171,9 +173,11 @@ class TrainStep:
             default_cache().record_reuse()
         else:
             log.info("nova.jit: new batch signature %s: capturing", signature)
+            start = time.perf_counter()
             captured = capture.capture_train_step(
                 self.model, self.optimizer, self.loss_fn, tuple(batch), autocast_dtype=self.autocast_dtype
             )
+            announce(f"nova: {type(self.model).__name__}: capture {time.perf_counter() - start:.2f}s")
             device = next(self.model.parameters()).device
             program = self._compiler.load(captured, device, name=type(self.model).__name__)
             self._programs[signature] = program

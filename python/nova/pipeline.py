@@ -13,16 +13,15 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
-import sys
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from nova.capture import CapturedGraph
+from nova.progress import announce
 
 log = logging.getLogger(__name__)
-progress_log = logging.getLogger("nova.progress")
 
 
 @dataclass
@@ -34,17 +33,6 @@ class CompileReport:
     @property
     def total_seconds(self) -> float:
         return sum(self.stage_seconds.values())
-
-
-def _progress_enabled() -> bool:
-    return os.environ.get("NOVA_PROGRESS", "1") != "0"
-
-
-def _announce(message: str) -> None:
-    """Progress lines go to stderr unless NOVA_PROGRESS=0 (and to logging)."""
-    progress_log.debug(message)
-    if _progress_enabled():
-        print(message, file=sys.stderr, flush=True)
 
 
 class _Stages:
@@ -62,7 +50,7 @@ class _Stages:
         yield
         seconds = time.perf_counter() - start
         self.report.stage_seconds[stage] = seconds
-        _announce(f"nova: {self.name}: {stage} {seconds:.2f}s")
+        announce(f"nova: {self.name}: {stage} {seconds:.2f}s")
 
     def dump(self, stage: str, text: str) -> None:
         if self.dump_dir is not None:
@@ -121,5 +109,5 @@ def compile_captured(
     iree_input = lower_to_iree_input(torch_text, allow_fallback=allow_fallback, stages=stages)
     with stages.stage("iree-compile"):
         vmfb = compile_to_vmfb(iree_input, target, input_type="torch" if allow_fallback else "auto")
-    _announce(f"nova: {name}: compiled in {stages.report.total_seconds:.2f}s")
+    announce(f"nova: {name}: compiled in {stages.report.total_seconds:.2f}s")
     return vmfb, stages.report
