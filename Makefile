@@ -13,10 +13,11 @@ $(PY):
 	$(PYTHON) -m venv $(VENV)
 	$(PIP) install --upgrade pip
 
-# Build requirements come from pyproject.toml so the pins live in one place.
+# Build requirements come from pyproject.toml so the pins live in one place;
+# cmake and ninja come from PyPI too, so a bare machine needs only a C++ compiler.
 setup: $(PY)
 	$(PIP) install $(TORCH_SPEC)
-	$(PIP) install $$($(PY) -c "import tomllib; print(' '.join(tomllib.load(open('pyproject.toml', 'rb'))['build-system']['requires']))") ninja
+	$(PIP) install $$($(PY) -c "import tomllib; print(' '.join(tomllib.load(open('pyproject.toml', 'rb'))['build-system']['requires']))") ninja "cmake>=3.25"
 	$(MAKE) build
 
 # Incremental: scikit-build-core keeps its CMake tree in build/<wheel tag>.
