@@ -513,7 +513,9 @@ def _decomposition_table() -> dict[Any, Callable[..., Any]]:
     # Imported lazily: torch_mlir is only needed where graphs are captured.
     from torch_mlir.extras.fx_decomp_util import get_decomposition_table
 
-    return get_decomposition_table()
+    # addmm stays whole: its decomposition computes bf16/f16 products in f32
+    # (opmath), which turns every autocast Linear into an f32 GEMM.
+    return {op: fn for op, fn in get_decomposition_table().items() if op.overloadpacket is not torch.ops.aten.addmm}
 
 
 def _trace(fn: Callable[..., Any], example_inputs: Sequence[Tensor]) -> torch.fx.GraphModule:
