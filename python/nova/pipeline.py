@@ -4,7 +4,8 @@ Stages (each dumped as NN-<stage>.mlir under $NOVA_DUMP_IR/<key>/ when set):
   torch           torch-mlir's FX importer output (generic op form)
   nova            after convert-torch-to-nova
   nova-optimized  after nova-optimize (decompose, canonicalize, CSE)
-  linalg          after convert-nova-to-linalg (+ canonicalize, CSE)
+  linalg          after convert-nova-to-linalg (+ canonicalize, CSE); for CUDA
+                  targets with target=cuda (f32 scatter_add via Nova's kernel)
   iree-input      the generic-form text handed to iree-compile
 """
 
@@ -58,8 +59,21 @@ class _Stages:
             (self.dump_dir / f"{self._dumps:02d}-{stage}.mlir").write_text(text)
 
 
-def lower_to_iree_input(torch_text: str, *, allow_fallback: bool = False, stages: _Stages | None = None) -> str:
-    """torch-dialect text → linalg text (generic form) for iree-compile."""
+def _linalg_pipeline(target: str) -> str:
+    """convert-nova-to-linalg for `target` (a Nova target string: "cpu",
+    "cuda:sm_NN"): CUDA targets lower f32 scatter_add to Nova's own kernel."""
+    option = "{target=cuda}" if target.startswith("cuda") else ""
+    return f"convert-nova-to-linalg{option},canonicalize,cse"
+
+
+def lower_to_iree_input(
+    torch_text: str, *, target: str = "cpu", allow_fallback: bool = False, stages: _Stages | None = None
+) -> str:
+    """torch-dialect text → linalg text (generic form) for iree-compile.
+
+    `target` is the Nova target the text is for ("cpu", "cuda:sm_90", ...):
+    the CUDA text carries Nova's scatter kernel and compiles for CUDA only.
+    """
     from nova import compiler  # the MLIR extension: compile side only
 
     stages = stages or _Stages("module", None)
@@ -80,7 +94,7 @@ def lower_to_iree_input(torch_text: str, *, allow_fallback: bool = False, stages
     stages.dump("nova-optimized", text)
     with stages.stage("convert-nova-to-linalg"):
         text = compiler.run_pipeline(
-            text, "convert-nova-to-linalg,canonicalize,cse", allow_unregistered_dialects=True, print_locations=True
+            text, _linalg_pipeline(target), allow_unregistered_dialects=True, print_locations=True
         )
     stages.dump("linalg", text)
     # IREE (LLVM 24) reads our MLIR 22 output most reliably in generic form.
@@ -106,7 +120,7 @@ def compile_captured(
     stages = _Stages(name, Path(dump_root) / name if dump_root else None)
     with stages.stage("import"):
         torch_text = import_to_torch_mlir(captured)
-    iree_input = lower_to_iree_input(torch_text, allow_fallback=allow_fallback, stages=stages)
+    iree_input = lower_to_iree_input(torch_text, target=target, allow_fallback=allow_fallback, stages=stages)
     with stages.stage("iree-compile"):
         vmfb = compile_to_vmfb(iree_input, target, input_type="torch" if allow_fallback else "auto")
     announce(f"nova: {name}: compiled in {stages.report.total_seconds:.2f}s")
