@@ -11,6 +11,9 @@ step starts from it. Hyperparameters (learning rate, betas, ...) are read from
 
 from __future__ import annotations
 
+import functools
+import hashlib
+import importlib.util
 import json
 import logging
 import time
@@ -43,6 +46,16 @@ def default_target(device: torch.device) -> str:
     if device.type == "cpu":
         return "cpu"
     raise NotImplementedError(f"nova.jit: no target for device type '{device.type}'")
+
+
+@functools.cache
+def compiler_fingerprint() -> str:
+    """Identifies the nova compiler build (its extension holds every pass), so
+    a changed lowering never reuses executables cached by an older one."""
+    spec = importlib.util.find_spec("nova._compiler")
+    if spec is None or spec.origin is None:
+        return "no-compiler"
+    return hashlib.sha256(Path(spec.origin).read_bytes()).hexdigest()[:16]
 
 
 def runtime_device(target: str) -> str:
@@ -84,6 +97,7 @@ class _Compiler:
             "target": target,
             "nova": nova.__version__,
             "toolchain": toolchain_version(),
+            "compiler": compiler_fingerprint(),
             "allow_fallback": self.allow_fallback,
         }
         key = structural_hash(captured.graph_module, extra)

@@ -59,7 +59,7 @@ class _Stages:
             (self.dump_dir / f"{self._dumps:02d}-{stage}.mlir").write_text(text)
 
 
-def _linalg_pipeline(target: str) -> str:
+def linalg_pipeline(target: str) -> str:
     """convert-nova-to-linalg for `target` (a Nova target string: "cpu",
     "cuda:sm_NN"): CUDA targets lower f32 scatter_add to Nova's own kernel."""
     option = "{target=cuda}" if target.startswith("cuda") else ""
@@ -94,7 +94,7 @@ def lower_to_iree_input(
     stages.dump("nova-optimized", text)
     with stages.stage("convert-nova-to-linalg"):
         text = compiler.run_pipeline(
-            text, _linalg_pipeline(target), allow_unregistered_dialects=True, print_locations=True
+            text, linalg_pipeline(target), allow_unregistered_dialects=True, print_locations=True
         )
     stages.dump("linalg", text)
     # IREE (LLVM 24) reads our MLIR 22 output most reliably in generic form.

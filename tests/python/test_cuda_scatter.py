@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from nova import compiler
-from nova.pipeline import _linalg_pipeline, lower_to_iree_input
+from nova.pipeline import linalg_pipeline, lower_to_iree_input
 from nova.runtime.iree_compile import compile_to_vmfb
 
 REPO = Path(__file__).resolve().parents[2]
@@ -33,7 +33,7 @@ func.func @main(%d: tensor<64x8xf32>, %i: tensor<4x32xi64>, %u: tensor<4x32x8xf3
 
 
 def _lower_nova(text: str, target: str) -> str:
-    text = compiler.run_pipeline(text, _linalg_pipeline(target), allow_unregistered_dialects=True)
+    text = compiler.run_pipeline(text, linalg_pipeline(target), allow_unregistered_dialects=True)
     return compiler.run_pipeline(text, "builtin.module()", allow_unregistered_dialects=True, generic_output=True)
 
 
@@ -52,8 +52,8 @@ def _compile_and_dump(text: str, target: str, tmp_path: Path) -> tuple[bytes, di
 
 
 def test_pipeline_option_per_target():
-    assert _linalg_pipeline("cpu") == "convert-nova-to-linalg,canonicalize,cse"
-    assert _linalg_pipeline("cuda:sm_90").startswith("convert-nova-to-linalg{target=cuda}")
+    assert linalg_pipeline("cpu") == "convert-nova-to-linalg,canonicalize,cse"
+    assert linalg_pipeline("cuda:sm_90").startswith("convert-nova-to-linalg{target=cuda}")
 
 
 def test_cpu_lowering_keeps_iree_scatter():

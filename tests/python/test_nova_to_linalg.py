@@ -11,8 +11,6 @@ Run: NOVA_OPT=build/linalg/bin/nova-opt pytest -q tests/python/test_nova_to_lina
 
 from __future__ import annotations
 
-import os
-import shutil
 import subprocess
 
 import numpy as np
@@ -22,14 +20,6 @@ import torch
 # f32 results from the same f32 math: differences are libm approximations
 # (erf, tanh, pow) and summation order.
 F32_TOL = dict(rtol=2e-5, atol=2e-6)
-
-
-@pytest.fixture(scope="module")
-def nova_opt() -> str:
-    path = os.environ.get("NOVA_OPT") or shutil.which("nova-opt")
-    if not path:
-        pytest.skip("nova-opt not found: set NOVA_OPT or put it on PATH")
-    return path
 
 
 def lower(nova_opt: str, text: str, *, generic: bool = True) -> str:
