@@ -16,6 +16,28 @@ def NovaDecompose : Pass<"nova-decompose"> {
   let dependentDialects = ["::mlir::nova::NovaDialect"];
 }
 
+def NovaSplitReductions : Pass<"nova-split-reductions"> {
+  let summary = "Split long reductions over leading dims into two stages (GPU)";
+  let description = [{
+    A reduction over the leading dims of a tensor (a bias gradient: sum over
+    all tokens of a [tokens, C] tensor) keeps only C outputs; IREE 3.13 maps
+    each group of 256 outputs to one 32-thread workgroup that loops over all
+    rows, so C = 2048 runs on 8 workgroups. This pass reshapes the R reduced
+    rows into [R / parts, parts, C...] and reduces dim 0 twice: the first
+    stage has parts x C outputs (hundreds of workgroups, each thread reading
+    consecutive columns), the second a short one. Sum, max and mean compose
+    this way (equal-sized groups); bf16/f16 sums and means run both stages in
+    f32 and round once, as a single reduction would.
+  }];
+  let options = [
+    Option<"minRows", "min-rows", "int64_t", /*default=*/"4096",
+           "Split only reductions over at least this many rows">,
+    Option<"rowsPerThread", "rows-per-thread", "int64_t", /*default=*/"256",
+           "Rows each first-stage output sums">
+  ];
+  let dependentDialects = ["::mlir::nova::NovaDialect"];
+}
+
 def ConvertTorchToNova : Pass<"convert-torch-to-nova", "::mlir::ModuleOp"> {
   let summary = "Convert torch-mlir's torch dialect (read as unregistered ops) to nova";
   let description = [{

@@ -60,10 +60,13 @@ class _Stages:
 
 
 def linalg_pipeline(target: str) -> str:
-    """convert-nova-to-linalg for `target` (a Nova target string: "cpu",
-    "cuda:sm_NN"): CUDA targets lower f32 scatter_add to Nova's own kernel."""
-    option = "{target=cuda}" if target.startswith("cuda") else ""
-    return f"convert-nova-to-linalg{option},canonicalize,cse"
+    """nova → linalg for `target` (a Nova target string: "cpu", "cuda:sm_NN").
+    CUDA targets split long leading reductions into two stages (IREE gives a
+    bias-gradient sum only C/256 workgroups) and lower f32 scatter_add to
+    Nova's own kernel."""
+    if target.startswith("cuda"):
+        return "nova-split-reductions,convert-nova-to-linalg{target=cuda},canonicalize,cse"
+    return "convert-nova-to-linalg,canonicalize,cse"
 
 
 def lower_to_iree_input(

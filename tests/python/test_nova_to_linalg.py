@@ -288,6 +288,32 @@ def test_bf16_sum_accumulates_in_f32(run):
     np.testing.assert_allclose(m, exact_mean, rtol=2**-8)
 
 
+def test_split_reductions_keep_results(nova_opt, run):
+    """-nova-split-reductions (two-stage leading reductions, used for CUDA)
+    computes what the single reductions do: sum and mean of bf16 in f32 with
+    one rounding, max exactly, keepdim restored."""
+    text = """
+    func.func @main(%x: tensor<16x1024x24xf32>) -> (tensor<24xf32>, tensor<1x1x24xf32>, tensor<24xf32>) {
+      %xb = nova.cast %x : tensor<16x1024x24xf32> -> tensor<16x1024x24xbf16>
+      %s = nova.reduce_sum %xb dims = [0, 1] : tensor<16x1024x24xbf16> -> tensor<24xbf16>
+      %s32 = nova.cast %s : tensor<24xbf16> -> tensor<24xf32>
+      %m = nova.reduce_mean %x dims = [0, 1] keepdim : tensor<16x1024x24xf32> -> tensor<1x1x24xf32>
+      %mx = nova.reduce_max %x dims = [0, 1] : tensor<16x1024x24xf32> -> tensor<24xf32>
+      return %s32, %m, %mx : tensor<24xf32>, tensor<1x1x24xf32>, tensor<24xf32>
+    }
+    """
+    split = subprocess.run(
+        [nova_opt, "--nova-split-reductions"], input=text, capture_output=True, text=True, check=True
+    ).stdout
+    assert split.count("nova.reduce_") == 6, split  # each of the three now has two stages
+    x = rng(6).uniform(-1.0, 1.0, (16, 1024, 24)).astype(np.float32)
+    s, m, mx = run(split, x)
+    rows = bf16_round(x).reshape(-1, 24).astype(np.float64)
+    np.testing.assert_allclose(s, rows.sum(axis=0), rtol=2**-8, atol=2**-8 * np.abs(rows).sum(axis=0).max())
+    np.testing.assert_allclose(m, x.reshape(-1, 24).mean(axis=0).reshape(1, 1, 24), rtol=1e-5, atol=1e-6)
+    np.testing.assert_array_equal(mx, x.reshape(-1, 24).max(axis=0))
+
+
 # -- Shape ops -----------------------------------------------------------------
 
 

@@ -1,0 +1,110 @@
+//===- SplitReductions.cpp - two-stage reductions over leading dims -------===//
+
+#include "compiler/dialect/NovaOps.h"
+#include "compiler/transforms/Passes.h"
+
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace mlir::nova {
+#define GEN_PASS_DEF_NOVASPLITREDUCTIONS
+#include "compiler/transforms/Passes.h.inc"
+} // namespace mlir::nova
+
+using namespace mlir;
+using namespace mlir::nova;
+
+namespace {
+
+/// reduce(x[R, C...], dims = [0 .. k)) with R = product of the k leading dims
+///   -> reduce(reduce(reshape(x, [R / parts, parts, C...]), [0]), [0]).
+template <typename ReduceOpT>
+struct SplitLeadingReduction : OpRewritePattern<ReduceOpT> {
+  SplitLeadingReduction(MLIRContext *context, int64_t minRows,
+                        int64_t rowsPerThread)
+      : OpRewritePattern<ReduceOpT>(context), minRows(minRows),
+        rowsPerThread(rowsPerThread) {}
+
+  LogicalResult matchAndRewrite(ReduceOpT op,
+                                PatternRewriter &rewriter) const override {
+    auto inputType = cast<RankedTensorType>(op.getInput().getType());
+    ArrayRef<int64_t> dims = op.getDims();
+    // Only a leading block of dims, with at least one kept dim after it.
+    if (dims.empty() || static_cast<int64_t>(dims.size()) >= inputType.getRank() ||
+        !inputType.hasStaticShape())
+      return rewriter.notifyMatchFailure(op, "not a static leading reduction");
+    for (auto [i, d] : llvm::enumerate(dims))
+      if (d != static_cast<int64_t>(i))
+        return rewriter.notifyMatchFailure(op, "reduces a non-leading dim");
+    ArrayRef<int64_t> shape = inputType.getShape();
+    int64_t rows = 1;
+    for (int64_t d : dims)
+      rows *= shape[d];
+    int64_t parts = rows / rowsPerThread;
+    if (rows < minRows || parts < 2 || rows % parts != 0)
+      return rewriter.notifyMatchFailure(op, "too few rows to split");
+
+    Location loc = op.getLoc();
+    Type elementType = inputType.getElementType();
+    // Low-precision sums and means accumulate across both stages in f32.
+    bool widen = !std::is_same_v<ReduceOpT, ReduceMaxOp> &&
+                 (elementType.isBF16() || elementType.isF16());
+    Type stageType = widen ? rewriter.getF32Type() : elementType;
+
+    ArrayRef<int64_t> kept = shape.drop_front(dims.size());
+    SmallVector<int64_t> splitShape{rows / parts, parts};
+    llvm::append_range(splitShape, kept);
+    Value x = ReshapeOp::create(
+        rewriter, loc, RankedTensorType::get(splitShape, elementType),
+        op.getInput());
+    if (widen)
+      x = CastOp::create(rewriter, loc,
+                         RankedTensorType::get(splitShape, stageType), x);
+    auto reduceLeading = [&](Value v) -> Value {
+      auto type = cast<RankedTensorType>(v.getType());
+      auto resultType = RankedTensorType::get(type.getShape().drop_front(),
+                                              type.getElementType());
+      return ReduceOpT::create(rewriter, loc, resultType, v,
+                               rewriter.getDenseI64ArrayAttr({0}),
+                               /*keepdim=*/false);
+    };
+    Value reduced = reduceLeading(reduceLeading(x));
+    if (widen)
+      reduced = CastOp::create(
+          rewriter, loc, RankedTensorType::get(kept, elementType), reduced);
+    auto resultType = cast<RankedTensorType>(op.getResult().getType());
+    if (resultType.getShape() != kept) // keepdim: restore the unit dims
+      reduced = ReshapeOp::create(rewriter, loc, resultType, reduced);
+    rewriter.replaceOp(op, reduced);
+    return success();
+  }
+
+  int64_t minRows, rowsPerThread;
+};
+
+struct NovaSplitReductionsPass
+    : public mlir::nova::impl::NovaSplitReductionsBase<
+          NovaSplitReductionsPass> {
+  using NovaSplitReductionsBase::NovaSplitReductionsBase;
+
+  void runOnOperation() override {
+    if (rowsPerThread < 1) {
+      getOperation()->emitError() << "rows-per-thread must be positive";
+      return signalPassFailure();
+    }
+    RewritePatternSet patterns(&getContext());
+    patterns.add<SplitLeadingReduction<ReduceSumOp>,
+                 SplitLeadingReduction<ReduceMaxOp>,
+                 SplitLeadingReduction<ReduceMeanOp>>(&getContext(), minRows,
+                                                      rowsPerThread);
+    // The new reductions are short or over fewer rows than min-rows after
+    // one split, so the rewrite terminates; no folding needed.
+    GreedyRewriteConfig config;
+    config.enableFolding(false);
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns),
+                                     config)))
+      signalPassFailure();
+  }
+};
+
+} // namespace

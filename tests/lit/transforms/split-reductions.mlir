@@ -1,0 +1,43 @@
+// RUN: nova-opt %s --split-input-file --nova-split-reductions | FileCheck %s
+
+// A bias-gradient sum over all tokens: two stages, in f32 for bf16.
+// CHECK-LABEL: func.func @bf16_sum
+// CHECK-NEXT:    %[[R:.*]] = nova.reshape %arg0 : tensor<8192x64xbf16> -> tensor<256x32x64xbf16>
+// CHECK-NEXT:    %[[W:.*]] = nova.cast %[[R]] : tensor<256x32x64xbf16> -> tensor<256x32x64xf32>
+// CHECK-NEXT:    %[[S1:.*]] = nova.reduce_sum %[[W]] dims = [0] : tensor<256x32x64xf32> -> tensor<32x64xf32>
+// CHECK-NEXT:    %[[S2:.*]] = nova.reduce_sum %[[S1]] dims = [0] : tensor<32x64xf32> -> tensor<64xf32>
+// CHECK-NEXT:    %[[N:.*]] = nova.cast %[[S2]] : tensor<64xf32> -> tensor<64xbf16>
+// CHECK-NEXT:    return %[[N]]
+func.func @bf16_sum(%x: tensor<8192x64xbf16>) -> tensor<64xbf16> {
+  %0 = nova.reduce_sum %x dims = [0] : tensor<8192x64xbf16> -> tensor<64xbf16>
+  return %0 : tensor<64xbf16>
+}
+
+// -----
+
+// Several leading dims, keepdim, max: no widening, unit dims restored.
+// CHECK-LABEL: func.func @max_keepdim
+// CHECK-NEXT:    %[[R:.*]] = nova.reshape %arg0 : tensor<4x2048x8xf32> -> tensor<256x32x8xf32>
+// CHECK-NEXT:    %[[M1:.*]] = nova.reduce_max %[[R]] dims = [0] : tensor<256x32x8xf32> -> tensor<32x8xf32>
+// CHECK-NEXT:    %[[M2:.*]] = nova.reduce_max %[[M1]] dims = [0] : tensor<32x8xf32> -> tensor<8xf32>
+// CHECK-NEXT:    %[[K:.*]] = nova.reshape %[[M2]] : tensor<8xf32> -> tensor<1x1x8xf32>
+// CHECK-NEXT:    return %[[K]]
+func.func @max_keepdim(%x: tensor<4x2048x8xf32>) -> tensor<1x1x8xf32> {
+  %0 = nova.reduce_max %x dims = [0, 1] keepdim : tensor<4x2048x8xf32> -> tensor<1x1x8xf32>
+  return %0 : tensor<1x1x8xf32>
+}
+
+// -----
+
+// Left alone: too few rows, a trailing (row-wise) reduction, all dims reduced.
+// CHECK-LABEL: func.func @unchanged
+// CHECK-NEXT:    nova.reduce_mean %arg0 dims = [0] : tensor<1024x64xf32> -> tensor<64xf32>
+// CHECK-NEXT:    nova.reduce_sum %arg1 dims = [1] : tensor<64x8192xf32> -> tensor<64xf32>
+// CHECK-NEXT:    nova.reduce_sum %arg2 dims = [0] : tensor<8192xf32> -> tensor<f32>
+// CHECK-NEXT:    return
+func.func @unchanged(%a: tensor<1024x64xf32>, %b: tensor<64x8192xf32>, %c: tensor<8192xf32>) -> (tensor<64xf32>, tensor<64xf32>, tensor<f32>) {
+  %0 = nova.reduce_mean %a dims = [0] : tensor<1024x64xf32> -> tensor<64xf32>
+  %1 = nova.reduce_sum %b dims = [1] : tensor<64x8192xf32> -> tensor<64xf32>
+  %2 = nova.reduce_sum %c dims = [0] : tensor<8192xf32> -> tensor<f32>
+  return %0, %1, %2 : tensor<64xf32>, tensor<64xf32>, tensor<f32>
+}
