@@ -69,5 +69,11 @@ def test_unregistered_dialect_needs_opt_in():
 
 def test_nova_opt_lists_nova_passes(nova_opt: str):
     help_text = subprocess.run([nova_opt, "--help"], capture_output=True, text=True, check=True).stdout
-    for name in ("--nova-decompose", "--nova-optimize", "--convert-torch-to-nova", "--convert-nova-to-linalg"):
+    for name in (
+        "--nova-decompose",
+        "--nova-optimize",
+        "--nova-split-reductions",
+        "--convert-torch-to-nova",
+        "--convert-nova-to-linalg",
+    ):
         assert name in help_text
