@@ -110,6 +110,18 @@ def prepare(args: argparse.Namespace) -> None:
 # ---------------------------------------------------------------------------
 
 
+def _train_artifact(args: argparse.Namespace) -> Path:
+    """The folder `prepare` exported this run's (model, dtype, batch) step to."""
+    return Path(args.artifacts) / _artifact_name("train", model=args.model, dtype=args.dtype, batch=args.batch)
+
+
+def _exported_step(args: argparse.Namespace, model: torch.nn.Module):
+    """Nova's exported step for this run, over `model` and a fresh AdamW."""
+    import nova
+
+    return nova.load_exported_step(_train_artifact(args), model, make_optimizer(model, fused=False))
+
+
 class NvmlPeak:
     """Samples the device's used memory in a thread; `peak_bytes` is the
     highest reading minus the reading at construction."""
@@ -185,14 +197,10 @@ def train_worker(args: argparse.Namespace) -> dict[str, Any]:
             model, (idx, tgt) = train_setup(args.model, args.batch, "cuda")
             tokens = idx.numel()
             if args.mode == "nova":
-                import nova
-
-                optimizer = make_optimizer(model, fused=False)
-                name = _artifact_name("train", model=args.model, dtype=args.dtype, batch=args.batch)
                 t0 = time.perf_counter()
-                step = nova.load_exported_step(Path(args.artifacts) / name, model, optimizer)
+                step = _exported_step(args, model)
                 load_s = time.perf_counter() - t0
-                meta = json.loads((Path(args.artifacts) / name / "step.json").read_text())
+                meta = json.loads((_train_artifact(args) / "step.json").read_text())
                 result["first_compile_s"] = sum(meta["compile_seconds"].values())
                 result["load_s"] = load_s
 
@@ -294,7 +302,6 @@ def check(args: argparse.Namespace) -> dict[str, Any]:
     """Nova's exported step vs eager CUDA from the same weights and batch:
     per-step loss and the parameters after `steps` steps. Nova computes f32
     exactly (no TF32), so eager runs with TF32 off for the f32 check."""
-    import nova
     from nova.models import GPT_CONFIGS
 
     torch.backends.cuda.matmul.allow_tf32 = False
@@ -302,9 +309,7 @@ def check(args: argparse.Namespace) -> dict[str, Any]:
     eager_model, (idx, tgt) = train_setup(args.model, args.batch, "cuda")
     nova_model, _ = train_setup(args.model, args.batch, "cuda")
     eager_opt = make_optimizer(eager_model, fused=False)
-    nova_opt = make_optimizer(nova_model, fused=False)
-    name = _artifact_name("train", model=args.model, dtype=args.dtype, batch=args.batch)
-    step = nova.load_exported_step(Path(args.artifacts) / name, nova_model, nova_opt)
+    step = _exported_step(args, nova_model)
     loss_errs = []
     for _ in range(args.steps):
         with torch.autocast("cuda", dtype=torch.bfloat16, enabled=args.dtype == "bf16"):
@@ -341,14 +346,11 @@ def profile(args: argparse.Namespace) -> dict[str, Any]:
     """Where Nova's step spends GPU time: CUPTI (through torch.profiler) sees
     every kernel in the process, IREE's dispatches included; kernel time is
     summed per dispatch name over `steps` profiled steps."""
-    import nova
     from torch.profiler import ProfilerActivity
     from torch.profiler import profile as torch_profile
 
     model, (idx, tgt) = train_setup(args.model, args.batch, "cuda")
-    optimizer = make_optimizer(model, fused=False)
-    name = _artifact_name("train", model=args.model, dtype=args.dtype, batch=args.batch)
-    step = nova.load_exported_step(Path(args.artifacts) / name, model, optimizer)
+    step = _exported_step(args, model)
     for _ in range(2):
         step(idx, tgt)
     torch.cuda.synchronize()
@@ -483,38 +485,30 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--matmul", action="store_true", help="also export the matmul sweep")
     p.add_argument("--out", required=True)
 
-    t = commands.add_parser("train", help="GPU box: tokens/s, step time, peak memory, loss")
-    t.add_argument("--model", default="gpt-42m")
-    t.add_argument("--dtype", default="bf16", choices=["tf32", "bf16"])
-    t.add_argument("--batch", type=int, default=32)
+    def step_command(name: str, help: str, dtype: str, steps: int) -> argparse.ArgumentParser:
+        """A subcommand that runs an exported step of one (model, dtype, batch)."""
+        sub = commands.add_parser(name, help=help)
+        sub.add_argument("--model", default="gpt-42m")
+        sub.add_argument("--dtype", default=dtype, choices=["tf32", "bf16"])
+        sub.add_argument("--batch", type=int, default=32)
+        sub.add_argument("--steps", type=int, default=steps)
+        sub.add_argument("--artifacts", default="bench-artifacts")
+        sub.add_argument("--json-out", default=None, help="append the rows to this JSON-lines file")
+        return sub
+
+    t = step_command("train", "GPU box: tokens/s, step time, peak memory, loss", "bf16", 20)
     t.add_argument("--mem-cap-gib", type=float, default=None)
-    t.add_argument("--steps", type=int, default=20)
     t.add_argument("--warmup", type=int, default=5)
     t.add_argument("--modes", nargs="+", default=["nova", "eager", "compile"])
-    t.add_argument("--artifacts", default="bench-artifacts")
-    t.add_argument("--json-out", default=None, help="append the rows to this JSON-lines file")
 
     m = commands.add_parser("matmul", help="GPU box: Nova's matmul vs cuBLAS over the model GEMM shapes")
     m.add_argument("--dtype", default="bf16", choices=["tf32", "bf16"])
     m.add_argument("--artifacts", default="bench-artifacts")
     m.add_argument("--json-out", default=None)
 
-    c = commands.add_parser("check", help="GPU box: Nova's step vs eager CUDA (loss per step, final params)")
-    c.add_argument("--model", default="gpt-42m")
-    c.add_argument("--dtype", default="tf32", choices=["tf32", "bf16"])
-    c.add_argument("--batch", type=int, default=32)
-    c.add_argument("--steps", type=int, default=20)
-    c.add_argument("--artifacts", default="bench-artifacts")
-    c.add_argument("--json-out", default=None)
-
-    pr = commands.add_parser("profile", help="GPU box: GPU time of Nova's step per IREE dispatch")
-    pr.add_argument("--model", default="gpt-42m")
-    pr.add_argument("--dtype", default="bf16", choices=["tf32", "bf16"])
-    pr.add_argument("--batch", type=int, default=32)
-    pr.add_argument("--steps", type=int, default=2)
+    step_command("check", "GPU box: Nova's step vs eager CUDA (loss per step, final params)", "tf32", 20)
+    pr = step_command("profile", "GPU box: GPU time of Nova's step per IREE dispatch", "bf16", 2)
     pr.add_argument("--top", type=int, default=12)
-    pr.add_argument("--artifacts", default="bench-artifacts")
-    pr.add_argument("--json-out", default=None)
 
     r = commands.add_parser("report", help="markdown tables from --json-out files")
     r.add_argument("jsonl", nargs="+")
