@@ -8,6 +8,7 @@ from .cache import CacheInfo, ExecutableCache, cache_info, default_cache, reset_
 from .iree_compile import NovaCompileError, compile_to_vmfb, toolchain_version
 from .session import DeviceArray, Session, to_host
 from .structural_hash import structural_hash
+from .train_program import TrainProgram
 
 __all__ = [
     "CacheInfo",
@@ -15,6 +16,7 @@ __all__ = [
     "ExecutableCache",
     "NovaCompileError",
     "Session",
+    "TrainProgram",
     "cache_info",
     "compile_to_vmfb",
     "default_cache",

@@ -45,13 +45,23 @@ result on the device into a fresh `HalAllocator.allocate_buffer` allocation,
 which exports fine (about 55 us per tensor, no host round trip). If an import
 raises, we log and fall back to a host copy.
 
-Calls are synchronous: the default IREE ABI waits for the device before
-`invoke` returns, so results are complete when you get them.
+Calls: `invoke` uses the default (synchronous) IREE ABI, which waits for
+the device before it returns, so results are complete when you get them.
+`invoke_async` calls a coarse-fences function (`iree.abi.model =
+"coarse-fences"`): the work is enqueued after its wait fence and signals its
+signal fence; the call returns at once and the results (and any output
+storage passed in) are valid only once the signal fence is reached.
+
+Parameters: `parameters=` (an `iree.runtime.ParameterIndex` or the path of a
+`.irpa` archive) provides the module's `#flow.parameter.named<scope::key>`
+globals through IREE's io-parameters module, as `iree-run-module
+--parameters=scope=file.irpa` does.
 """
 
 from __future__ import annotations
 
 import logging
+import os
 import re
 from typing import Any, Optional, Sequence, Union
 
@@ -108,6 +118,8 @@ class Session:
         device: Union[str, rt.HalDevice] = "local-task",
         *,
         zero_copy: bool = True,
+        parameters: Union[None, str, "os.PathLike[str]", rt.ParameterIndex] = None,
+        parameter_scope: str = "",
     ):
         if isinstance(device, str):
             self._uri = device
@@ -121,6 +133,17 @@ class Session:
         self._cuda_index = int(m.group(1)) if m else 0
         self._zero_copy = zero_copy
         self._context = rt.SystemContext(config=self._config)
+        if parameters is not None:
+            index = parameters
+            if not isinstance(index, rt.ParameterIndex):
+                index = rt.ParameterIndex()
+                index.load(os.fspath(parameters))
+            self._parameter_index = index  # the provider reads from it
+            self._context.add_vm_module(
+                rt.create_io_parameters_module(
+                    self._config.vm_instance, index.create_provider(scope=parameter_scope)
+                )
+            )
         # copy_buffer: the bytes object need not be aligned or outlive us.
         self._module = rt.VmModule.copy_buffer(self._config.vm_instance, vmfb)
         self._context.add_vm_module(self._module)
@@ -171,14 +194,50 @@ class Session:
         self._context.vm_context.invoke(fn, arg_list, results)
         return tuple(self._result(results, i, imported) for i in range(len(results)))
 
+    def invoke_async(
+        self, name: str, args: Sequence[ArgType], wait: rt.HalFence, signal: rt.HalFence
+    ) -> tuple[Any, ...]:
+        """Enqueues coarse-fences function `name` after `wait`; it signals
+        `signal`. Returns at once: results are valid once `signal` is reached.
+        Torch tensors are imported without a copy and must not be written
+        before then (nor, on CUDA, before `wait`: order torch's stream first)."""
+        fn = self._function(name)
+        arg_list = rt.VmVariantList(len(args) + 2)
+        imported: list[rt.HalBuffer] = []
+        for i, a in enumerate(args):
+            try:
+                self._push(arg_list, a, imported)
+            except (TypeError, ValueError) as e:
+                raise type(e)(f"{name}: argument {i}: {e}") from e
+        arg_list.push_ref(wait)
+        arg_list.push_ref(signal)
+        results = rt.VmVariantList(2)
+        self._context.vm_context.invoke(fn, arg_list, results)
+        return tuple(self._result(results, i, ()) for i in range(len(results)))
+
+    def storage_buffer(self, t: torch.Tensor) -> rt.HalBuffer:
+        """The IREE buffer over torch tensor `t`'s memory (zero copy), for an
+        `iree.abi.output` storage argument the function writes its result into."""
+        imported: list[rt.HalBuffer] = []
+        bv = self._import_torch(t, imported)
+        if bv is None or not t.is_contiguous():
+            raise ValueError(f"cannot import a {t.device} {t.dtype} tensor as output storage")
+        return bv.get_buffer()
+
     def to_device(self, x: ArgType) -> rt.DeviceArray:
         """Uploads a host tensor/array (e.g. initial parameters) once.
 
         Always copies, so later in-place changes to `x` (torch init, optimizer
-        code) never reach the device-resident value.
+        code) never reach the device-resident value. A CUDA tensor on a CUDA
+        session is copied on the device (no host round trip).
         """
         if isinstance(x, rt.DeviceArray):
             return x
+        if isinstance(x, torch.Tensor) and x.is_cuda and self._kind == "cuda" and self._zero_copy:
+            torch.cuda.current_stream().synchronize()  # pending torch writes land first
+            bv = self._import_torch(x, [])
+            if bv is not None:
+                return rt.DeviceArray(self._device, self._device_copy(bv), implicit_host_transfer=False)
         return rt.DeviceArray(self._device, self._copy_in(x), implicit_host_transfer=False)
 
     def to_host(self, x: Union[rt.DeviceArray, np.ndarray], copy: bool = True) -> np.ndarray:
@@ -240,7 +299,7 @@ class Session:
         if isinstance(a, rt.DeviceArray):
             # DeviceArray has no public accessor for its buffer view.
             arg_list.push_ref(a._buffer_view.ref)
-        elif isinstance(a, rt.HalBufferView):
+        elif isinstance(a, (rt.HalBufferView, rt.HalBuffer)):
             arg_list.push_ref(a.ref)
         elif isinstance(a, torch.Tensor):
             bv = self._import_torch(a, imported) if self._zero_copy else None

@@ -2,6 +2,8 @@
 
 #include "compiler/api/Registration.h"
 
+#include "compiler/conversion/IREENamespaces.h"
+#include "compiler/conversion/Passes.h"
 #include "compiler/dialect/NovaDialect.h"
 #include "compiler/transforms/Passes.h"
 
@@ -19,7 +21,8 @@
 namespace mlir::nova {
 
 void registerNovaDialects(DialectRegistry &registry) {
-  registry.insert<NovaDialect, arith::ArithDialect, func::FuncDialect,
+  registry.insert<NovaDialect, IreeUtilNamespace, arith::ArithDialect,
+                  func::FuncDialect,
                   linalg::LinalgDialect, math::MathDialect, scf::SCFDialect,
                   tensor::TensorDialect>();
 }
@@ -37,7 +40,8 @@ static void registerNovaPipelines() {
 }
 
 void registerAllNovaPasses() {
-  registerNovaPasses(); // generated from Passes.td
+  registerNovaPasses();           // compiler/transforms/Passes.td
+  registerNovaConversionPasses(); // compiler/conversion/Passes.td
   registerTransformsPasses();
   registerNovaPipelines();
 }

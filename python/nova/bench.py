@@ -1,12 +1,15 @@
-"""`nova bench`: Nova next to torch eager and torch.compile, same run, same GPU.
+"""`nova bench`: Nova next to its peers, same run, same GPU.
 
-Compile here, run there: the GPU box has no compiler, so `nova bench prepare`
-(on the build box) exports Nova's steps/kernels for the target into a folder;
-`nova bench train|matmul --artifacts DIR` (on the GPU box) runs them next to
-PyTorch. Every training measurement runs in its own process so that memory
-peaks do not mix; memory is the device's used memory from NVML, sampled every
-few milliseconds, minus what was used before the process touched the GPU
-(the same method for every mode).
+Peers of `train`: torch eager and torch.compile, each with the model's naive
+attention and with SDPA, and the same GPT in JAX/XLA (nova.jax_gpt) with naive
+attention and with cuDNN flash attention. Compile here, run there: the GPU box
+has no compiler, so `nova bench prepare` (on the build box) exports Nova's
+steps/kernels for the target into a folder; `nova bench train|matmul
+--artifacts DIR` (on the GPU box) runs them next to the peers. Every training
+measurement runs in its own process so that memory peaks do not mix; memory is
+the device's used memory from NVML, sampled every few milliseconds, minus what
+was used before the process touched the GPU (the same method for every mode;
+the allocators' own peaks are extra fields).
 """
 
 from __future__ import annotations
@@ -31,17 +34,30 @@ log = logging.getLogger(__name__)
 
 RESULT_PREFIX = "NOVA_BENCH_RESULT "
 
+# `nova bench train --modes`: mode -> (framework, attention). torch modes whose
+# name starts with "compile" run the step under torch.compile.
+TRAIN_MODES: dict[str, tuple[str, str]] = {
+    "nova": ("nova", "naive"),
+    "eager": ("torch", "naive"),
+    "eager-sdpa": ("torch", "sdpa"),
+    "compile": ("torch", "naive"),
+    "compile-sdpa": ("torch", "sdpa"),
+    "jax": ("jax", "naive"),
+    "jax-cudnn": ("jax", "cudnn"),
+}
+
 
 # ---------------------------------------------------------------------------
 # Shapes and setups shared by prepare (build box) and run (GPU box).
 # ---------------------------------------------------------------------------
 
 
-def train_setup(model_name: str, batch: int, device: str, seed: int = 0):
+def train_setup(model_name: str, batch: int, device: str, seed: int = 0, sdpa: bool = False):
+    """The GPT (same weights whatever `sdpa`) and one batch, from `seed`."""
     from nova.models import make_gpt
 
     torch.manual_seed(seed)
-    model = make_gpt(model_name)
+    model = make_gpt(model_name, sdpa=sdpa)
     vocab, seq_len = model.wte.num_embeddings, model.seq_len
     g = torch.Generator().manual_seed(seed + 1)
     idx = torch.randint(0, vocab, (batch, seq_len), generator=g)
@@ -132,6 +148,7 @@ class NvmlPeak:
         pynvml.nvmlInit()
         self._nvml = pynvml
         self._handle = pynvml.nvmlDeviceGetHandleByIndex(device_index)
+        self.total_bytes = int(pynvml.nvmlDeviceGetMemoryInfo(self._handle).total)
         self.baseline = self._used()
         self.peak = self.baseline
         self._period = period_s
@@ -161,6 +178,7 @@ def _memory_cap(cap_gib: float | None, mode: str) -> Iterator[int]:
     torch modes: the caching allocator's per-process memory fraction.
     nova: IREE's CUDA allocator has no limit switch, so a ballast allocation
     takes all free device memory but `cap` before Nova starts.
+    (jax modes: XLA's memory fraction, see nova.jax_gpt.xla_environment.)
     """
     if not cap_gib:
         yield 0
@@ -180,7 +198,50 @@ def _memory_cap(cap_gib: float | None, mode: str) -> Iterator[int]:
         del ballast
 
 
+def _scalar(loss: Any) -> float:
+    return float(loss.detach()) if isinstance(loss, torch.Tensor) else float(loss)
+
+
+def _measure(run_step, sync, tokens: int, args: argparse.Namespace, result: dict[str, Any]) -> float:
+    """The protocol every mode shares: one first step (compiles where the mode
+    compiles), `warmup - 1` more, then `steps` timed steps between two device
+    synchronisations. Fills the timing fields; returns the first step's seconds."""
+    t0 = time.perf_counter()
+    loss = run_step()
+    sync()
+    first_step_s = time.perf_counter() - t0
+    result["first_loss"] = _scalar(loss)
+    for _ in range(args.warmup - 1):
+        run_step()
+    sync()
+    t0 = time.perf_counter()
+    for _ in range(args.steps):
+        loss = run_step()
+    sync()
+    elapsed = time.perf_counter() - t0
+    result.update(
+        step_ms=1e3 * elapsed / args.steps,
+        tokens_per_s=tokens * args.steps / elapsed,
+        final_loss=_scalar(loss),
+        status="ok",
+    )
+    return first_step_s
+
+
+def _is_oom(e: BaseException) -> bool:
+    # torch's allocator, or XLA's (a JaxRuntimeError: RESOURCE_EXHAUSTED: Out of memory ...).
+    return isinstance(e, torch.cuda.OutOfMemoryError) or "RESOURCE_EXHAUSTED" in str(e)
+
+
+def _record_failure(result: dict[str, Any], e: Exception) -> None:
+    if _is_oom(e):
+        result.update(status="oom", error=str(e).strip().splitlines()[0][:2000])
+    else:  # reported, not hidden: the row says what failed
+        result.update(status="error", error=f"{type(e).__name__}: {e}"[:2000])
+
+
 def train_worker(args: argparse.Namespace) -> dict[str, Any]:
+    framework, attention = TRAIN_MODES[args.mode]
     memory = NvmlPeak()
     result: dict[str, Any] = {
         "bench": "train",
@@ -189,14 +250,24 @@ def train_worker(args: argparse.Namespace) -> dict[str, Any]:
         "dtype": args.dtype,
         "batch": args.batch,
         "mem_cap_gib": args.mem_cap_gib,
+        "attention": attention,
     }
+    if framework == "jax":
+        _train_jax(args, attention, memory, result)
+    else:
+        _train_torch(args, framework, attention, memory, result)
+    return result
+
+
+def _train_torch(
+    args: argparse.Namespace, framework: str, attention: str, memory: NvmlPeak, result: dict[str, Any]
+) -> None:
     torch.backends.cuda.matmul.allow_tf32 = args.dtype == "tf32"
     torch.backends.cudnn.allow_tf32 = args.dtype == "tf32"
     with _memory_cap(args.mem_cap_gib, args.mode) as ballast:
         try:
-            model, (idx, tgt) = train_setup(args.model, args.batch, "cuda")
-            tokens = idx.numel()
-            if args.mode == "nova":
+            model, (idx, tgt) = train_setup(args.model, args.batch, "cuda", sdpa=attention == "sdpa")
+            if framework == "nova":
                 t0 = time.perf_counter()
                 step = _exported_step(args, model)
                 load_s = time.perf_counter() - t0
@@ -218,33 +289,45 @@ def train_worker(args: argparse.Namespace) -> dict[str, Any]:
                     optimizer.zero_grad(set_to_none=True)
                     return loss
 
-                run_step = torch.compile(eager_step) if args.mode == "compile" else eager_step
-            t0 = time.perf_counter()
-            loss = run_step()
-            torch.cuda.synchronize()
-            first_step_s = time.perf_counter() - t0
-            if args.mode != "nova":
+                run_step = torch.compile(eager_step) if args.mode.startswith("compile") else eager_step
+            first_step_s = _measure(run_step, torch.cuda.synchronize, idx.numel(), args, result)
+            if framework != "nova":
                 result["first_compile_s"] = first_step_s
-            for _ in range(args.warmup - 1):
-                run_step()
-            torch.cuda.synchronize()
-            t0 = time.perf_counter()
-            for _ in range(args.steps):
-                loss = run_step()
-            torch.cuda.synchronize()
-            elapsed = time.perf_counter() - t0
-            result.update(
-                step_ms=1e3 * elapsed / args.steps,
-                tokens_per_s=tokens * args.steps / elapsed,
-                final_loss=float(loss),
-                status="ok",
-            )
-        except torch.cuda.OutOfMemoryError as e:
-            result.update(status="oom", error=str(e).splitlines()[0])
-        except Exception as e:  # reported, not hidden: the row says what failed
-            result.update(status="error", error=f"{type(e).__name__}: {e}"[:2000])
+        except Exception as e:
+            _record_failure(result, e)
         result["peak_mem_gib"] = (memory.stop() - ballast) / 2**30
-    return result
+        if framework == "torch":
+            with contextlib.suppress(Exception):
+                result["torch_max_allocated_gib"] = torch.cuda.max_memory_allocated() / 2**30
+
+
+def _train_jax(args: argparse.Namespace, attention: str, memory: NvmlPeak, result: dict[str, Any]) -> None:
+    """The same GPT, weights and batch in JAX/XLA (nova.jax_gpt). torch stays
+    on the CPU here (it only builds the weights), so this process's device
+    memory is XLA's alone."""
+    from nova import jax_gpt
+
+    cap = int(args.mem_cap_gib * 2**30) if args.mem_cap_gib else None
+    for key, value in jax_gpt.xla_environment(cap, memory.total_bytes, dict(os.environ)).items():
+        if value is None:
+            os.environ.pop(key, None)
+        else:
+            os.environ[key] = value  # read when jax creates its GPU client, below
+    result["xla_env"] = {k: v for k, v in sorted(os.environ.items()) if k.startswith("XLA_")}
+    result["matmul_precision"] = jax_gpt.matmul_precision(args.dtype)
+    try:
+        jax_gpt.check_supported(attention, args.dtype)
+    except NotImplementedError as e:  # e.g. cuDNN attention at tf32: a row that says so
+        result.update(status="unsupported", error=str(e), peak_mem_gib=memory.stop() / 2**30)
+        return
+    try:
+        model, (idx, tgt) = train_setup(args.model, args.batch, "cpu")
+        step = jax_gpt.BenchStep(model, idx, tgt, attention=attention, dtype=args.dtype)
+        result["first_compile_s"] = _measure(step.run, step.sync, idx.numel(), args, result)
+        result.update(step.info())
+    except Exception as e:
+        _record_failure(result, e)
+    result["peak_mem_gib"] = memory.stop() / 2**30
 
 
 def _time_cuda(fn, iters: int) -> float:
@@ -299,9 +382,16 @@ def matmul_bench(args: argparse.Namespace) -> list[dict[str, Any]]:
 
 
 def check(args: argparse.Namespace) -> dict[str, Any]:
-    """Nova's exported step vs eager CUDA from the same weights and batch:
-    per-step loss and the parameters after `steps` steps. Nova computes f32
-    exactly (no TF32), so eager runs with TF32 off for the f32 check."""
+    """Nova's exported step vs eager CUDA from the same weights, a different
+    batch each step: per-step loss and the parameters after `steps` steps.
+    Nova computes f32 exactly (no TF32), so eager runs with TF32 off.
+
+    It also checks the asynchronous ordering with torch's stream: each
+    step's batch is copied into the same two device tensors on torch's
+    stream right before the step (a step reading them early, or the copy
+    overwriting them while the previous step still reads, gives a wrong
+    loss), and the losses are stacked on torch's stream with no host read
+    until all steps are enqueued."""
     from nova.models import GPT_CONFIGS
 
     torch.backends.cuda.matmul.allow_tf32 = False
@@ -309,16 +399,36 @@ def check(args: argparse.Namespace) -> dict[str, Any]:
     eager_model, (idx, tgt) = train_setup(args.model, args.batch, "cuda")
     nova_model, _ = train_setup(args.model, args.batch, "cuda")
     eager_opt = make_optimizer(eager_model, fused=False)
-    step = _exported_step(args, nova_model)
-    loss_errs = []
-    for _ in range(args.steps):
+    vocab = eager_model.vocab
+    g = torch.Generator(device="cuda").manual_seed(7)
+    batches = [
+        (torch.randint(0, vocab, idx.shape, device="cuda", generator=g),
+         torch.randint(0, vocab, tgt.shape, device="cuda", generator=g))
+        for _ in range(args.steps)
+    ]  # fmt: skip
+    eager_losses = []
+    for b_idx, b_tgt in batches:
         with torch.autocast("cuda", dtype=torch.bfloat16, enabled=args.dtype == "bf16"):
-            eager_loss = eager_model(idx, tgt)
+            eager_loss = eager_model(b_idx, b_tgt)
         eager_loss.backward()
         eager_opt.step()
         eager_opt.zero_grad(set_to_none=True)
-        nova_loss = float(step(idx, tgt))
-        loss_errs.append(abs(nova_loss - float(eager_loss)) / abs(float(eager_loss)))
+        eager_losses.append(float(eager_loss))
+    step = _exported_step(args, nova_model)
+    idx_buf, tgt_buf = torch.empty_like(idx), torch.empty_like(tgt)
+    torch.cuda.synchronize()
+    losses, enqueue_s = [], []
+    t0 = time.perf_counter()
+    for b_idx, b_tgt in batches:
+        idx_buf.copy_(b_idx)
+        tgt_buf.copy_(b_tgt)
+        t = time.perf_counter()
+        losses.append(step(idx_buf, tgt_buf))
+        enqueue_s.append(time.perf_counter() - t)
+    loop_s = time.perf_counter() - t0
+    nova_losses = torch.stack(losses).tolist()  # the first host read
+    total_s = time.perf_counter() - t0
+    loss_errs = [abs(n - e) / abs(e) for n, e in zip(nova_losses, eager_losses)]
     step.sync()
     d = GPT_CONFIGS[args.model]["d_model"]
     param_errs = {}
@@ -334,11 +444,15 @@ def check(args: argparse.Namespace) -> dict[str, Any]:
         "dtype": args.dtype,
         "batch": args.batch,
         "steps": args.steps,
-        "final_loss_eager": float(eager_loss),
-        "final_loss_nova": nova_loss,
+        "final_loss_eager": eager_losses[-1],
+        "final_loss_nova": nova_losses[-1],
         "max_loss_rel_err": max(loss_errs),
         "max_param_rel_err": param_errs[worst],
         "worst_param": worst,
+        # Host time to enqueue all steps vs until their losses were read.
+        "enqueue_ms_per_step": 1e3 * sum(enqueue_s[1:]) / max(1, len(enqueue_s) - 1),
+        "loop_ms": 1e3 * loop_s,
+        "total_ms": 1e3 * total_s,
     }
 
 
@@ -351,9 +465,16 @@ def profile(args: argparse.Namespace) -> dict[str, Any]:
 
     model, (idx, tgt) = train_setup(args.model, args.batch, "cuda")
     step = _exported_step(args, model)
-    for _ in range(2):
+    for _ in range(3):
         step(idx, tgt)
     torch.cuda.synchronize()
+    # Wall time per step without the profiler: host overhead = this - GPU time.
+    timed = max(args.steps, 10)
+    t0 = time.perf_counter()
+    for _ in range(timed):
+        step(idx, tgt)
+    torch.cuda.synchronize()
+    step_ms = 1e3 * (time.perf_counter() - t0) / timed
     with torch_profile(activities=[ProfilerActivity.CUDA]) as prof:
         for _ in range(args.steps):
             step(idx, tgt)
@@ -372,12 +493,68 @@ def profile(args: argparse.Namespace) -> dict[str, Any]:
         "dtype": args.dtype,
         "batch": args.batch,
         "gpu_ms_per_step": total / args.steps,
+        "step_ms": step_ms,
+        "host_overhead_ms": step_ms - total / args.steps,
         "kernels_per_step": sum(n for _, n in per_kernel.values()) / args.steps,
         "top": [
             {"kernel": k[:160], "ms_per_step": ms / args.steps, "share": ms / total, "calls_per_step": n / args.steps}
             for k, (ms, n) in top
         ],
     }
+
+
+def _peer_group(row: dict[str, Any]) -> tuple[Any, ...]:
+    """Rows compared with each other: same model, dtype, batch and memory cap."""
+    return (row.get("model"), row.get("dtype"), row.get("batch"), row.get("mem_cap_gib") or None)
+
+
+def best_peers(rows: list[dict[str, Any]]) -> dict[tuple[Any, ...], dict[str, dict[str, Any] | None]]:
+    """Per peer group (model, dtype, batch, cap) of train rows: the fastest
+    peer ("speed": highest tokens/s) and the leanest ("memory": lowest peak),
+    among the rows that are not Nova's and ran ok (None where there is none)."""
+    out: dict[tuple[Any, ...], dict[str, dict[str, Any] | None]] = {}
+    for row in rows:
+        if row.get("bench") != "train":
+            continue
+        best = out.setdefault(_peer_group(row), {"speed": None, "memory": None})
+        if row.get("mode") == "nova" or row.get("status") != "ok":
+            continue
+        if row.get("tokens_per_s") is not None and (
+            best["speed"] is None or row["tokens_per_s"] > best["speed"]["tokens_per_s"]
+        ):
+            best["speed"] = row
+        if row.get("peak_mem_gib") is not None and (
+            best["memory"] is None or row["peak_mem_gib"] < best["memory"]["peak_mem_gib"]
+        ):
+            best["memory"] = row
+    return out
+
+
+def peer_ratios(row: dict[str, Any], best: dict[str, dict[str, Any] | None]) -> dict[str, Any]:
+    """`row`'s tokens/s over the fastest peer's and its peak over the leanest
+    peer's, with those peers' modes; ratios are None where either side is
+    missing or the row did not run ok."""
+    out: dict[str, Any] = {"speed_peer": None, "speed_ratio": None, "memory_peer": None, "memory_ratio": None}
+    ok = row.get("status") == "ok"
+    if best.get("speed") is not None:
+        out["speed_peer"] = best["speed"]["mode"]
+        if ok and row.get("tokens_per_s") is not None and best["speed"]["tokens_per_s"] > 0:
+            out["speed_ratio"] = row["tokens_per_s"] / best["speed"]["tokens_per_s"]
+    if best.get("memory") is not None:
+        out["memory_peer"] = best["memory"]["mode"]
+        if ok and row.get("peak_mem_gib") is not None and best["memory"]["peak_mem_gib"] > 0:
+            out["memory_ratio"] = row["peak_mem_gib"] / best["memory"]["peak_mem_gib"]
+    return out
+
+
+def _ratio_cell(ratio: float | None, peer: str | None) -> str:
+    if ratio is None:
+        return "-" if peer is None else f"- ({peer})"
+    return f"{ratio:.2f}x ({peer})"
+
+
+def _num(value: Any, fmt: str, missing: str = "-") -> str:
+    return missing if value is None else format(value, fmt)
 
 
 def report(rows: list[dict[str, Any]]) -> str:
@@ -390,14 +567,24 @@ def report(rows: list[dict[str, Any]]) -> str:
     )
     train_rows = [r for r in rows if r["bench"] == "train"]
     if train_rows:
+        peers = best_peers(train_rows)
         out += [
-            "| model | dtype | batch | cap GiB | mode | tokens/s | step ms | peak GiB | first compile s | final loss | status |",
-            "|---|---|---|---|---|---|---|---|---|---|---|",
+            "Each row against the best peer (not Nova, status ok) of its model, dtype, batch and cap: "
+            "tokens/s over the fastest peer's, peak memory (NVML) over the leanest peer's. "
+            "Allocator peak: torch.cuda.max_memory_allocated or XLA's peak_bytes_in_use.\n",
+            "| model | dtype | batch | cap GiB | mode | tokens/s | vs fastest peer | step ms | peak GiB "
+            "| vs leanest peer | allocator peak GiB | first compile s | final loss | status |",
+            "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
         ]
         for r in train_rows:
+            ratios = peer_ratios(r, peers[_peer_group(r)])
+            alloc = r.get("torch_max_allocated_gib", r.get("jax_peak_gib"))
             out.append(
-                f"| {r['model']} | {r['dtype']} | {r['batch']} | {r.get('mem_cap_gib') or '-'} | {r['mode']} "
-                f"| {r.get('tokens_per_s', 0):,.0f} | {r.get('step_ms', 0):.1f} | {r.get('peak_mem_gib', 0):.2f} "
+                f"| {r.get('model', '-')} | {r.get('dtype', '-')} | {r.get('batch', '-')} "
+                f"| {r.get('mem_cap_gib') or '-'} | {r.get('mode')} "
+                f"| {r.get('tokens_per_s', 0):,.0f} | {_ratio_cell(ratios['speed_ratio'], ratios['speed_peer'])} "
+                f"| {r.get('step_ms', 0):.1f} | {r.get('peak_mem_gib', 0):.2f} "
+                f"| {_ratio_cell(ratios['memory_ratio'], ratios['memory_peer'])} | {_num(alloc, '.2f')} "
                 f"| {r.get('first_compile_s', 0):.1f} | {r.get('final_loss', float('nan')):.4f} | {r.get('status')} |"
             )
         out.append("")
@@ -416,15 +603,21 @@ def report(rows: list[dict[str, Any]]) -> str:
         out.append("")
     for r in rows:
         if r["bench"] == "check":
+            ordering = " (batches written on torch's stream, losses read after all steps)" if "loop_ms" in r else ""
             out.append(
-                f"Correctness, {r['model']} {r['dtype']} B{r['batch']}, {r['steps']} steps vs eager CUDA: "
+                f"Correctness, {r['model']} {r['dtype']} B{r['batch']}, {r['steps']} steps vs eager CUDA{ordering}: "
                 f"max loss rel err {r['max_loss_rel_err']:.2e}, max param rel err {r['max_param_rel_err']:.2e} "
                 f"({r['worst_param']}); final loss nova {r['final_loss_nova']:.5f} / eager {r['final_loss_eager']:.5f}.\n"
             )
         if r["bench"] == "profile":
+            overhead = (
+                f", {r['step_ms']:.2f} ms/step wall: host overhead {r['host_overhead_ms']:.2f} ms"
+                if "step_ms" in r
+                else ""
+            )
             out.append(
-                f"Profile, {r['model']} {r['dtype']} B{r['batch']}: {r['gpu_ms_per_step']:.1f} GPU ms/step in "
-                f"{r['kernels_per_step']:.0f} kernels; top dispatches:\n"
+                f"Profile, {r['model']} {r['dtype']} B{r['batch']}: {r['gpu_ms_per_step']:.2f} GPU ms/step in "
+                f"{r['kernels_per_step']:.0f} kernels{overhead}; top dispatches:\n"
             )
             out += ["| dispatch | ms/step | share | calls/step |", "|---|---|---|---|"]
             out += [
@@ -442,12 +635,13 @@ def _environment() -> dict[str, Any]:
         "gpu": torch.cuda.get_device_name(0) if torch.cuda.is_available() else None,
         "commit": os.environ.get("NOVA_COMMIT"),
     }
-    try:
-        from importlib.metadata import version
+    from importlib.metadata import version
 
-        env["iree_runtime"] = version("iree-base-runtime")
-    except Exception:
-        env["iree_runtime"] = None
+    for key, package in (("iree_runtime", "iree-base-runtime"), ("jax", "jax")):
+        try:
+            env[key] = version(package)
+        except Exception:
+            env[key] = None
     return env
 
 
@@ -466,7 +660,10 @@ def train(args: argparse.Namespace) -> list[dict[str, Any]]:
         if lines:
             row = json.loads(lines[-1][len(RESULT_PREFIX) :])
         else:
-            row = {"bench": "train", "mode": mode, "status": "crashed", "error": proc.stderr[-2000:]}
+            row = {
+                "bench": "train", "mode": mode, "model": args.model, "dtype": args.dtype, "batch": args.batch,
+                "mem_cap_gib": args.mem_cap_gib, "status": "crashed", "error": proc.stderr[-2000:],
+            }  # fmt: skip
         row.update(_environment())
         rows.append(row)
         print(json.dumps(row), flush=True)
@@ -497,9 +694,17 @@ def main(argv: list[str] | None = None) -> None:
         return sub
 
     t = step_command("train", "GPU box: tokens/s, step time, peak memory, loss", "bf16", 20)
-    t.add_argument("--mem-cap-gib", type=float, default=None)
+    t.add_argument(
+        "--mem-cap-gib", type=float, default=None,
+        help="device memory cap: torch modes set the caching allocator's memory fraction, nova allocates "
+        "ballast, jax modes set XLA_PYTHON_CLIENT_MEM_FRACTION=cap/total (preallocation off)",
+    )  # fmt: skip
     t.add_argument("--warmup", type=int, default=5)
-    t.add_argument("--modes", nargs="+", default=["nova", "eager", "compile"])
+    t.add_argument(
+        "--modes", nargs="+", default=list(TRAIN_MODES), choices=list(TRAIN_MODES),
+        help="each measured in its own process: nova; torch eager/compile with naive or SDPA attention; "
+        "the same GPT in JAX/XLA with naive or cuDNN attention",
+    )  # fmt: skip
 
     m = commands.add_parser("matmul", help="GPU box: Nova's matmul vs cuBLAS over the model GEMM shapes")
     m.add_argument("--dtype", default="bf16", choices=["tf32", "bf16"])

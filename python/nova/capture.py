@@ -61,7 +61,7 @@ __all__ = [
     "capture_function",
     "train_step_inputs",
     "apply_train_step_outputs",
-    "train_step_hypers",
+    "train_step_hyper_values",
     "module_tensors",
 ]
 
@@ -360,21 +360,27 @@ def train_step_inputs(
     return [*params, *buffers, *states, *_hypers(rule, optimizer, params[0].device, 0), *batch]
 
 
-def train_step_hypers(captured: CapturedGraph | TrainLayout, optimizer: torch.optim.Optimizer, steps_on_device: int) -> list[Tensor]:
-    """The hyperparameter inputs for the next step, read fresh from
-    `optimizer.param_groups`, when `steps_on_device` steps have run since
-    `optimizer.state` was last written (nova.jit keeps the state on the device)."""
-    layout = _layout_of(captured)
-    device = next(p for g in optimizer.param_groups for p in g["params"]).device
-    return _hypers(_rule_for(optimizer), optimizer, device, steps_on_device)
+def train_step_hyper_values(
+    captured: CapturedGraph | TrainLayout, optimizer: torch.optim.Optimizer, steps_on_device: int
+) -> list[float]:
+    """The hyperparameters of the next step in signature order (the one
+    tensor a compiled step takes), read fresh from `optimizer.param_groups`,
+    when `steps_on_device` steps have run since `optimizer.state` was last
+    written (nova.jit keeps the state on the device)."""
+    _layout_of(captured)
+    return _hyper_values(_rule_for(optimizer), optimizer, steps_on_device)
+
+
+def _hyper_values(rule: Any, optimizer: torch.optim.Optimizer, steps_on_device: int) -> list[float]:
+    values: list[float] = []
+    for group in optimizer.param_groups:
+        gstates = [rule.advanced(optimizer.state.get(p, {}), steps_on_device) for p in group["params"]]
+        values.extend(rule.hyper_values(group, gstates))
+    return values
 
 
 def _hypers(rule: Any, optimizer: torch.optim.Optimizer, device: torch.device, steps_on_device: int) -> list[Tensor]:
-    hypers: list[Tensor] = []
-    for group in optimizer.param_groups:
-        gstates = [rule.advanced(optimizer.state.get(p, {}), steps_on_device) for p in group["params"]]
-        hypers.extend(torch.tensor(v, dtype=_HYPER_DTYPE, device=device) for v in rule.hyper_values(group, gstates))
-    return hypers
+    return [torch.tensor(v, dtype=_HYPER_DTYPE, device=device) for v in _hyper_values(rule, optimizer, steps_on_device)]
 
 
 def apply_train_step_outputs(

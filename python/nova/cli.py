@@ -18,7 +18,7 @@ def _export(args: argparse.Namespace) -> None:
     out = export_train_step(
         model, optimizer, batch, Path(args.out), target=args.target, loss_fn=loss_fn, autocast_dtype=autocast
     )
-    print(f"wrote {out}/step.vmfb and step.json; run it with: iree-run-module --flagfile={out}/step.flags")
+    print(f"wrote {out}/step.vmfb, state.irpa and step.json; run it with: iree-run-module --flagfile={out}/step.flags")
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -32,7 +32,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("-v", "--verbose", action="store_true", help="log at INFO level")
     commands = parser.add_subparsers(dest="command", required=True)
 
-    export = commands.add_parser("export", help="write a model's training step as .vmfb + JSON signature")
+    export = commands.add_parser("export", help="write a model's training step: .vmfb, parameter archive, JSON signature, flag file")
     export.add_argument("--model", default="gpt-tiny", help="mlp or a GPT config name (gpt-tiny, gpt-42m, gpt-146m)")
     export.add_argument("--optimizer", default="adamw", choices=["sgd", "adamw"])
     export.add_argument("--batch", type=int, default=4)

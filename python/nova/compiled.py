@@ -1,12 +1,19 @@
 """`nova.jit`: compile a whole training step (or a forward function) once per
 structure and run it on IREE with the state kept on the device.
 
-State semantics: parameters and optimizer state live in the IREE runtime
-between steps. `model.state_dict()` / `optimizer.state_dict()` reflect Nova's
-state after an explicit `step.sync()`; after changing the model or optimizer
-state outside Nova (e.g. `load_state_dict`), call `step.load()` so the next
-step starts from it. Hyperparameters (learning rate, betas, ...) are read from
-`optimizer.param_groups` on every step, so changing them needs no recompile.
+State semantics: parameters, buffers and optimizer state are globals of the
+compiled module, updated in place by each step. `model.state_dict()` /
+`optimizer.state_dict()` reflect Nova's state after an explicit
+`step.sync()`; after changing the model or optimizer state outside Nova (e.g.
+`load_state_dict`), call `step.load()` so the next step starts from it.
+Hyperparameters (learning rate, betas, ...) are read from
+`optimizer.param_groups` on every step and passed as one small tensor, so
+changing them needs no recompile.
+
+Asynchrony: `loss = step(*batch)` enqueues the step and returns. On CUDA the
+loss is a tensor ordered with torch's current stream (reading it waits for
+the step, as in eager); consecutive steps chain on the device. On the CPU the
+call returns once the step is done.
 """
 
 from __future__ import annotations
@@ -28,7 +35,7 @@ from torch import Tensor, nn
 import nova
 from nova import capture
 from nova.progress import announce
-from nova.runtime import Session, default_cache, structural_hash, toolchain_version
+from nova.runtime import Session, TrainProgram, default_cache, structural_hash, toolchain_version
 
 log = logging.getLogger(__name__)
 
@@ -63,14 +70,28 @@ def runtime_device(target: str) -> str:
     return "cuda" if target.startswith("cuda") else "local-task"
 
 
+# The train-step module ABI (convert-train-step-to-iree): part of cache keys.
+TRAIN_STEP_ABI = "state-in-module-1"
+
+
 @dataclass
 class Program:
     """One compiled structure: how it maps onto the model (None for plain
-    functions) and a loaded session."""
+    functions), a loaded session and, for a train step, its module state."""
 
     layout: capture.TrainLayout | None
     session: Session
     key: str
+    train: TrainProgram | None = None
+
+
+def num_state_tensors(layout: capture.TrainLayout) -> int:
+    """Params, buffers and optimizer state: the globals of a train step."""
+    return len(layout.param_names) * (1 + len(layout.state_keys)) + len(layout.buffer_names)
+
+
+def train_program(layout: capture.TrainLayout, session: Session, loss_dtype: torch.dtype) -> Program:
+    return Program(layout, session, "", TrainProgram(session, num_state_tensors(layout), loss_dtype))
 
 
 def batch_signature(tensors: Sequence[Tensor]) -> tuple[Any, ...]:
@@ -99,6 +120,7 @@ class _Compiler:
             "toolchain": toolchain_version(),
             "compiler": compiler_fingerprint(),
             "allow_fallback": self.allow_fallback,
+            "abi": TRAIN_STEP_ABI if captured.train_layout is not None else "function",
         }
         key = structural_hash(captured.graph_module, extra)
 
@@ -109,7 +131,12 @@ class _Compiler:
             return vmfb
 
         vmfb = default_cache().get_or_compile(key, compile_fn, metadata={"name": name, "target": target})
-        return Program(captured.train_layout, Session(vmfb, runtime_device(target)), key)
+        session = Session(vmfb, runtime_device(target))
+        if captured.train_layout is None:
+            return Program(None, session, key)
+        program = train_program(captured.train_layout, session, captured.output_specs[0].dtype)
+        program.key = key
+        return program
 
 
 class TrainStep:
@@ -131,48 +158,52 @@ class TrainStep:
         self.autocast_dtype = autocast_dtype
         self._compiler = _Compiler(target, allow_fallback)
         self._programs: dict[tuple[Any, ...], Program] = {}
-        # Device-resident params + buffers + optimizer state, in graph order.
-        self._state: list[Any] | None = None
-        self._state_session: Session | None = None
+        # The program whose module globals hold the current state, and how
+        # many steps it ran since the model and optimizer were last written.
+        self._active: Program | None = None
         self._steps_on_device = 0
 
     def __call__(self, *batch: Tensor) -> Tensor:
         _check_tensors(batch, "nova.jit train step")
         program = self._program(batch)
-        if self._state is None or self._state_session is not program.session:
+        if self._active is not program:
             self._upload(program)
-        assert self._state is not None
-        hypers = capture.train_step_hypers(program.layout, self.optimizer, self._steps_on_device)
-        outputs = program.session.invoke("main", *self._state, *hypers, *batch)
-        layout = program.layout
-        n_params, n_buffers = len(layout.param_names), len(layout.buffer_names)
-        buffers = self._state[n_params : n_params + n_buffers]
-        new_params = list(outputs[1 : 1 + n_params])
-        self._state = new_params + buffers + list(outputs[1 + n_params :])
+        assert program.train is not None
+        hypers = capture.train_step_hyper_values(program.layout, self.optimizer, self._steps_on_device)
+        loss = program.train.step(hypers, batch)
         self._steps_on_device += 1
-        return program.session.to_torch(outputs[0])
+        return loss
 
     def sync(self) -> None:
-        """Writes the device state into the model's parameters and the
-        optimizer's state (torch's own layout), so state_dict() reflects it."""
-        if self._state is None or self._steps_on_device == 0:
+        """Waits for the enqueued steps, then writes the module's state into
+        the model's parameters and the optimizer's state (torch's own
+        layout), so state_dict() reflects it."""
+        program = self._active
+        if program is None or self._steps_on_device == 0:
             return
-        program = next(p for p in self._programs.values() if p.session is self._state_session)
+        assert program.train is not None and program.layout is not None
         layout = program.layout
         n_params, n_buffers = len(layout.param_names), len(layout.buffer_names)
-        session = program.session
-        params = [session.to_torch(x) for x in self._state[:n_params]]
-        states = [session.to_torch(x) for x in self._state[n_params + n_buffers :]]
+        state = program.train.read_state()
         capture.apply_train_step_outputs(
-            layout, self.model, self.optimizer, [None, *params, *states], steps=self._steps_on_device
+            layout,
+            self.model,
+            self.optimizer,
+            [None, *state[:n_params], *state[n_params + n_buffers :]],
+            steps=self._steps_on_device,
         )
         self._steps_on_device = 0
 
+    def wait(self) -> None:
+        """Blocks until every enqueued step has completed on the device."""
+        if self._active is not None and self._active.train is not None:
+            self._active.train.wait()
+
     def load(self) -> None:
-        """Drops the device state; the next step uploads the model's and
+        """Drops the module's state; the next step uploads the model's and
         optimizer's current state."""
-        self._state = None
-        self._state_session = None
+        self.wait()
+        self._active = None
         self._steps_on_device = 0
 
     def add_program(self, signature: tuple[Any, ...], program: Program) -> None:
@@ -198,14 +229,13 @@ class TrainStep:
         return program
 
     def _upload(self, program: Program) -> None:
-        if self._state is not None and self._steps_on_device:
+        if self._active is not None and self._steps_on_device:
             # Moving between programs (a new batch shape) goes through torch.
             self.sync()
+        assert program.train is not None and program.layout is not None
         inputs = capture.train_step_inputs(program.layout, self.model, self.optimizer, None)
-        layout = program.layout
-        n_state = len(layout.param_names) + len(layout.buffer_names) + len(layout.param_names) * len(layout.state_keys)
-        self._state = [program.session.to_device(t) for t in inputs[:n_state]]
-        self._state_session = program.session
+        program.train.load_state(inputs[: num_state_tensors(program.layout)])
+        self._active = program
         self._steps_on_device = 0
 
 
@@ -255,6 +285,11 @@ def load_exported_step(
     exported from; its device must match the export's target."""
     directory = Path(directory)
     signature = json.loads((directory / "step.json").read_text())
+    if signature.get("abi") != TRAIN_STEP_ABI:
+        raise ValueError(
+            f"{directory}: exported with train-step ABI {signature.get('abi')!r}, this Nova runs "
+            f"{TRAIN_STEP_ABI!r}: export it again"
+        )
     layout = _layout_from_json(signature["layout"])
     device = runtime_device(signature["target"])
     step = TrainStep(model, optimizer, loss_fn, target=signature["target"], autocast_dtype=None, allow_fallback=False)
@@ -264,8 +299,15 @@ def load_exported_step(
         for spec in signature["inputs"]
         if spec["role"] == capture.ROLE_BATCH
     )
-    session = Session((directory / "step.vmfb").read_bytes(), device)
-    step.add_program(batch, Program(layout, session, signature.get("key", "")))
+    archive = signature.get("parameters")
+    session = Session(
+        (directory / "step.vmfb").read_bytes(),
+        device,
+        parameters=directory / archive["file"] if archive else None,
+        parameter_scope=archive["scope"] if archive else "",
+    )
+    loss_dtype = _TORCH_DTYPES[signature["outputs"][0]["dtype"]]
+    step.add_program(batch, train_program(layout, session, loss_dtype))
     return step
 
 

@@ -1,10 +1,19 @@
-"""`nova export`: a model's training step as a standalone .vmfb + JSON signature.
+"""`nova export`: a model's training step as a standalone IREE program.
 
-The directory also gets the step's initial inputs as .npy files and an
-iree-run-module flag file, so the step runs without Python; it writes the
-outputs (loss, new params, new optimizer state) to OUT/outputs/NNN.npy:
+A train step is written as
+  step.vmfb    the module: params, buffers and optimizer state are its
+               globals, `step(hypers, batch..., loss storage)` runs one step
+  state.irpa   the state as an IREE parameter archive (scope "nova", keys =
+               the names in step.json), which initialises those globals
+  step.json    the signature: state tensors, hyperparameter names, batch
+               inputs, the loss; the layout nova.load_exported_step uses
+  step.flags   an iree-run-module flag file running one step from those files:
 
-    iree-run-module --flagfile=OUT/step.flags
+    iree-run-module --flagfile=OUT/step.flags     # loss -> OUT/outputs/loss.npy
+
+The hyperparameters and the batch are written to OUT/inputs/*.npy.
+`write_inputs=False` (benchmark artifacts) writes only step.vmfb and
+step.json; the globals are then initialised from the host (`load_state`).
 """
 
 from __future__ import annotations
@@ -20,33 +29,44 @@ import torch
 
 import nova
 from nova import capture
-from nova.compiled import DTYPE_NAMES, runtime_device
+from nova.compiled import DTYPE_NAMES, TRAIN_STEP_ABI, num_state_tensors, runtime_device
 from nova.models import MLP, make_gpt
 from nova.pipeline import compile_captured
 
 log = logging.getLogger(__name__)
 
+PARAMETER_SCOPE = "nova"
+ARCHIVE_NAME = "state.irpa"
+_STATE_ROLES = (capture.ROLE_PARAM, capture.ROLE_BUFFER, capture.ROLE_OPT_STATE)
+
+
 def _spec_json(spec: capture.TensorSpec) -> dict[str, object]:
     return {"role": spec.role, "name": spec.name, "shape": list(spec.shape), "dtype": DTYPE_NAMES.get(spec.dtype, str(spec.dtype))}
 
 
-def _compile_and_write(captured: capture.CapturedGraph, target: str, out_dir: Path, stem: str, name: str) -> None:
-    """Compiles `captured` and writes <stem>.vmfb and its signature <stem>.json
-    (the layout too for a train step, for nova.load_exported_step)."""
-    vmfb, report = compile_captured(captured, target, name=name)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    (out_dir / f"{stem}.vmfb").write_bytes(vmfb)
-    signature: dict[str, object] = {
-        "function": "main",
+def _write_signature(out_dir: Path, stem: str, signature: dict[str, object]) -> None:
+    (out_dir / f"{stem}.json").write_text(json.dumps(signature, indent=2) + "\n")
+
+
+def _train_step_signature(captured: capture.CapturedGraph, target: str, seconds: dict[str, float]) -> dict[str, object]:
+    """step.json of a train step module (see the module doc)."""
+    specs = captured.input_specs
+    hypers = [s.name for s in specs if s.role == capture.ROLE_HYPER]
+    loss = captured.output_specs[0]
+    return {
+        "function": "step",
+        "abi": TRAIN_STEP_ABI,
         "target": target,
         "nova_version": nova.__version__,
-        "inputs": [_spec_json(s) for s in captured.input_specs],
-        "outputs": [_spec_json(s) for s in captured.output_specs],
-        "compile_seconds": report.stage_seconds,
+        "state": [_spec_json(s) for s in specs if s.role in _STATE_ROLES],
+        "hypers": hypers,
+        "inputs": [{"role": capture.ROLE_HYPER, "name": "hypers", "shape": [len(hypers)], "dtype": "f32"}]
+        + [_spec_json(s) for s in specs if s.role == capture.ROLE_BATCH],
+        "outputs": [_spec_json(loss)],
+        "layout": dataclasses.asdict(captured.train_layout),
+        "compile_seconds": seconds,
+        "parameters": None,
     }
-    if captured.train_layout is not None:
-        signature["layout"] = dataclasses.asdict(captured.train_layout)
-    (out_dir / f"{stem}.json").write_text(json.dumps(signature, indent=2) + "\n")
 
 
 def example_training_setup(
@@ -84,29 +104,78 @@ def export_train_step(
     autocast_dtype: torch.dtype | None = None,
     write_inputs: bool = True,
 ) -> Path:
-    """Writes step.vmfb, step.json, inputs/*.npy and step.flags to `out_dir`;
+    """Writes the train step to `out_dir` (see the module doc);
     `nova.load_exported_step` runs it again from Python without the compiler."""
+    import iree.runtime as rt
+
     captured = capture.capture_train_step(model, optimizer, loss_fn, batch, autocast_dtype=autocast_dtype)
-    _compile_and_write(captured, target, out_dir, "step", type(model).__name__)
+    scope = PARAMETER_SCOPE if write_inputs else ""
+    vmfb, report = compile_captured(captured, target, name=type(model).__name__, parameter_scope=scope)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    (out_dir / "step.vmfb").write_bytes(vmfb)
+    signature = _train_step_signature(captured, target, report.stage_seconds)
     if not write_inputs:
+        _write_signature(out_dir, "step", signature)
         return out_dir
+
+    layout = captured.train_layout
+    assert layout is not None
+    inputs = capture.train_step_inputs(captured, model, optimizer, list(batch))
+    n_state = num_state_tensors(layout)
+    index = rt.ParameterIndex()
+    for spec, tensor in zip(signature["state"], inputs[:n_state], strict=True):
+        index.add_buffer(spec["name"], _to_numpy(tensor))
+    index.create_archive_file(str(out_dir / ARCHIVE_NAME))
+    signature["parameters"] = {"file": ARCHIVE_NAME, "scope": PARAMETER_SCOPE}
+    _write_signature(out_dir, "step", signature)
+
     inputs_dir = out_dir / "inputs"
     inputs_dir.mkdir(exist_ok=True)
-    flags = [f"--module={out_dir / 'step.vmfb'}", "--function=main", f"--device={runtime_device(target)}"]
-    for i, tensor in enumerate(capture.train_step_inputs(captured, model, optimizer, list(batch))):
-        path = inputs_dir / f"{i:03d}.npy"
-        np.save(path, tensor.detach().cpu().numpy())
+    hyper_values = capture.train_step_hyper_values(layout, optimizer, 0)
+    np.save(inputs_dir / "hypers.npy", np.asarray(hyper_values, dtype=np.float32))
+    flags = [
+        f"--module={out_dir / 'step.vmfb'}",
+        f"--parameters={PARAMETER_SCOPE}={out_dir / ARCHIVE_NAME}",
+        "--function=step",
+        f"--device={runtime_device(target)}",
+        f"--input=@{inputs_dir / 'hypers.npy'}",
+    ]
+    for i, tensor in enumerate(batch):
+        path = inputs_dir / f"batch{i}.npy"
+        np.save(path, _to_numpy(tensor))
         flags.append(f"--input=@{path}")
+    loss = captured.output_specs[0]
+    flags.append(f"--input=&{DTYPE_NAMES[loss.dtype]}")  # the loss's storage (0-d)
     outputs_dir = out_dir / "outputs"
     outputs_dir.mkdir(exist_ok=True)
-    flags += [f"--output=@{outputs_dir / f'{i:03d}.npy'}" for i in range(len(captured.output_specs))]
+    flags.append(f"--output=@{outputs_dir / 'loss.npy'}")
     (out_dir / "step.flags").write_text("\n".join(flags) + "\n")
     log.info("exported %s to %s", type(model).__name__, out_dir)
     return out_dir
 
 
+def _to_numpy(tensor: torch.Tensor) -> np.ndarray:
+    from nova.runtime.tensors import torch_to_numpy
+
+    return np.ascontiguousarray(torch_to_numpy(tensor.detach().cpu()))
+
+
 def export_function(fn, example_args: tuple[torch.Tensor, ...], out_dir: Path, *, target: str = "cpu") -> Path:
     """Writes a forward-only function as function.vmfb + function.json."""
     captured = capture.capture_function(fn, example_args)
-    _compile_and_write(captured, target, out_dir, "function", getattr(fn, "__name__", "function"))
+    vmfb, report = compile_captured(captured, target, name=getattr(fn, "__name__", "function"))
+    out_dir.mkdir(parents=True, exist_ok=True)
+    (out_dir / "function.vmfb").write_bytes(vmfb)
+    _write_signature(
+        out_dir,
+        "function",
+        {
+            "function": "main",
+            "target": target,
+            "nova_version": nova.__version__,
+            "inputs": [_spec_json(s) for s in captured.input_specs],
+            "outputs": [_spec_json(s) for s in captured.output_specs],
+            "compile_seconds": report.stage_seconds,
+        },
+    )
     return out_dir

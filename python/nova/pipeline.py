@@ -6,6 +6,8 @@ Stages (each dumped as NN-<stage>.mlir under $NOVA_DUMP_IR/<key>/ when set):
   nova-optimized  after nova-optimize (decompose, canonicalize, CSE)
   linalg          after convert-nova-to-linalg (+ canonicalize, CSE); for CUDA
                   targets with target=cuda (f32 scatter_add via Nova's kernel)
+  iree-program    train steps: after convert-train-step-to-iree (state in
+                  globals updated in place, an asynchronous @step)
   iree-input      the generic-form text handed to iree-compile
 """
 
@@ -19,6 +21,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from nova import capture
 from nova.capture import CapturedGraph
 from nova.progress import announce
 
@@ -69,13 +72,45 @@ def linalg_pipeline(target: str) -> str:
     return "convert-nova-to-linalg,canonicalize,cse"
 
 
+def train_step_pipeline(captured: CapturedGraph, parameter_scope: str = "", in_place: bool = True) -> str:
+    """convert-train-step-to-iree for `captured`'s signature: its params,
+    buffers and optimizer state become module globals named after them
+    (initialised from parameters of `parameter_scope` when given), updated
+    in place (`in_place=False` only to measure what that saves)."""
+    layout = captured.train_layout
+    if layout is None:
+        raise ValueError("not a captured train step")
+    state_roles = (capture.ROLE_PARAM, capture.ROLE_BUFFER, capture.ROLE_OPT_STATE)
+    names = [s.name for s in captured.input_specs if s.role in state_roles]
+    hypers = sum(s.role == capture.ROLE_HYPER for s in captured.input_specs)
+    options = [
+        f"params={len(layout.param_names)}",
+        f"buffers={len(layout.buffer_names)}",
+        f"states-per-param={len(layout.state_keys)}",
+        f"hypers={hypers}",
+        f"state-names={','.join(names)}",
+    ]
+    if parameter_scope:
+        options.append(f"parameter-scope={parameter_scope}")
+    if not in_place:
+        options.append("in-place=false")
+    return "convert-train-step-to-iree{" + " ".join(options) + "},canonicalize,cse"
+
+
 def lower_to_iree_input(
-    torch_text: str, *, target: str = "cpu", allow_fallback: bool = False, stages: _Stages | None = None
+    torch_text: str,
+    *,
+    target: str = "cpu",
+    allow_fallback: bool = False,
+    stages: _Stages | None = None,
+    program_pipeline: str | None = None,
 ) -> str:
     """torch-dialect text → linalg text (generic form) for iree-compile.
 
     `target` is the Nova target the text is for ("cpu", "cuda:sm_90", ...):
     the CUDA text carries Nova's scatter kernel and compiles for CUDA only.
+    `program_pipeline` (a train step's `train_step_pipeline`) turns the pure
+    function into IREE's stateful program last.
     """
     from nova import compiler  # the MLIR extension: compile side only
 
@@ -100,6 +135,12 @@ def lower_to_iree_input(
             text, linalg_pipeline(target), allow_unregistered_dialects=True, print_locations=True
         )
     stages.dump("linalg", text)
+    if program_pipeline is not None:
+        with stages.stage("convert-train-step-to-iree"):
+            text = compiler.run_pipeline(
+                text, program_pipeline, allow_unregistered_dialects=True, print_locations=True
+            )
+        stages.dump("iree-program", text)
     # IREE (LLVM 24) reads our MLIR 22 output most reliably in generic form.
     text = compiler.run_pipeline(
         text, "builtin.module()", allow_unregistered_dialects=True, generic_output=True, print_locations=True
@@ -114,8 +155,12 @@ def compile_captured(
     *,
     name: str,
     allow_fallback: bool = False,
+    parameter_scope: str = "",
+    in_place: bool = True,
 ) -> tuple[bytes, CompileReport]:
-    """Imports, converts, lowers and iree-compiles `captured` for `target`."""
+    """Imports, converts, lowers and iree-compiles `captured` for `target`.
+    A train step becomes a module with its state in globals (initialised by
+    `load_state`, or from parameters of `parameter_scope` when given)."""
     from nova.importer import import_to_torch_mlir
     from nova.runtime import compile_to_vmfb
 
@@ -123,7 +168,10 @@ def compile_captured(
     stages = _Stages(name, Path(dump_root) / name if dump_root else None)
     with stages.stage("import"):
         torch_text = import_to_torch_mlir(captured)
-    iree_input = lower_to_iree_input(torch_text, target=target, allow_fallback=allow_fallback, stages=stages)
+    program = train_step_pipeline(captured, parameter_scope, in_place) if captured.train_layout is not None else None
+    iree_input = lower_to_iree_input(
+        torch_text, target=target, allow_fallback=allow_fallback, stages=stages, program_pipeline=program
+    )
     with stages.stage("iree-compile"):
         vmfb = compile_to_vmfb(iree_input, target, input_type="torch" if allow_fallback else "auto")
     announce(f"nova: {name}: compiled in {stages.report.total_seconds:.2f}s")

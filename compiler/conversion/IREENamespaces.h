@@ -1,0 +1,33 @@
+//===- IREENamespaces.h - stand-ins for IREE dialect namespaces -*- C++ -*-===//
+//
+// IREE's dialects are not part of MLIR 22. Nova emits their ops unregistered
+// (generic form, exchanged with IREE as text). A namespace registered with
+// unknown operations allowed keeps such ops attached to a dialect, which
+// matters where MLIR treats dialect-less ops conservatively.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NOVA_CONVERSION_IREENAMESPACES_H
+#define NOVA_CONVERSION_IREENAMESPACES_H
+
+#include "mlir/IR/Dialect.h"
+
+namespace mlir::nova {
+
+/// `util`: MLIR takes a single-region op of no dialect for a possible symbol
+/// table, so a `func.call` inside an unregistered `util.func` would not find
+/// its callee in the module.
+class IreeUtilNamespace : public Dialect {
+public:
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(IreeUtilNamespace)
+  explicit IreeUtilNamespace(MLIRContext *context)
+      : Dialect(getDialectNamespace(), context,
+                TypeID::get<IreeUtilNamespace>()) {
+    allowUnknownOperations();
+  }
+  static StringRef getDialectNamespace() { return "util"; }
+};
+
+} // namespace mlir::nova
+
+#endif // NOVA_CONVERSION_IREENAMESPACES_H

@@ -1,0 +1,504 @@
+//===- TrainStepToIREE.cpp - train-step state as IREE globals -------------===//
+//
+// Turns Nova's pure train-step function into IREE's stateful program model:
+// the params, buffers and optimizer state become mutable globals, the
+// optimizer updates write them in place (dispatches with results tied to the
+// old values' bindings) and the step becomes an asynchronous (coarse-fences)
+// entry point taking only the hyperparameters and the batch. See the pass
+// description in Passes.td.
+//
+// IREE's util/flow/hal/iree_tensor_ext ops, types and attributes are not part
+// of MLIR 22: they are built as unregistered ops with opaque types and
+// attributes, and the module travels to IREE as generic-form text.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/conversion/IREENamespaces.h"
+#include "compiler/conversion/Passes.h"
+
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/Transforms/RegionUtils.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/StringExtras.h"
+
+namespace mlir::nova {
+#define GEN_PASS_DEF_CONVERTTRAINSTEPTOIREE
+#include "compiler/conversion/Passes.h.inc"
+} // namespace mlir::nova
+
+using namespace mlir;
+
+namespace {
+
+Type opaqueType(MLIRContext *context, StringRef dialect, StringRef body) {
+  return OpaqueType::get(StringAttr::get(context, dialect), body);
+}
+
+std::string typeText(Type type) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  type.print(os);
+  return text;
+}
+
+/// `!iree_tensor_ext.dispatch.tensor<access:tensor<...>>`.
+Type dispatchTensorType(RankedTensorType type, StringRef access) {
+  return opaqueType(type.getContext(), "iree_tensor_ext",
+                    ("dispatch.tensor<" + access + ":" + typeText(type) + ">")
+                        .str());
+}
+
+/// A symbol name IREE's VM accepts for any state name ("h.0.attn.qkv.weight").
+std::string globalSymbol(StringRef name, size_t index) {
+  std::string symbol = "state" + std::to_string(index) + "_";
+  for (char c : name)
+    symbol += llvm::isAlnum(c) ? c : '_';
+  return symbol;
+}
+
+Operation *createGlobal(OpBuilder &b, Location loc, StringRef symbol,
+                        RankedTensorType type, StringRef scope,
+                        StringRef key) {
+  MLIRContext *context = b.getContext();
+  SmallVector<NamedAttribute> props = {
+      b.getNamedAttr("sym_name", b.getStringAttr(symbol)),
+      b.getNamedAttr("sym_visibility", b.getStringAttr("private")),
+      b.getNamedAttr("type", TypeAttr::get(type)),
+      b.getNamedAttr("is_mutable", b.getUnitAttr())};
+  if (!scope.empty()) {
+    std::string body =
+        ("parameter.named<\"" + scope + "\"::\"" + key + "\">").str();
+    props.push_back(b.getNamedAttr(
+        "initial_value",
+        OpaqueAttr::get(StringAttr::get(context, "flow"), body, type)));
+  }
+  OperationState state(loc, "util.global");
+  state.propertiesAttr = b.getDictionaryAttr(props);
+  return b.create(state);
+}
+
+Value loadGlobal(OpBuilder &b, Location loc, StringRef symbol, Type type) {
+  OperationState state(loc, "util.global.load");
+  state.propertiesAttr = b.getDictionaryAttr({b.getNamedAttr(
+      "global", FlatSymbolRefAttr::get(b.getContext(), symbol))});
+  state.addTypes(type);
+  return b.create(state)->getResult(0);
+}
+
+void storeGlobal(OpBuilder &b, Location loc, StringRef symbol, Value value) {
+  OperationState state(loc, "util.global.store");
+  state.addOperands(value);
+  state.propertiesAttr = b.getDictionaryAttr({b.getNamedAttr(
+      "global", FlatSymbolRefAttr::get(b.getContext(), symbol))});
+  b.create(state);
+}
+
+void utilReturn(OpBuilder &b, Location loc, ValueRange values) {
+  OperationState state(loc, "util.return");
+  state.addOperands(values);
+  b.create(state);
+}
+
+/// `util.func public @name` with an entry block; the builder is left inside.
+Block *createUtilFunc(OpBuilder &b, Location loc, StringRef name,
+                      FunctionType type, ArrayRef<DictionaryAttr> argAttrs,
+                      ArrayRef<NamedAttribute> attrs) {
+  SmallVector<NamedAttribute> props = {
+      b.getNamedAttr("function_type", TypeAttr::get(type)),
+      b.getNamedAttr("sym_name", b.getStringAttr(name)),
+      b.getNamedAttr("sym_visibility", b.getStringAttr("public"))};
+  if (!argAttrs.empty())
+    props.push_back(b.getNamedAttr(
+        "arg_attrs", b.getArrayAttr(SmallVector<Attribute>(argAttrs.begin(),
+                                                           argAttrs.end()))));
+  OperationState state(loc, "util.func");
+  state.propertiesAttr = b.getDictionaryAttr(props);
+  state.addAttributes(attrs);
+  state.addRegion();
+  Operation *func = b.create(state);
+  Block *block = &func->getRegion(0).emplaceBlock();
+  for (Type input : type.getInputs())
+    block->addArgument(input, loc);
+  b.setInsertionPointToStart(block);
+  return block;
+}
+
+Value dispatchLoad(OpBuilder &b, Location loc, Value binding,
+                   RankedTensorType type) {
+  SmallVector<int64_t> zeros(type.getRank(), 0), ones(type.getRank(), 1);
+  OperationState state(loc, "iree_tensor_ext.dispatch.tensor.load");
+  state.addOperands(binding);
+  state.addTypes(type);
+  state.propertiesAttr = b.getDictionaryAttr(
+      {b.getNamedAttr("operandSegmentSizes",
+                      b.getDenseI32ArrayAttr({1, 0, 0, 0, 0})),
+       b.getNamedAttr("static_offsets", b.getDenseI64ArrayAttr(zeros)),
+       b.getNamedAttr("static_sizes",
+                      b.getDenseI64ArrayAttr(type.getShape())),
+       b.getNamedAttr("static_strides", b.getDenseI64ArrayAttr(ones))});
+  return b.create(state)->getResult(0);
+}
+
+void dispatchStore(OpBuilder &b, Location loc, Value value, Value binding) {
+  auto type = cast<RankedTensorType>(value.getType());
+  SmallVector<int64_t> zeros(type.getRank(), 0), ones(type.getRank(), 1);
+  OperationState state(loc, "iree_tensor_ext.dispatch.tensor.store");
+  state.addOperands({value, binding});
+  state.propertiesAttr = b.getDictionaryAttr(
+      {b.getNamedAttr("operandSegmentSizes",
+                      b.getDenseI32ArrayAttr({1, 1, 0, 0, 0, 0})),
+       b.getNamedAttr("static_offsets", b.getDenseI64ArrayAttr(zeros)),
+       b.getNamedAttr("static_sizes",
+                      b.getDenseI64ArrayAttr(type.getShape())),
+       b.getNamedAttr("static_strides", b.getDenseI64ArrayAttr(ones))});
+  b.create(state);
+}
+
+/// Why `update` cannot be written in place, or "" when it can: every result
+/// must be a state update whose old value is an input read at the result's
+/// own indices, and the payload must not read the (empty) outputs.
+std::string inPlaceBlocker(linalg::GenericOp update,
+                           ArrayRef<int64_t> tiedArgOfResult,
+                           ArrayRef<int64_t> inputOfResult) {
+  if (update.getNumReductionLoops() != 0)
+    return "it reduces";
+  for (auto [result, arg] : llvm::enumerate(tiedArgOfResult)) {
+    if (arg < 0)
+      return "result " + std::to_string(result) + " is not a state update";
+    if (inputOfResult[result] < 0)
+      return "result " + std::to_string(result) +
+             " does not read the old value";
+    OpOperand *input = update.getDpsInputOperand(inputOfResult[result]);
+    OpOperand *init = update.getDpsInitOperand(result);
+    if (update.getMatchingIndexingMap(input) !=
+        update.getMatchingIndexingMap(init))
+      return "result " + std::to_string(result) +
+             " reads its old value at other indices";
+    if (update.payloadUsesValueFromOperand(init))
+      return "its payload reads an output";
+  }
+  // The dispatch region is isolated: captured constants are cloned into it.
+  SetVector<Value> captured;
+  getUsedValuesDefinedAbove(update.getRegion(), captured);
+  for (Value v : captured)
+    if (!matchPattern(v, m_Constant()))
+      return "its payload captures a non-constant value";
+  return "";
+}
+
+/// Wraps `update` in a `flow.dispatch.workgroups` whose result k is tied to
+/// the argument holding result k's old value (`oldValues[k]`), which is read
+/// and written through one readwrite binding; the other inputs are readonly.
+/// Replaces `update`'s results with the dispatch's.
+void wrapInPlace(OpBuilder &b, linalg::GenericOp update,
+                 ArrayRef<int64_t> inputOfResult) {
+  Location loc = update.getLoc();
+  b.setInsertionPoint(update);
+  int64_t numResults = update.getNumResults();
+  // Dispatch operands: the tied old values first (result order), then the
+  // other inputs, each once.
+  SmallVector<Value> operands;
+  DenseMap<Value, int64_t> operandIndex;
+  auto operandOf = [&](Value v) {
+    auto [it, inserted] = operandIndex.try_emplace(v, operands.size());
+    if (inserted)
+      operands.push_back(v);
+    return it->second;
+  };
+  SmallVector<Attribute> ties;
+  for (int64_t k = 0; k < numResults; ++k)
+    ties.push_back(b.getIndexAttr(
+        operandOf(update.getDpsInputOperand(inputOfResult[k])->get())));
+  llvm::SmallDenseSet<int64_t> tiedInputs(inputOfResult.begin(),
+                                          inputOfResult.end());
+  for (OpOperand *input : update.getDpsInputOperands())
+    if (!tiedInputs.contains(input->getOperandNumber()))
+      operandOf(input->get());
+  int64_t numTied = numResults;
+
+  OperationState state(loc, "flow.dispatch.workgroups");
+  state.addOperands(operands);
+  state.addTypes(update.getResultTypes());
+  state.propertiesAttr = b.getDictionaryAttr(
+      {b.getNamedAttr("operandSegmentSizes",
+                      b.getDenseI32ArrayAttr(
+                          {0, static_cast<int32_t>(operands.size()), 0, 0})),
+       b.getNamedAttr("tied_operands", b.getArrayAttr(ties))});
+  state.addRegion(); // body
+  state.addRegion(); // workgroup count: IREE's default (from the body)
+  Operation *dispatch = b.create(state);
+
+  Block *body = &dispatch->getRegion(0).emplaceBlock();
+  for (auto [i, v] : llvm::enumerate(operands))
+    body->addArgument(
+        dispatchTensorType(cast<RankedTensorType>(v.getType()),
+                           static_cast<int64_t>(i) < numTied ? "readwrite"
+                                                             : "readonly"),
+        loc);
+  OpBuilder inner = OpBuilder::atBlockBegin(body);
+  SmallVector<Value> loaded;
+  for (auto [i, v] : llvm::enumerate(operands))
+    loaded.push_back(dispatchLoad(inner, loc, body->getArgument(i),
+                                  cast<RankedTensorType>(v.getType())));
+
+  // The same generic with each old value moved from `ins` to `outs`: the
+  // payload reads it as the output element it overwrites.
+  SmallVector<Value> ins;
+  SmallVector<AffineMap> maps;
+  SmallVector<int64_t> keptInputs;
+  for (OpOperand *input : update.getDpsInputOperands()) {
+    if (tiedInputs.contains(input->getOperandNumber()))
+      continue;
+    keptInputs.push_back(input->getOperandNumber());
+    ins.push_back(loaded[operandIndex.lookup(input->get())]);
+    maps.push_back(update.getMatchingIndexingMap(input));
+  }
+  SmallVector<Value> outs(loaded.begin(), loaded.begin() + numTied);
+  for (OpOperand &init : update.getDpsInitsMutable())
+    maps.push_back(update.getMatchingIndexingMap(&init));
+  auto generic = linalg::GenericOp::create(
+      inner, loc, update.getResultTypes(), ins, outs, maps,
+      update.getIteratorTypesArray());
+  Block &oldPayload = update.getRegion().front();
+  Block *payload = inner.createBlock(&generic.getRegion());
+  for (Value v : ins)
+    payload->addArgument(cast<ShapedType>(v.getType()).getElementType(), loc);
+  for (Value v : outs)
+    payload->addArgument(cast<ShapedType>(v.getType()).getElementType(), loc);
+  IRMapping mapping;
+  SetVector<Value> captured;
+  getUsedValuesDefinedAbove(update.getRegion(), captured);
+  {
+    OpBuilder::InsertionGuard guard(inner);
+    inner.setInsertionPointToStart(body);
+    for (Value v : captured)
+      mapping.map(v, inner.clone(*v.getDefiningOp())->getResult(0));
+  }
+  for (auto [newIndex, oldIndex] : llvm::enumerate(keptInputs))
+    mapping.map(oldPayload.getArgument(oldIndex),
+                payload->getArgument(newIndex));
+  for (int64_t k = 0; k < numResults; ++k) {
+    BlockArgument out = payload->getArgument(ins.size() + k);
+    mapping.map(oldPayload.getArgument(inputOfResult[k]), out);
+    mapping.map(oldPayload.getArgument(update.getNumDpsInputs() + k), out);
+  }
+  inner.setInsertionPointToStart(payload);
+  for (Operation &op : oldPayload)
+    inner.clone(op, mapping);
+
+  inner.setInsertionPointAfter(generic);
+  for (int64_t k = 0; k < numResults; ++k)
+    dispatchStore(inner, loc, generic.getResult(k), body->getArgument(k));
+  inner.create(OperationState(loc, "flow.return"));
+  update->replaceAllUsesWith(dispatch->getResults());
+  update.erase();
+}
+
+struct ConvertTrainStepToIREEPass
+    : mlir::nova::impl::ConvertTrainStepToIREEBase<ConvertTrainStepToIREEPass> {
+  using ConvertTrainStepToIREEBase::ConvertTrainStepToIREEBase;
+
+  void getDependentDialects(DialectRegistry &registry) const override {
+    ConvertTrainStepToIREEBase::getDependentDialects(registry);
+    registry.insert<mlir::nova::IreeUtilNamespace>();
+  }
+
+  void runOnOperation() override;
+
+private:
+  LogicalResult checkSignature(func::FuncOp func);
+  void makeUpdatesInPlace(func::FuncOp func);
+};
+
+LogicalResult ConvertTrainStepToIREEPass::checkSignature(func::FuncOp func) {
+  FunctionType type = func.getFunctionType();
+  int64_t numState = params + buffers + params * statesPerParam;
+  int64_t numArgs = type.getNumInputs();
+  if (params < 1 || buffers < 0 || statesPerParam < 0 || hypers < 0)
+    return func.emitError() << "convert-train-step-to-iree: needs params >= 1 "
+                               "and non-negative buffers, states-per-param "
+                               "and hypers";
+  if (numArgs < numState + hypers)
+    return func.emitError() << "expected at least " << numState + hypers
+                            << " arguments (state and hyperparameters), got "
+                            << numArgs;
+  int64_t numResults = type.getNumResults();
+  if (numResults != 1 + params + params * statesPerParam)
+    return func.emitError()
+           << "expected " << 1 + params + params * statesPerParam
+           << " results (loss, new params, new state), got " << numResults;
+  if (!stateNames.empty() &&
+      static_cast<int64_t>(stateNames.size()) != numState)
+    return func.emitError() << "state-names has " << stateNames.size()
+                            << " names for " << numState << " state tensors";
+  auto scalarF32 = RankedTensorType::get({}, Float32Type::get(&getContext()));
+  for (int64_t i = 0; i < numArgs; ++i)
+    if (!isa<RankedTensorType>(type.getInput(i)) ||
+        !cast<RankedTensorType>(type.getInput(i)).hasStaticShape())
+      return func.emitError() << "argument " << i
+                              << " is not a statically shaped tensor";
+  for (int64_t h = 0; h < hypers; ++h)
+    if (type.getInput(numState + h) != scalarF32)
+      return func.emitError() << "hyperparameter argument " << numState + h
+                              << " must be tensor<f32>, got "
+                              << type.getInput(numState + h);
+  for (int64_t r = 1; r < numResults; ++r) {
+    int64_t arg = r <= params ? r - 1 : buffers + r - 1;
+    if (type.getResult(r) != type.getInput(arg))
+      return func.emitError() << "result " << r << " (" << type.getResult(r)
+                              << ") updates argument " << arg << " of type "
+                              << type.getInput(arg);
+  }
+  if (!isa<RankedTensorType>(type.getResult(0)) ||
+      cast<RankedTensorType>(type.getResult(0)).getRank() != 0)
+    return func.emitError() << "the loss (result 0) must be a 0-d tensor, got "
+                            << type.getResult(0);
+  return success();
+}
+
+void ConvertTrainStepToIREEPass::makeUpdatesInPlace(func::FuncOp func) {
+  auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
+  // The argument each returned value updates (result r >= 1).
+  DenseMap<Value, int64_t> updatedArg;
+  SetVector<linalg::GenericOp> updates;
+  for (int64_t r = 1; r < ret.getNumOperands(); ++r) {
+    Value value = ret.getOperand(r);
+    int64_t arg = r <= params ? r - 1 : buffers + r - 1;
+    if (!updatedArg.try_emplace(value, arg).second) {
+      updatedArg[value] = -1; // returned twice: cannot tie both
+      continue;
+    }
+    if (auto generic = value.getDefiningOp<linalg::GenericOp>())
+      updates.insert(generic);
+    else
+      emitRemark(value.getLoc())
+          << "state update " << r << " is not computed by a linalg.generic: "
+          << "not updated in place";
+  }
+  OpBuilder b(&getContext());
+  for (linalg::GenericOp update : updates) {
+    SmallVector<int64_t> tiedArg, inputOfResult;
+    for (OpResult result : update->getResults()) {
+      bool onlyReturned =
+          llvm::all_of(result.getUsers(), [&](Operation *user) {
+            return user == ret.getOperation();
+          }) &&
+          result.hasOneUse();
+      int64_t arg = onlyReturned ? updatedArg.lookup(result) : -1;
+      if (!onlyReturned || !updatedArg.contains(result))
+        arg = -1;
+      tiedArg.push_back(arg);
+      int64_t input = -1;
+      if (arg >= 0)
+        for (OpOperand *operand : update.getDpsInputOperands())
+          if (operand->get() == func.getArgument(arg))
+            input = operand->getOperandNumber();
+      inputOfResult.push_back(input);
+    }
+    std::string blocker = inPlaceBlocker(update, tiedArg, inputOfResult);
+    if (!blocker.empty()) {
+      update.emitRemark() << "state update not written in place: " << blocker;
+      continue;
+    }
+    wrapInPlace(b, update, inputOfResult);
+  }
+}
+
+void ConvertTrainStepToIREEPass::runOnOperation() {
+  ModuleOp module = getOperation();
+  MLIRContext *context = &getContext();
+  if (!context->allowsUnregisteredDialects()) {
+    module.emitError() << "convert-train-step-to-iree emits IREE's util/flow/"
+                          "hal ops unregistered: allow unregistered dialects";
+    return signalPassFailure();
+  }
+  auto func = module.lookupSymbol<func::FuncOp>(function);
+  if (!func || func.isExternal()) {
+    module.emitError() << "convert-train-step-to-iree: no function @"
+                       << function;
+    return signalPassFailure();
+  }
+  if (failed(checkSignature(func)))
+    return signalPassFailure();
+  if (inPlace)
+    makeUpdatesInPlace(func);
+
+  FunctionType type = func.getFunctionType();
+  Location loc = func.getLoc();
+  int64_t numState = params + buffers + params * statesPerParam;
+  SmallVector<Type> stateTypes(type.getInputs().take_front(numState));
+  SmallVector<Type> batchTypes(type.getInputs().drop_front(numState + hypers));
+  SmallVector<std::string> symbols;
+  OpBuilder b = OpBuilder::atBlockBegin(module.getBody());
+  for (int64_t i = 0; i < numState; ++i) {
+    std::string name = stateNames.empty() ? "state" + std::to_string(i)
+                                          : std::string(stateNames[i]);
+    symbols.push_back(globalSymbol(name, i));
+    createGlobal(b, loc, symbols.back(), cast<RankedTensorType>(stateTypes[i]),
+                 parameterScope, name);
+  }
+
+  b.setInsertionPoint(func);
+  {
+    OpBuilder::InsertionGuard g(b);
+    Block *block = createUtilFunc(
+        b, loc, "load_state", b.getFunctionType(stateTypes, {}), {}, {});
+    for (int64_t i = 0; i < numState; ++i)
+      storeGlobal(b, loc, symbols[i], block->getArgument(i));
+    utilReturn(b, loc, {});
+  }
+  {
+    OpBuilder::InsertionGuard g(b);
+    createUtilFunc(b, loc, "read_state", b.getFunctionType({}, stateTypes), {},
+                   {});
+    SmallVector<Value> values;
+    for (int64_t i = 0; i < numState; ++i)
+      values.push_back(loadGlobal(b, loc, symbols[i], stateTypes[i]));
+    utilReturn(b, loc, values);
+  }
+
+  // @step(hypers, batch..., loss storage) -> loss: the function called on
+  // the globals, hyperparameters sliced from one tensor.
+  Type f32 = b.getF32Type();
+  auto hyperType = RankedTensorType::get({hypers}, f32);
+  SmallVector<Type> stepInputs = {hyperType};
+  llvm::append_range(stepInputs, batchTypes);
+  stepInputs.push_back(opaqueType(context, "hal", "buffer"));
+  SmallVector<DictionaryAttr> argAttrs(stepInputs.size(),
+                                       b.getDictionaryAttr({}));
+  argAttrs.back() = b.getDictionaryAttr(
+      {b.getNamedAttr("iree.abi.output", b.getIndexAttr(0))});
+  Block *step = createUtilFunc(
+      b, loc, "step", b.getFunctionType(stepInputs, {type.getResult(0)}),
+      argAttrs,
+      {b.getNamedAttr("iree.abi.model", b.getStringAttr("coarse-fences"))});
+  // The pure function stays (private, called once): IREE's input pipelines
+  // (e.g. the torch fallback's) convert func.func bodies, and it inlines it.
+  SmallVector<Value> operands;
+  for (int64_t i = 0; i < numState; ++i)
+    operands.push_back(loadGlobal(b, loc, symbols[i], stateTypes[i]));
+  auto scalarType = RankedTensorType::get({}, f32);
+  OpFoldResult one = b.getIndexAttr(1);
+  for (int64_t h = 0; h < hypers; ++h) {
+    Value slice = tensor::ExtractSliceOp::create(
+        b, loc, RankedTensorType::get({1}, f32), step->getArgument(0),
+        ArrayRef<OpFoldResult>{b.getIndexAttr(h)}, ArrayRef<OpFoldResult>{one},
+        ArrayRef<OpFoldResult>{one});
+    operands.push_back(tensor::CollapseShapeOp::create(
+        b, loc, scalarType, slice, ArrayRef<ReassociationIndices>{}));
+  }
+  for (size_t i = 0; i < batchTypes.size(); ++i)
+    operands.push_back(step->getArgument(1 + i));
+  func.setPrivate();
+  Operation *call = func::CallOp::create(b, loc, func, operands);
+  for (int64_t r = 1; r < static_cast<int64_t>(call->getNumResults()); ++r) {
+    int64_t arg = r <= params ? r - 1 : buffers + r - 1;
+    storeGlobal(b, loc, symbols[arg], call->getResult(r));
+  }
+  utilReturn(b, loc, {call->getResult(0)});
+}
+
+} // namespace

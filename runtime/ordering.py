@@ -1,0 +1,187 @@
+"""Order asynchronous IREE calls with the caller: fences on IREE's side, and
+on CUDA with torch's current stream.
+
+A `Timeline` numbers the calls enqueued on one IREE device: call k waits on
+the fence `wait_fence(k)` and signals `(done, k)`. Calls on the same module
+globals are also ordered by IREE itself, so consecutive train steps chain on
+the device without the host waiting.
+
+CUDA (`CudaStreamTimeline`): IREE 3.13's CUDA HAL implements neither import
+nor export of semaphore timepoints as CUDA events, so the two directions are
+bridged through a small worker thread, in order of the calls:
+
+- torch -> IREE: at call k, a torch event is recorded on the current stream
+  (after the writes that produced the batch and after the allocation of the
+  loss tensor IREE will write); call k waits on `(ready, k)`, which the
+  worker signals once that event has completed. Call k thus never reads a
+  batch torch has not finished writing, nor writes memory torch's allocator
+  handed out before pending torch work was done with it.
+- IREE -> torch: right after call k is enqueued, torch's current stream is
+  made to wait (`cuStreamWaitValue32`, no host wait) until a pinned host word
+  reaches k; the worker writes k there once `(done, k)` is reached. Work
+  enqueued on torch's stream after the call (reading the loss, freeing or
+  reusing the batch's memory) therefore runs after the step, as in eager.
+
+The host never blocks in `enqueue`; a wait happens only where the user reads
+a result on the host (`float(loss)` waits on torch's stream) or calls
+`wait()`. A device-side failure of call k is raised by the next `enqueue` or
+`wait()` (torch's stream is released so it cannot hang).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import logging
+import queue
+import threading
+from typing import Callable
+
+import iree.runtime as rt
+import torch
+
+_log = logging.getLogger(__name__)
+
+__all__ = ["Timeline", "HostTimeline", "CudaStreamTimeline", "timeline_for"]
+
+_CU_STREAM_WAIT_VALUE_GEQ = 0x0
+
+
+class Timeline:
+    """Call numbering and fences for asynchronous calls on one device."""
+
+    def __init__(self, device: rt.HalDevice) -> None:
+        self._device = device
+        self._done = device.create_semaphore(0)
+        self.enqueued = 0  # calls enqueued so far; call k is the k-th (1-based)
+
+    def begin(self) -> tuple[rt.HalFence, rt.HalFence]:
+        """(wait, signal) fences for the next call."""
+        self.check()
+        k = self.enqueued + 1
+        return self._wait_fence(k), rt.HalFence.create_at(self._done, k)
+
+    def commit(self) -> None:
+        """The call whose fences `begin` made has been enqueued."""
+        self.enqueued += 1
+
+    def wait(self) -> None:
+        """Blocks until every enqueued call has completed; raises a device error."""
+        if self.enqueued:
+            rt.HalFence.create_at(self._done, self.enqueued).wait()
+        self.check()
+
+    def check(self) -> None:
+        """Raises the error of a failed call, if any."""
+
+    def _wait_fence(self, k: int) -> rt.HalFence:
+        # Ordered after the previous call; a fence at 0 is already reached.
+        return rt.HalFence.create_at(self._done, k - 1)
+
+
+class HostTimeline(Timeline):
+    """CPU: no streams to order with. Results are read by the host, so the
+    caller waits for a call's fence before it hands results out."""
+
+
+class CudaStreamTimeline(Timeline):
+    """Orders calls with torch's current CUDA stream (see the module doc)."""
+
+    def __init__(self, device: rt.HalDevice) -> None:
+        super().__init__(device)
+        self._ready = device.create_semaphore(0)
+        self._begun = 0
+        self._cuda = _CudaDriver()
+        # Pinned, device-mapped word torch's stream waits on (host writes only).
+        self._flag = torch.zeros(1, dtype=torch.int32, pin_memory=True)
+        self._flag_host = self._flag.numpy()
+        self._flag_device = self._cuda.host_device_pointer(self._flag.data_ptr())
+        self._jobs: queue.SimpleQueue[Callable[[], None] | None] = queue.SimpleQueue()
+        self._error: BaseException | None = None
+        self._worker = threading.Thread(target=self._run, name="nova-cuda-order", daemon=True)
+        self._worker.start()
+
+    def begin(self) -> tuple[rt.HalFence, rt.HalFence]:
+        self.check()
+        # `ready` counts begun calls: one that fails to enqueue leaves a gap.
+        self._begun += 1
+        event = torch.cuda.Event()
+        event.record(torch.cuda.current_stream())
+        self._jobs.put(lambda r=self._begun: self._after_torch(event, r))
+        return rt.HalFence.create_at(self._ready, self._begun), rt.HalFence.create_at(self._done, self.enqueued + 1)
+
+    def commit(self) -> None:
+        super().commit()
+        k = self.enqueued
+        self._jobs.put(lambda: self._after_iree(k))
+        self._cuda.stream_wait_value(torch.cuda.current_stream().cuda_stream, self._flag_device, k)
+
+    def wait(self) -> None:
+        super().wait()
+        # The worker releases torch's stream right after `done`; let it finish.
+        barrier = threading.Event()
+        self._jobs.put(barrier.set)
+        barrier.wait()
+        self.check()
+
+    def check(self) -> None:
+        if self._error is not None:
+            error, self._error = self._error, None
+            raise RuntimeError(f"nova: an asynchronous step failed on the device: {error}") from error
+
+    def _after_torch(self, event: torch.cuda.Event, k: int) -> None:
+        event.synchronize()
+        self._ready.signal(k)
+
+    def _after_iree(self, k: int) -> None:
+        try:
+            rt.HalFence.create_at(self._done, k).wait()
+        except BaseException as e:  # surfaced by the next call; never hang torch
+            self._error = e
+        self._flag_host[0] = k
+
+    def _run(self) -> None:
+        while True:
+            job = self._jobs.get()
+            if job is None:
+                return
+            try:
+                job()
+            except BaseException as e:
+                _log.error("nova: ordering worker: %s", e)
+                self._error = e
+
+    def __del__(self) -> None:
+        jobs = getattr(self, "_jobs", None)
+        if jobs is not None:
+            jobs.put(None)
+
+
+class _CudaDriver:
+    """The two CUDA driver calls torch does not expose."""
+
+    def __init__(self) -> None:
+        self._lib = ctypes.CDLL("libcuda.so.1")
+        self._wait = self._lib.cuStreamWaitValue32_v2
+        self._wait.argtypes = [ctypes.c_void_p, ctypes.c_uint64, ctypes.c_uint32, ctypes.c_uint]
+        self._get_pointer = self._lib.cuMemHostGetDevicePointer_v2
+        self._get_pointer.argtypes = [ctypes.POINTER(ctypes.c_uint64), ctypes.c_void_p, ctypes.c_uint]
+
+    def _check(self, status: int, what: str) -> None:
+        if status != 0:
+            raise RuntimeError(f"nova: {what} failed with CUDA driver error {status}")
+
+    def host_device_pointer(self, host_pointer: int) -> int:
+        pointer = ctypes.c_uint64()
+        self._check(self._get_pointer(ctypes.byref(pointer), ctypes.c_void_p(host_pointer), 0),
+                    "cuMemHostGetDevicePointer")
+        return pointer.value
+
+    def stream_wait_value(self, stream: int, address: int, value: int) -> None:
+        self._check(self._wait(ctypes.c_void_p(stream), address, value & 0xFFFFFFFF, _CU_STREAM_WAIT_VALUE_GEQ),
+                    "cuStreamWaitValue32")
+
+
+def timeline_for(device_kind: str, device: rt.HalDevice) -> Timeline:
+    """The timeline for a session's device kind ('cpu' or 'cuda')."""
+    return CudaStreamTimeline(device) if device_kind == "cuda" else HostTimeline(device)
+

@@ -1,0 +1,162 @@
+"""Train-step state in the compiled module (CPU): updated in place, steps
+enqueued through fences, exported with a parameter archive."""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import re
+import subprocess
+import sys
+import sysconfig
+from pathlib import Path
+
+import iree.runtime as rt
+import numpy as np
+import pytest
+import torch
+from torch import nn
+
+import nova
+from nova import capture
+from nova.models import MLP
+from nova.importer import import_to_torch_mlir
+from nova.pipeline import lower_to_iree_input, train_step_pipeline
+from nova.runtime import Session, reset_default_cache
+
+
+@pytest.fixture(autouse=True)
+def fresh_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setenv("NOVA_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("NOVA_PROGRESS", "0")
+    reset_default_cache()
+    yield
+    reset_default_cache()
+
+
+def _wide_mlp_setup():
+    """A model whose AdamW state dwarfs its activations (batch 2)."""
+    torch.manual_seed(0)
+    model = MLP(256, 1024, 256)
+    optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
+    batch = (torch.randn(2, 256), torch.randint(0, 256, (2,)))
+    return model, optimizer, batch
+
+
+def _step_allocation_bytes(in_place: bool) -> tuple[int, int]:
+    """(bytes the compiled @step allocates per call, bytes of state): the
+    sizes of its `hal.device.queue.alloca`s after IREE's stream scheduling."""
+    model, optimizer, batch = _wide_mlp_setup()
+    captured = capture.capture_train_step(model, optimizer, nn.functional.cross_entropy, batch)
+    text = lower_to_iree_input(
+        import_to_torch_mlir(captured), program_pipeline=train_step_pipeline(captured, in_place=in_place)
+    )
+    from iree.compiler.tools import compile_str
+
+    hal = compile_str(text, target_backends=["llvm-cpu"], extra_args=["--compile-to=hal", "--iree-llvmcpu-target-cpu=host"]).decode()
+    step = hal[re.search(r"func(\.func)? public @step\(", hal).start() :]
+    step = step[: re.search(r"\n  \}", step).start()]
+    constants = {m[0]: int(m[1]) for m in re.findall(r"(%c\w*) = arith.constant (\d+) : index", hal)}
+    sizes = re.findall(r"hal\.device\.queue\.alloca<.*!hal\.buffer\{(%\w+)\}", step)
+    state_bytes = sum(s.numel() * 4 for s in capture.train_step_inputs(captured, model, optimizer, None)[:12])
+    return sum(constants[s] for s in sizes), state_bytes
+
+
+def test_state_is_updated_in_place():
+    # In place, a step allocates only gradients and activations (a third of
+    # AdamW's state: one gradient per param); storing new values instead
+    # allocates params, m and v again. The second compile proves the check
+    # can tell the two apart.
+    allocated, state_bytes = _step_allocation_bytes(in_place=True)
+    assert 0 < allocated < 0.5 * state_bytes, (allocated, state_bytes)
+    allocated_copying, _ = _step_allocation_bytes(in_place=False)
+    assert allocated_copying >= state_bytes, (allocated_copying, state_bytes)
+
+
+def test_step_module_signature_takes_hypers_as_one_tensor(tmp_path: Path):
+    from nova.export import example_training_setup, export_train_step
+
+    model, optimizer, batch, loss_fn = example_training_setup("mlp", "adamw", 4)
+    export_train_step(model, optimizer, batch, tmp_path, loss_fn=loss_fn, write_inputs=False)
+    signature = json.loads((tmp_path / "step.json").read_text())
+    assert signature["function"] == "step"
+    assert signature["inputs"][0] == {"role": "hyper", "name": "hypers", "shape": [6], "dtype": "f32"}
+    assert [s["role"] for s in signature["inputs"][1:]] == ["batch", "batch"]
+    assert len(signature["state"]) == 4 * 3 and signature["parameters"] is None
+    session = Session((tmp_path / "step.vmfb").read_bytes(), "local-task")
+    assert sorted(session.function_names) == ["load_state", "read_state", "step"]
+
+
+def test_steps_chain_through_fences_and_wait():
+    model, optimizer, batch = _wide_mlp_setup()
+    eager_model = copy.deepcopy(model)
+    eager_opt = torch.optim.AdamW(eager_model.parameters(), lr=1e-3)
+    step = nova.jit(model, optimizer, nn.functional.cross_entropy)
+    losses = [step(*batch) for _ in range(4)]
+    program = step._active.train
+    assert program.timeline.enqueued == 4
+    step.wait()
+    for loss in losses:
+        eager = nn.functional.cross_entropy(eager_model(batch[0]), batch[1])
+        eager.backward()
+        eager_opt.step()
+        eager_opt.zero_grad()
+        assert abs(float(loss) - float(eager)) <= 1e-5 * float(eager)
+    step.sync()
+    for a, b in zip(model.parameters(), eager_model.parameters()):
+        assert float((a - b).norm() / b.norm()) < 1e-4
+
+
+def test_export_runs_with_iree_run_module_from_archive(tmp_path: Path):
+    out = tmp_path / "export"
+    subprocess.run(
+        [sys.executable, "-m", "nova.cli", "export", "--model", "mlp", "--optimizer", "adamw", "--batch", "8",
+         "--out", str(out)],
+        check=True,
+        env={**os.environ, "NOVA_PROGRESS": "0"},
+    )  # fmt: skip
+    signature = json.loads((out / "step.json").read_text())
+    assert signature["parameters"] == {"file": "state.irpa", "scope": "nova"}
+    flags = (out / "step.flags").read_text()
+    assert f"--parameters=nova={out / 'state.irpa'}" in flags and "--function=step" in flags
+    # Nothing but the exported files: the state comes from the archive.
+    index = rt.ParameterIndex()
+    index.load(str(out / "state.irpa"))
+    assert sorted(key for key, _ in index.items()) == sorted(s["name"] for s in signature["state"])
+    run_module = Path(sysconfig.get_path("scripts")) / "iree-run-module"
+    result = subprocess.run([str(run_module), f"--flagfile={out / 'step.flags'}"], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    from nova.export import example_training_setup
+
+    model, _, (x, y), _ = example_training_setup("mlp", "adamw", 8)
+    expected = float(nn.functional.cross_entropy(model(x), y))
+    assert abs(float(np.load(out / "outputs" / "loss.npy")) - expected) < 1e-5 * expected, result.stdout
+
+    # The same files in Python: load_exported_step trains like eager.
+    from nova.export import example_training_setup as setup
+
+    eager_model, eager_opt, batch, loss_fn = setup("mlp", "adamw", 8)
+    nova_model, nova_opt, _, _ = setup("mlp", "adamw", 8)
+    step = nova.load_exported_step(out, nova_model, nova_opt, loss_fn)
+    for _ in range(3):
+        eager = loss_fn(eager_model(batch[0]), batch[1])
+        eager.backward()
+        eager_opt.step()
+        eager_opt.zero_grad()
+        assert abs(float(step(*batch)) - float(eager)) <= 1e-5 * float(eager)
+    step.sync()
+    for a, b in zip(nova_model.parameters(), eager_model.parameters()):
+        assert float((a - b).norm() / b.norm()) < 1e-4
+
+
+def test_exported_step_of_another_abi_is_refused(tmp_path: Path):
+    from nova.export import example_training_setup, export_train_step
+
+    model, optimizer, batch, loss_fn = example_training_setup("mlp", "sgd", 4)
+    export_train_step(model, optimizer, batch, tmp_path, loss_fn=loss_fn, write_inputs=False)
+    signature = json.loads((tmp_path / "step.json").read_text())
+    signature["abi"] = "params-in-and-out"
+    (tmp_path / "step.json").write_text(json.dumps(signature))
+    with pytest.raises(ValueError, match="export it again"):
+        nova.load_exported_step(tmp_path, model, optimizer, loss_fn)

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# The H200 runs of one session, in phases that each fit one device call:
+#   smoke   ordering/correctness check (gpt-42m f32 vs eager CUDA), Nova's
+#           gpt-42m bf16 row and its profile (host overhead)
+#   42m     gpt-42m B32 bf16 and tf32, every mode (Nova and all peers)
+#   146m    gpt-146m B16 bf16, every mode, and Nova's profile
+# Carry .whl, bench-artifacts and .nova-commit (nova bench prepare output).
+# Results: $OUT/<phase>.jsonl and $OUT/<phase>.log.
+set -uo pipefail
+phase=${1:?phase: smoke, 42m or 146m}
+. tools/device/gpu-env.sh
+export PYTHONUNBUFFERED=1
+out=${OUT:-/tmp}/$phase.jsonl
+bench() { python3 -m nova.cli bench "$@" --artifacts bench-artifacts --json-out "$out"; }
+{
+  nvidia-smi --query-gpu=name,driver_version,memory.used,clocks.sm --format=csv
+  case $phase in
+    smoke)
+      bench check --model gpt-42m --dtype tf32 --batch 32 --steps 12
+      bench train --model gpt-42m --dtype bf16 --batch 32 --modes nova
+      bench profile --model gpt-42m --dtype bf16 --batch 32 --steps 3
+      ;;
+    42m)
+      bench train --model gpt-42m --dtype bf16 --batch 32
+      bench train --model gpt-42m --dtype tf32 --batch 32
+      ;;
+    146m)
+      bench train --model gpt-146m --dtype bf16 --batch 16
+      bench profile --model gpt-146m --dtype bf16 --batch 16 --steps 2
+      ;;
+  esac
+  python3 -m nova.cli bench report "$out"
+} 2>&1 | tee "${OUT:-/tmp}/$phase.log"
