@@ -7,26 +7,24 @@ globals are also ordered by IREE itself, so consecutive train steps chain on
 the device without the host waiting.
 
 CUDA (`CudaStreamTimeline`): IREE 3.13's CUDA HAL implements neither import
-nor export of semaphore timepoints as CUDA events, and a step enqueued
-with a wait fence on a semaphore the host signals later did not complete on
-the H200 (b0a5b48+1: no result in 400 s); its queue alloca blocks the host on
-the wait fence anyway. The two directions:
+nor export of semaphore timepoints as CUDA events, so the two directions are
+bridged through a small worker thread, in order of the calls:
 
 - torch -> IREE: at call k, a torch event is recorded on the current stream
   (after the writes that produced the batch and after the allocation of the
-  loss tensor IREE will write) and the host waits for it before enqueueing.
-  Call k thus never reads a batch torch has not finished writing, nor writes
-  memory torch's allocator handed out before pending torch work was done
-  with it. Because of the next point that wait also covers call k-1, so
-  every call is enqueued with its wait fence already reached.
+  loss tensor IREE will write); call k waits on `(ready, k)`, which the
+  worker signals once that event has completed. Call k thus never reads a
+  batch torch has not finished writing, nor writes memory torch's allocator
+  handed out before pending torch work was done with it.
 - IREE -> torch: right after call k is enqueued, torch's current stream is
   made to wait (`cuStreamWaitValue32`, no host wait) until a pinned host word
-  reaches k; a worker thread writes k there once `(done, k)` is reached. Work
+  reaches k; the worker writes k there once `(done, k)` is reached. Work
   enqueued on torch's stream after the call (reading the loss, freeing or
   reusing the batch's memory) therefore runs after the step, as in eager.
 
-So on CUDA the host runs at most one step ahead of the device; on the CPU it
-waits for each step. A device-side failure of call k is raised by the next `enqueue` or
+The host never blocks in `enqueue`; a wait happens only where the user reads
+a result on the host (`float(loss)` waits on torch's stream) or calls
+`wait()`. A device-side failure of call k is raised by the next `enqueue` or
 `wait()` (torch's stream is released so it cannot hang).
 """
 
@@ -90,6 +88,8 @@ class CudaStreamTimeline(Timeline):
 
     def __init__(self, device: rt.HalDevice) -> None:
         super().__init__(device)
+        self._ready = device.create_semaphore(0)
+        self._begun = 0
         self._cuda = _CudaDriver()
         # Pinned, device-mapped word torch's stream waits on (host writes only).
         self._flag = torch.zeros(1, dtype=torch.int32, pin_memory=True)
@@ -102,10 +102,12 @@ class CudaStreamTimeline(Timeline):
 
     def begin(self) -> tuple[rt.HalFence, rt.HalFence]:
         self.check()
+        # `ready` counts begun calls: one that fails to enqueue leaves a gap.
+        self._begun += 1
         event = torch.cuda.Event()
         event.record(torch.cuda.current_stream())
-        event.synchronize()
-        return super().begin()
+        self._jobs.put(lambda r=self._begun: self._after_torch(event, r))
+        return rt.HalFence.create_at(self._ready, self._begun), rt.HalFence.create_at(self._done, self.enqueued + 1)
 
     def commit(self) -> None:
         super().commit()
@@ -125,6 +127,10 @@ class CudaStreamTimeline(Timeline):
         if self._error is not None:
             error, self._error = self._error, None
             raise RuntimeError(f"nova: an asynchronous step failed on the device: {error}") from error
+
+    def _after_torch(self, event: torch.cuda.Event, k: int) -> None:
+        event.synchronize()
+        self._ready.signal(k)
 
     def _after_iree(self, k: int) -> None:
         try:
