@@ -215,18 +215,6 @@ class Session:
         self._context.vm_context.invoke(fn, arg_list, results)
         return tuple(self._result(results, i, ()) for i in range(len(results)))
 
-    def function_reflection(self, name: str) -> dict[str, str]:
-        """The reflection metadata IREE attached to function `name`."""
-        return dict(self._function(name).reflection)
-
-    def allocate(self, size: int) -> rt.HalBuffer:
-        """A fresh device buffer of `size` bytes (e.g. a call's transient storage)."""
-        return self._device.allocator.allocate_buffer(
-            memory_type=rt.MemoryType.DEVICE_LOCAL,
-            allowed_usage=rt.BufferUsage.DEFAULT,
-            allocation_size=max(1, size),
-        )
-
     def storage_buffer(self, t: torch.Tensor) -> rt.HalBuffer:
         """The IREE buffer over torch tensor `t`'s memory (zero copy), for an
         `iree.abi.output` storage argument the function writes its result into."""

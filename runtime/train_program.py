@@ -21,15 +21,7 @@ from .session import DeviceArray, Session
 
 _log = logging.getLogger(__name__)
 
-__all__ = ["TrainProgram", "transient_bytes"]
-
-
-def transient_bytes(reflection: dict[str, str]) -> int:
-    """The size of @step's transient storage, from its IREE reflection."""
-    size = reflection.get("iree.abi.transients.size.constant")
-    if size is None:
-        raise ValueError("the step module has no constant transient size (static shapes are required)")
-    return int(size)
+__all__ = ["TrainProgram"]
 
 
 class TrainProgram:
@@ -43,10 +35,6 @@ class TrainProgram:
         self.timeline: Timeline = timeline_for(session.device_kind, session.hal_device)
         self._cuda = session.device_kind == "cuda"
         self._device = torch.device("cuda", torch.cuda.current_device()) if self._cuda else torch.device("cpu")
-        # The step's transients live in one buffer of the compiled size, reused
-        # by every step (steps run in order on the device).
-        self.transient_bytes = transient_bytes(session.function_reflection("step"))
-        self._transients = session.allocate(self.transient_bytes)
 
     def load_state(self, tensors: Sequence[torch.Tensor]) -> None:
         """Copies `tensors` into the module's globals (after pending steps)."""
@@ -77,7 +65,7 @@ class TrainProgram:
         loss = torch.empty((), dtype=self.loss_dtype, device=self._device)
         wait, signal = self.timeline.begin()
         self.session.invoke_async(
-            "step", [hyper_tensor, *batch, self.session.storage_buffer(loss), self._transients], wait, signal
+            "step", [hyper_tensor, *batch, self.session.storage_buffer(loss)], wait, signal
         )
         self.timeline.commit()
         if not isinstance(self.timeline, CudaStreamTimeline):

@@ -28,14 +28,10 @@ def ConvertTrainStepToIREE
     - `util.func public @load_state(params, buffers, state)`: stores them.
     - `util.func public @read_state() -> (params, buffers, state)`: copies.
     - `util.func public @step(hypers: tensor<Hxf32>, batch...,
-      loss_storage: !hal.buffer {iree.abi.output = 0},
-      transients: !hal.buffer {iree.abi.transients}) -> loss` with
+      loss_storage: !hal.buffer {iree.abi.output = 0}) -> loss` with
       `iree.abi.model = "coarse-fences"`: it takes a wait and a signal fence,
       so a call enqueues the step and returns; steps chain on the device
-      through the globals. The loss is written into the caller's buffer, the
-      transients are suballocated from the caller's (IREE reflects their
-      size): no queue alloca, which IREE 3.13's CUDA HAL serves by blocking
-      the host until the wait fence is reached. It
+      through the globals. The loss is written into the caller's buffer. It
       calls the function, now private (IREE's input pipelines, e.g. the torch
       fallback's, convert func.func bodies; IREE inlines it).
 

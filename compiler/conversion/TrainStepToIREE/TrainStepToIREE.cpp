@@ -466,17 +466,11 @@ void ConvertTrainStepToIREEPass::runOnOperation() {
   auto hyperType = RankedTensorType::get({hypers}, f32);
   SmallVector<Type> stepInputs = {hyperType};
   llvm::append_range(stepInputs, batchTypes);
-  // The loss's storage, then the step's transient storage: with it IREE
-  // suballocates instead of a queue alloca per call, which IREE 3.13's CUDA
-  // HAL serves by blocking the host until the call's wait fence is reached.
-  Type buffer = opaqueType(context, "hal", "buffer");
-  stepInputs.append({buffer, buffer});
+  stepInputs.push_back(opaqueType(context, "hal", "buffer"));
   SmallVector<DictionaryAttr> argAttrs(stepInputs.size(),
                                        b.getDictionaryAttr({}));
-  argAttrs[argAttrs.size() - 2] = b.getDictionaryAttr(
-      {b.getNamedAttr("iree.abi.output", b.getIndexAttr(0))});
   argAttrs.back() = b.getDictionaryAttr(
-      {b.getNamedAttr("iree.abi.transients", b.getUnitAttr())});
+      {b.getNamedAttr("iree.abi.output", b.getIndexAttr(0))});
   Block *step = createUtilFunc(
       b, loc, "step", b.getFunctionType(stepInputs, {type.getResult(0)}),
       argAttrs,

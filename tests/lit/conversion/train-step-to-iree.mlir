@@ -52,11 +52,11 @@ func.func @main(%w: tensor<8xf32>, %f: tensor<8xf32>, %m: tensor<8xf32>, %lr: te
 // CHECK-LABEL: sym_name = "read_state"
 // CHECK:         "util.return"({{.+}}) : (tensor<8xf32>, tensor<8xf32>, tensor<8xf32>) -> ()
 
-// The step takes the hyperparameters as one tensor, the batch, the loss's
-// storage and its transient storage, and is asynchronous (coarse-fences). It calls the pure function on
+// The step takes the hyperparameters as one tensor, the batch and the loss's
+// storage, and is asynchronous (coarse-fences). It calls the pure function on
 // the globals and stores the updated state (the buffer is never stored).
-// CHECK-LABEL: "util.func"() <{arg_attrs = [{}, {}, {iree.abi.output = 0 : index}, {iree.abi.transients}], function_type = (tensor<2xf32>, tensor<8xf32>, !hal.buffer, !hal.buffer) -> tensor<f32>, sym_name = "step", sym_visibility = "public"}>
-// CHECK:         ^bb0(%[[HYP:.+]]: tensor<2xf32>, %[[X:.+]]: tensor<8xf32>, %{{.+}}: !hal.buffer, %{{.+}}: !hal.buffer):
+// CHECK-LABEL: "util.func"() <{arg_attrs = [{}, {}, {iree.abi.output = 0 : index}], function_type = (tensor<2xf32>, tensor<8xf32>, !hal.buffer) -> tensor<f32>, sym_name = "step", sym_visibility = "public"}>
+// CHECK:         ^bb0(%[[HYP:.+]]: tensor<2xf32>, %[[X:.+]]: tensor<8xf32>, %{{.+}}: !hal.buffer):
 // CHECK-NEXT:    %[[W0:.+]] = "util.global.load"() <{global = @state0_w}>
 // CHECK-NEXT:    %[[F0:.+]] = "util.global.load"() <{global = @state1_frozen}>
 // CHECK-NEXT:    %[[M0:.+]] = "util.global.load"() <{global = @state2_w_momentum_buffer}>
