@@ -75,5 +75,6 @@ def test_nova_opt_lists_nova_passes(nova_opt: str):
         "--nova-split-reductions",
         "--convert-torch-to-nova",
         "--convert-nova-to-linalg",
+        "--convert-train-step-to-iree",
     ):
         assert name in help_text
