@@ -17,7 +17,7 @@ from collections.abc import Sequence
 import torch
 
 from .ordering import CudaStreamTimeline, Timeline, timeline_for
-from .session import DeviceArray, Session
+from .session import Session
 
 _log = logging.getLogger(__name__)
 
@@ -47,11 +47,6 @@ class TrainProgram:
         """Copies of the globals as torch tensors, after pending steps."""
         self.timeline.wait()
         return [self.session.to_torch(x) for x in self.session.invoke("read_state")]
-
-    def read_state_arrays(self) -> list[DeviceArray]:
-        """Copies of the globals as device arrays (no torch conversion)."""
-        self.timeline.wait()
-        return list(self.session.invoke("read_state"))
 
     def step(self, hypers: Sequence[float], batch: Sequence[torch.Tensor]) -> torch.Tensor:
         """Enqueues one step; returns its loss (see the module doc)."""

@@ -14,6 +14,20 @@
 
 namespace mlir::nova {
 
+/// `iree_linalg_ext`: lets convert-nova-to-linalg emit
+/// `iree_linalg_ext.scatter` and still verify, without asking every caller
+/// for `--allow-unregistered-dialect`.
+class IreeLinalgExtNamespace : public Dialect {
+public:
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(IreeLinalgExtNamespace)
+  explicit IreeLinalgExtNamespace(MLIRContext *context)
+      : Dialect(getDialectNamespace(), context,
+                TypeID::get<IreeLinalgExtNamespace>()) {
+    allowUnknownOperations();
+  }
+  static StringRef getDialectNamespace() { return "iree_linalg_ext"; }
+};
+
 /// `util`: MLIR takes a single-region op of no dialect for a possible symbol
 /// table, so a `func.call` inside an unregistered `util.func` would not find
 /// its callee in the module.

@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "compiler/conversion/IREENamespaces.h"
 #include "compiler/dialect/NovaOps.h"
 #include "compiler/transforms/Passes.h"
 
@@ -32,26 +33,6 @@ using namespace mlir;
 using namespace mlir::nova;
 
 namespace {
-
-//===----------------------------------------------------------------------===//
-// iree_linalg_ext stand-in
-//===----------------------------------------------------------------------===//
-
-/// IREE's iree_linalg_ext dialect is not part of MLIR. Registering its
-/// namespace with unknown operations allowed lets the pass emit
-/// `iree_linalg_ext.scatter` (as an unregistered op, printed in generic form)
-/// and still verify, without asking every caller for
-/// `--allow-unregistered-dialect`.
-class IreeLinalgExtNamespace : public Dialect {
-public:
-  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(IreeLinalgExtNamespace)
-  explicit IreeLinalgExtNamespace(MLIRContext *context)
-      : Dialect(getDialectNamespace(), context,
-                TypeID::get<IreeLinalgExtNamespace>()) {
-    allowUnknownOperations();
-  }
-  static StringRef getDialectNamespace() { return "iree_linalg_ext"; }
-};
 
 //===----------------------------------------------------------------------===//
 // Helpers

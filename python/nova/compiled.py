@@ -90,8 +90,8 @@ def num_state_tensors(layout: capture.TrainLayout) -> int:
     return len(layout.param_names) * (1 + len(layout.state_keys)) + len(layout.buffer_names)
 
 
-def train_program(layout: capture.TrainLayout, session: Session, loss_dtype: torch.dtype) -> Program:
-    return Program(layout, session, "", TrainProgram(session, num_state_tensors(layout), loss_dtype))
+def train_program(layout: capture.TrainLayout, session: Session, loss_dtype: torch.dtype, key: str) -> Program:
+    return Program(layout, session, key, TrainProgram(session, num_state_tensors(layout), loss_dtype))
 
 
 def batch_signature(tensors: Sequence[Tensor]) -> tuple[Any, ...]:
@@ -134,9 +134,7 @@ class _Compiler:
         session = Session(vmfb, runtime_device(target))
         if captured.train_layout is None:
             return Program(None, session, key)
-        program = train_program(captured.train_layout, session, captured.output_specs[0].dtype)
-        program.key = key
-        return program
+        return train_program(captured.train_layout, session, captured.output_specs[0].dtype, key)
 
 
 class TrainStep:
@@ -307,7 +305,7 @@ def load_exported_step(
         parameter_scope=archive["scope"] if archive else "",
     )
     loss_dtype = _TORCH_DTYPES[signature["outputs"][0]["dtype"]]
-    step.add_program(batch, train_program(layout, session, loss_dtype))
+    step.add_program(batch, train_program(layout, session, loss_dtype, signature.get("key", "")))
     return step
 
 

@@ -27,16 +27,11 @@ from torch import Tensor, nn
 
 import nova
 from nova.models import MLP, make_gpt
-from nova.runtime import reset_default_cache
 
 
 @pytest.fixture(autouse=True)
-def fresh_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
-    monkeypatch.setenv("NOVA_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.setenv("NOVA_PROGRESS", "0")
-    reset_default_cache()
-    yield
-    reset_default_cache()
+def _fresh_cache(fresh_cache: None) -> None:
+    """Every test here compiles into a cache of its own."""
 
 
 def rel_err(a: Tensor, b: Tensor) -> float:

@@ -23,16 +23,13 @@ from nova import capture
 from nova.models import MLP
 from nova.importer import import_to_torch_mlir
 from nova.pipeline import lower_to_iree_input, train_step_pipeline
-from nova.runtime import Session, reset_default_cache
+from nova.compiled import num_state_tensors
+from nova.runtime import Session
 
 
 @pytest.fixture(autouse=True)
-def fresh_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
-    monkeypatch.setenv("NOVA_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.setenv("NOVA_PROGRESS", "0")
-    reset_default_cache()
-    yield
-    reset_default_cache()
+def _fresh_cache(fresh_cache: None) -> None:
+    """Every test here compiles into a cache of its own."""
 
 
 def _wide_mlp_setup():
@@ -59,7 +56,8 @@ def _step_allocation_bytes(in_place: bool) -> tuple[int, int]:
     step = step[: re.search(r"\n  \}", step).start()]
     constants = {m[0]: int(m[1]) for m in re.findall(r"(%c\w*) = arith.constant (\d+) : index", hal)}
     sizes = re.findall(r"hal\.device\.queue\.alloca<.*!hal\.buffer\{(%\w+)\}", step)
-    state_bytes = sum(s.numel() * 4 for s in capture.train_step_inputs(captured, model, optimizer, None)[:12])
+    state = capture.train_step_inputs(captured, model, optimizer, None)[: num_state_tensors(captured.train_layout)]
+    state_bytes = sum(t.numel() * t.element_size() for t in state)
     return sum(constants[s] for s in sizes), state_bytes
 
 

@@ -382,14 +382,12 @@ void ConvertTrainStepToIREEPass::makeUpdatesInPlace(func::FuncOp func) {
   for (linalg::GenericOp update : updates) {
     SmallVector<int64_t> tiedArg, inputOfResult;
     for (OpResult result : update->getResults()) {
+      // Tied only when the return is its one use (nothing reads the new value
+      // inside the step) and it updates exactly one argument.
+      auto it = updatedArg.find(result);
       bool onlyReturned =
-          llvm::all_of(result.getUsers(), [&](Operation *user) {
-            return user == ret.getOperation();
-          }) &&
-          result.hasOneUse();
-      int64_t arg = onlyReturned ? updatedArg.lookup(result) : -1;
-      if (!onlyReturned || !updatedArg.contains(result))
-        arg = -1;
+          result.hasOneUse() && *result.getUsers().begin() == ret.getOperation();
+      int64_t arg = onlyReturned && it != updatedArg.end() ? it->second : -1;
       tiedArg.push_back(arg);
       int64_t input = -1;
       if (arg >= 0)
