@@ -11,21 +11,25 @@ nor export of semaphore timepoints as CUDA events, so the two directions are
 bridged through a small worker thread, in order of the calls:
 
 - torch -> IREE: at call k, a torch event is recorded on the current stream
-  (after the writes that produced the batch and after the allocation of the
-  loss tensor IREE will write); call k waits on `(ready, k)`, which the
-  worker signals once that event has completed. Call k thus never reads a
-  batch torch has not finished writing, nor writes memory torch's allocator
-  handed out before pending torch work was done with it.
+  (after torch's copies into the call's input buffers); call k waits on
+  `(ready, k)`, which the worker signals once that event has completed.
+  Call k thus never reads an input torch has not finished writing.
 - IREE -> torch: right after call k is enqueued, torch's current stream is
   made to wait (`cuStreamWaitValue32`, no host wait) until a pinned host word
   reaches k; the worker writes k there once `(done, k)` is reached. Work
-  enqueued on torch's stream after the call (reading the loss, freeing or
-  reusing the batch's memory) therefore runs after the step, as in eager.
+  enqueued on torch's stream after the call (copying the loss out, writing
+  the next inputs) therefore runs after the step, as in eager.
 
-The host never blocks in `enqueue`; a wait happens only where the user reads
-a result on the host (`float(loss)` waits on torch's stream) or calls
-`wait()`. A device-side failure of call k is raised by the next `enqueue` or
-`wait()` (torch's stream is released so it cannot hang).
+Reading a result on the host (`float(loss)`) waits on torch's stream, as in
+eager. The enqueue itself still waits in IREE 3.13's CUDA HAL: a call's
+`queue_alloca` (its transients) blocks the host until the call's wait fence
+is reached, and its `queue_dealloca` until the call's work is done, so on
+CUDA the call returns when the step has run (the H200 check measures the
+enqueue time per step equal to the step time). (Caller-provided transients,
+`iree.abi.transients`, remove both, but a gpt-42m step compiled that way
+never completed on the H200, 2026-12-01, whatever the ordering.) A
+device-side failure of call k is raised by the next `enqueue` or `wait()`
+(torch's stream is released so it cannot hang).
 """
 
 from __future__ import annotations

@@ -61,6 +61,7 @@ globals through IREE's io-parameters module, as `iree-run-module
 from __future__ import annotations
 
 import logging
+import math
 import os
 import re
 from typing import Any, Optional, Sequence, Union
@@ -215,14 +216,26 @@ class Session:
         self._context.vm_context.invoke(fn, arg_list, results)
         return tuple(self._result(results, i, ()) for i in range(len(results)))
 
-    def storage_buffer(self, t: torch.Tensor) -> rt.HalBuffer:
-        """The IREE buffer over torch tensor `t`'s memory (zero copy), for an
-        `iree.abi.output` storage argument the function writes its result into."""
-        imported: list[rt.HalBuffer] = []
-        bv = self._import_torch(t, imported)
-        if bv is None or not t.is_contiguous():
-            raise ValueError(f"cannot import a {t.device} {t.dtype} tensor as output storage")
-        return bv.get_buffer()
+    def shared_tensor(self, shape: Sequence[int], dtype: torch.dtype) -> tuple[rt.HalBufferView, torch.Tensor]:
+        """A fresh IREE buffer and a torch tensor over the same memory.
+
+        For a function's inputs and output storage that torch fills or reads
+        on its own stream: IREE owns the memory, so IREE never holds a torch
+        allocation (whose DLPack deleter may need the GIL on an IREE thread).
+        """
+        element_type = rt.array_interop.map_dtype_to_element_type(torch_to_numpy(torch.empty(0, dtype=dtype)).dtype)
+        if element_type is None:
+            raise TypeError(f"dtype {dtype} has no IREE element type")
+        size = math.prod(shape) * torch.empty((), dtype=dtype).element_size()
+        buffer = self._device.allocator.allocate_buffer(
+            memory_type=rt.MemoryType.DEVICE_LOCAL, allowed_usage=rt.BufferUsage.DEFAULT, allocation_size=max(1, size)
+        )
+        bv = rt.HalBufferView(buffer, list(shape), element_type)
+        device_type, device_id = (_KDL_CUDA, self._cuda_index) if self._kind == "cuda" else (_KDL_CPU, 0)
+        t = self._export_dlpack(bv, device_type, device_id)
+        if t is None:
+            raise RuntimeError(f"nova: cannot share a {dtype} buffer of shape {tuple(shape)} with torch")
+        return bv, t
 
     def to_device(self, x: ArgType) -> rt.DeviceArray:
         """Uploads a host tensor/array (e.g. initial parameters) once.

@@ -4,9 +4,14 @@ asynchronous `step(hypers, batch..., loss storage)`.
 
 The params, buffers and optimizer state are globals of the module, updated in
 place by each step; Python holds none of them. `step()` enqueues and returns
-the loss as a torch tensor written by the step: on CUDA it is ordered with
-torch's current stream (see `ordering`), so reading it waits as in eager; on
-the CPU the call waits for the step before it returns.
+the loss as a torch tensor: on CUDA it is ordered with torch's current stream
+(see `ordering`), so reading it waits as in eager; on the CPU the call waits
+for the step before it returns.
+
+The step's inputs and loss live in IREE buffers made once per program
+(`Session.shared_tensor`): torch copies the batch in and the loss out on its
+own stream, so a call imports no torch memory and IREE never holds a torch
+allocation.
 """
 
 from __future__ import annotations
@@ -34,7 +39,7 @@ class TrainProgram:
         self.loss_dtype = loss_dtype
         self.timeline: Timeline = timeline_for(session.device_kind, session.hal_device)
         self._cuda = session.device_kind == "cuda"
-        self._device = torch.device("cuda", torch.cuda.current_device()) if self._cuda else torch.device("cpu")
+        self._io: _StepIO | None = None  # made at the first step, from its batch
 
     def load_state(self, tensors: Sequence[torch.Tensor]) -> None:
         """Copies `tensors` into the module's globals (after pending steps)."""
@@ -50,23 +55,56 @@ class TrainProgram:
 
     def step(self, hypers: Sequence[float], batch: Sequence[torch.Tensor]) -> torch.Tensor:
         """Enqueues one step; returns its loss (see the module doc)."""
-        hyper_host = torch.tensor(list(hypers), dtype=torch.float32)
-        if self._cuda:
-            # Through torch's stream, so the step's wait on it covers the copy.
-            hyper_tensor = hyper_host.pin_memory().to(self._device, non_blocking=True)
-            batch = [b if b.is_cuda else b.to(self._device, non_blocking=True) for b in batch]
-        else:
-            hyper_tensor = hyper_host
-        loss = torch.empty((), dtype=self.loss_dtype, device=self._device)
+        if self._io is None:
+            self._io = _StepIO(self.session, len(hypers), batch, self.loss_dtype)
+        io = self._io
+        io.write_hypers(hypers)
+        for staged, b in zip(io.batch, batch):
+            if staged.shape != b.shape or staged.dtype != b.dtype:
+                raise ValueError(f"nova: batch input {tuple(b.shape)} {b.dtype} does not match the compiled "
+                                 f"step's {tuple(staged.shape)} {staged.dtype}")
+            staged.copy_(b, non_blocking=True)
         wait, signal = self.timeline.begin()
-        self.session.invoke_async(
-            "step", [hyper_tensor, *batch, self.session.storage_buffer(loss)], wait, signal
-        )
+        self.session.invoke_async("step", io.views, wait, signal)
         self.timeline.commit()
         if not isinstance(self.timeline, CudaStreamTimeline):
             self.timeline.wait()
-        return loss
+        # Ordered after the step on torch's stream; the next step's copy-in is ordered after this.
+        return io.loss.clone()
 
     def wait(self) -> None:
         """Blocks until every enqueued step has completed."""
         self.timeline.wait()
+
+
+class _StepIO:
+    """The step's hyperparameters, batch and loss storage: IREE buffers with
+    torch views, reused by every step of one program."""
+
+    # Pinned host slots the hyperparameters are copied from, in turn: made
+    # once, because pinning memory while torch's stream waits for a step can
+    # stall the host (cudaHostAlloc), and a slot is rewritten only after its
+    # last copy has run.
+    _HOST_SLOTS = 4
+
+    def __init__(self, session: Session, num_hypers: int, batch: Sequence[torch.Tensor], loss_dtype: torch.dtype) -> None:
+        hypers_bv, self.hypers = session.shared_tensor((num_hypers,), torch.float32)
+        self._cuda = session.device_kind == "cuda"
+        self._host = torch.empty((self._HOST_SLOTS, num_hypers), dtype=torch.float32, pin_memory=self._cuda)
+        self._copied = [torch.cuda.Event() if self._cuda else None for _ in range(self._HOST_SLOTS)]
+        self._slot = 0
+        shared = [session.shared_tensor(tuple(b.shape), b.dtype) for b in batch]
+        self.batch = [t for _, t in shared]
+        loss_bv, self.loss = session.shared_tensor((), loss_dtype)
+        # The step's arguments: hypers, batch..., loss storage.
+        self.views: list = [hypers_bv, *(bv for bv, _ in shared), loss_bv.get_buffer()]
+
+    def write_hypers(self, values: Sequence[float]) -> None:
+        """Copies `values` into the hyperparameter buffer, on torch's stream."""
+        slot, self._slot = self._slot, (self._slot + 1) % self._HOST_SLOTS
+        if self._cuda:
+            self._copied[slot].synchronize()  # long done: the copy of HOST_SLOTS steps ago
+        self._host[slot] = torch.tensor(list(values), dtype=torch.float32)
+        self.hypers.copy_(self._host[slot], non_blocking=self._cuda)
+        if self._cuda:
+            self._copied[slot].record()
