@@ -69,7 +69,10 @@ LoweringConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                            ArrayRef<int64_t> tileSizes,
                            ArrayRef<int64_t> warpLayout,
                            ArrayRef<int64_t> mmaShape, int64_t pipelineStages,
-                           int64_t swizzle) {
+                           int64_t swizzle, StringRef kernel,
+                           StringRef precision, int64_t producerWarpgroups,
+                           int64_t clusterM, int64_t clusterN, int64_t splitK,
+                           int64_t persistentCtas, int64_t rasterGroup) {
   if (tileSizes.size() != 3)
     return emitError() << "tile_sizes must be [M, N, K], got "
                        << tileSizes.size() << " entries";
@@ -97,5 +100,21 @@ LoweringConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   if (swizzle != 0 && swizzle != 32 && swizzle != 64 && swizzle != 128)
     return emitError() << "swizzle must be 0, 32, 64 or 128 bytes, got "
                        << swizzle;
+  if (!llvm::is_contained({StringRef(), StringRef("wgmma_tma"),
+                           StringRef("mma_sync_cp_async")},
+                          kernel))
+    return emitError() << "kernel must be \"wgmma_tma\" or "
+                       << "\"mma_sync_cp_async\", got \"" << kernel << "\"";
+  if (!llvm::is_contained({StringRef(), StringRef("bf16"), StringRef("f16"),
+                           StringRef("tf32"), StringRef("tf32x3")},
+                          precision))
+    return emitError() << "precision must be bf16, f16, tf32 or tf32x3, got \""
+                       << precision << "\"";
+  if (producerWarpgroups < 0 || persistentCtas < 0)
+    return emitError()
+           << "producer_warpgroups and persistent_ctas must be >= 0";
+  if (clusterM < 1 || clusterN < 1 || splitK < 1 || rasterGroup < 1)
+    return emitError()
+           << "cluster_m, cluster_n, split_k and raster_group must be >= 1";
   return success();
 }

@@ -107,14 +107,46 @@ def Nova_LoweringConfigAttr : Nova_Attr<"LoweringConfig", "lowering_config"> {
     `[m, n, k]`, which must divide the tile; `pipeline_stages` the depth of the
     shared-memory pipeline; `swizzle` the shared-memory swizzle in bytes
     (0, 32, 64 or 128).
+
+    The analytic configurator (`nova-configure-kernels`) also sets, each
+    omitted when it has its default:
+    - `kernel`: the kernel family, `"wgmma_tma"` (sm_90: TMA loads, wgmma) or
+      `"mma_sync_cp_async"` (sm_80/86/89: cp.async, mma.sync);
+    - `precision`: what the tensor cores compute in, `"bf16"`, `"f16"`,
+      `"tf32"` or `"tf32x3"` (f32 to f32 accuracy from three TF32 products);
+    - `producer_warpgroups`: warp groups that only issue loads (warp
+      specialization; 0 = none);
+    - `cluster_m`, `cluster_n`: the thread-block cluster (TMA multicast);
+    - `split_k`: K is split over this many CTAs, partial sums reduced after;
+    - `persistent_ctas`: a persistent grid of this many CTAs walks the tiles
+      (0 = one CTA per tile);
+    - `raster_group`: tiles are visited in bands of this many tile rows, so
+      that a band's operands stay in L2 (1 = row by row).
   }];
   let parameters = (ins
     Nova_I64ListParameter<"CTA tile [M, N, K]">:$tile_sizes,
     Nova_I64ListParameter<"warp groups over [M, N]">:$warp_layout,
     Nova_I64ListParameter<"MMA instruction [m, n, k]">:$mma_shape,
     "int64_t":$pipeline_stages,
-    "int64_t":$swizzle
+    "int64_t":$swizzle,
+    StringRefParameter<"kernel family", "\"\"">:$kernel,
+    StringRefParameter<"tensor-core precision", "\"\"">:$precision,
+    DefaultValuedParameter<"int64_t", "0", "load-only warp groups">:$producer_warpgroups,
+    DefaultValuedParameter<"int64_t", "1", "cluster CTAs along M">:$cluster_m,
+    DefaultValuedParameter<"int64_t", "1", "cluster CTAs along N">:$cluster_n,
+    DefaultValuedParameter<"int64_t", "1", "CTAs sharing one tile's K">:$split_k,
+    DefaultValuedParameter<"int64_t", "0", "persistent grid size">:$persistent_ctas,
+    DefaultValuedParameter<"int64_t", "1", "tile rows per raster band">:$raster_group
   );
+  let builders = [
+    AttrBuilder<(ins "::llvm::ArrayRef<int64_t>":$tile_sizes,
+                     "::llvm::ArrayRef<int64_t>":$warp_layout,
+                     "::llvm::ArrayRef<int64_t>":$mma_shape,
+                     "int64_t":$pipeline_stages, "int64_t":$swizzle), [{
+      return $_get($_ctxt, tile_sizes, warp_layout, mma_shape, pipeline_stages,
+                   swizzle, "", "", 0, 1, 1, 1, 0, 1);
+    }]>
+  ];
   let assemblyFormat = "`<` struct(params) `>`";
   let genVerifyDecl = 1;
 }

@@ -38,6 +38,33 @@ def NovaSplitReductions : Pass<"nova-split-reductions"> {
   let dependentDialects = ["::mlir::nova::NovaDialect"];
 }
 
+def NovaConfigureKernels : Pass<"nova-configure-kernels", "::mlir::ModuleOp"> {
+  let summary = "Choose each matmul's GPU kernel configuration analytically";
+  let description = [{
+    For every `nova.matmul` (batched included) with static shapes, derives
+    the CTA tile, MMA instruction, pipeline depth, warp specialization,
+    cluster, split-K, persistent grid and raster order from a closed-form
+    cost model (arithmetic intensity against compute and bandwidth, wave
+    quantization over the SMs, shared-memory and register limits; see
+    docs/configurator.md) and writes it as `lowering_config`. A matmul that
+    already has one keeps it.
+
+    The target is the module's `nova.target` attribute or, without one, the
+    known target named by `target=` (which is then set on the module). f32
+    matmuls follow the module's `nova.f32_matmul_precision` (torch's
+    `torch.get_float32_matmul_precision()` at capture): "high" and "medium"
+    compute in TF32, "highest" (the default) in three TF32 products, which
+    keeps f32 accuracy.
+  }];
+  let options = [
+    Option<"target", "target", "std::string", /*default=*/"\"\"",
+           "Known target (sm_80, sm_86, sm_89, sm_90) when the module has no nova.target">,
+    Option<"remarks", "remarks", "bool", /*default=*/"false",
+           "Emit a remark per matmul with the model's numbers">
+  ];
+  let dependentDialects = ["::mlir::nova::NovaDialect"];
+}
+
 def ConvertTorchToNova : Pass<"convert-torch-to-nova", "::mlir::ModuleOp"> {
   let summary = "Convert torch-mlir's torch dialect (read as unregistered ops) to nova";
   let description = [{

@@ -52,4 +52,11 @@ module attributes {nova.target = #nova.target<arch = "sm_90a", sm_count = 132, s
       #nova.lowering_config<tile_sizes = [128, 128, 64], warp_layout = [2, 1], mma_shape = [64, 128, 16], pipeline_stages = 5, swizzle = 128>]} {
     return
   }
+
+  // The configurator's fields; those at their defaults are not printed.
+  // CHECK-LABEL: func.func @lowering_config_schedule
+  // CHECK-SAME: attributes {config = #nova.lowering_config<tile_sizes = [128, 192, 64], warp_layout = [2, 1], mma_shape = [64, 192, 16], pipeline_stages = 4, swizzle = 128, kernel = "wgmma_tma", precision = "bf16", producer_warpgroups = 1, cluster_m = 2, split_k = 5, persistent_ctas = 132, raster_group = 4>}
+  func.func @lowering_config_schedule() attributes {config = #nova.lowering_config<tile_sizes = [128, 192, 64], warp_layout = [2, 1], mma_shape = [64, 192, 16], pipeline_stages = 4, swizzle = 128, kernel = "wgmma_tma", precision = "bf16", producer_warpgroups = 1, cluster_m = 2, cluster_n = 1, split_k = 5, persistent_ctas = 132, raster_group = 4>} {
+    return
+  }
 }

@@ -883,3 +883,35 @@ func.func @config_swizzle(%a: tensor<128x64xbf16>, %b: tensor<64x256xbf16>) {
   %0 = nova.matmul %a, %b {lowering_config = #nova.lowering_config<tile_sizes = [128, 256, 64], warp_layout = [2, 1], mma_shape = [64, 256, 16], pipeline_stages = 4, swizzle = 16>} : tensor<128x64xbf16>, tensor<64x256xbf16> -> tensor<128x256xf32>
   return
 }
+
+// -----
+
+func.func @config_kernel(%a: tensor<128x64xbf16>, %b: tensor<64x256xbf16>) {
+  // expected-error @+1 {{kernel must be "wgmma_tma" or "mma_sync_cp_async", got "wmma"}}
+  %0 = nova.matmul %a, %b {lowering_config = #nova.lowering_config<tile_sizes = [128, 256, 64], warp_layout = [2, 1], mma_shape = [64, 256, 16], pipeline_stages = 4, swizzle = 128, kernel = "wmma">} : tensor<128x64xbf16>, tensor<64x256xbf16> -> tensor<128x256xf32>
+  return
+}
+
+// -----
+
+func.func @config_precision(%a: tensor<128x64xbf16>, %b: tensor<64x256xbf16>) {
+  // expected-error @+1 {{precision must be bf16, f16, tf32 or tf32x3, got "fp8"}}
+  %0 = nova.matmul %a, %b {lowering_config = #nova.lowering_config<tile_sizes = [128, 256, 64], warp_layout = [2, 1], mma_shape = [64, 256, 16], pipeline_stages = 4, swizzle = 128, precision = "fp8">} : tensor<128x64xbf16>, tensor<64x256xbf16> -> tensor<128x256xf32>
+  return
+}
+
+// -----
+
+func.func @config_split_k(%a: tensor<128x64xbf16>, %b: tensor<64x256xbf16>) {
+  // expected-error @+1 {{cluster_m, cluster_n, split_k and raster_group must be >= 1}}
+  %0 = nova.matmul %a, %b {lowering_config = #nova.lowering_config<tile_sizes = [128, 256, 64], warp_layout = [2, 1], mma_shape = [64, 256, 16], pipeline_stages = 4, swizzle = 128, split_k = 0>} : tensor<128x64xbf16>, tensor<64x256xbf16> -> tensor<128x256xf32>
+  return
+}
+
+// -----
+
+func.func @config_persistent(%a: tensor<128x64xbf16>, %b: tensor<64x256xbf16>) {
+  // expected-error @+1 {{producer_warpgroups and persistent_ctas must be >= 0}}
+  %0 = nova.matmul %a, %b {lowering_config = #nova.lowering_config<tile_sizes = [128, 256, 64], warp_layout = [2, 1], mma_shape = [64, 256, 16], pipeline_stages = 4, swizzle = 128, persistent_ctas = -1>} : tensor<128x64xbf16>, tensor<64x256xbf16> -> tensor<128x256xf32>
+  return
+}

@@ -1,0 +1,231 @@
+//===- GemmConfigurator.cpp - analytic GEMM configurator ------------------===//
+//
+// See docs/configurator.md for the model; the constants below are its
+// assumptions, named.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/codegen/cuda/GemmConfigurator.h"
+#include "compiler/codegen/cuda/KnownTargets.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace mlir::nova;
+using namespace mlir::nova::cuda;
+
+namespace {
+
+// L2 -> SM operand bandwidth as a multiple of DRAM bandwidth (H100/H200:
+// ~12 TB/s of L2 against 3.35-4.8 TB/s of HBM).
+constexpr double kL2BandwidthFactor = 3.0;
+// Fixed cost of one kernel launch and of a split-K reduction kernel, us.
+constexpr double kLaunchUs = 2.0;
+// Shared memory delivers 128 bytes per cycle per SM; the tensor cores read
+// their operands from it (wgmma: A and B, per consumer warp group).
+constexpr double kSharedBytesPerCycle = 128;
+// Per tile, cycles not overlapped with the main loop: filling the pipeline
+// (about one DRAM latency) and draining the accumulator through shared
+// memory (counted separately from the result's bytes).
+constexpr double kTileFillCycles = 1000;
+// Shared memory the driver reserves per CTA (bytes).
+constexpr int64_t kReservedSharedMemory = 1024;
+// Registers: a Hopper consumer warp group gets 232 per thread through
+// setmaxnreg (2 x 128 x 232 + 128 x 40 producer <= 65536); the accumulator may
+// use 160 of them. mma.sync warps keep 128 accumulators of 255.
+constexpr int64_t kHopperAccumulatorRegs = 160;
+constexpr int64_t kAmpereAccumulatorRegs = 128;
+constexpr int64_t kHopperMaxStages = 7, kAmpereMaxStages = 5;
+// Candidates within this fraction of the best estimate tie; the tie goes to
+// the larger tile (fewer CTAs, more reuse).
+constexpr double kTie = 0.005;
+
+int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+struct Candidate {
+  int64_t bm, bn, bk, stages, splitK;
+  SmallVector<int64_t, 2> warpLayout;
+  SmallVector<int64_t, 3> mma;
+  int64_t producers;
+  GemmPlan plan;
+};
+
+} // namespace
+
+StringRef cuda::stringifyPrecision(GemmPrecision precision) {
+  switch (precision) {
+  case GemmPrecision::BF16:
+    return "bf16";
+  case GemmPrecision::F16:
+    return "f16";
+  case GemmPrecision::TF32:
+    return "tf32";
+  case GemmPrecision::TF32x3:
+    return "tf32x3";
+  }
+  llvm_unreachable("unknown precision");
+}
+
+std::string GemmPlan::summary() const {
+  return llvm::formatv("tiles {0}, waves {1:f2}, compute {2:f1} us, memory "
+                       "{3:f1} us, estimate {4:f1} us ({5:f0}% of peak)",
+                       tiles, waves, computeUs, memoryUs, estimateUs,
+                       100 * efficiency)
+      .str();
+}
+
+std::optional<GemmPlan> cuda::configureGemm(const GemmProblem &problem,
+                                            TargetAttr target) {
+  MLIRContext *context = target.getContext();
+  bool hopper = computeCapability(target) >= 90;
+  bool wide = problem.precision == GemmPrecision::TF32 ||
+              problem.precision == GemmPrecision::TF32x3;
+  int64_t elementBytes = wide ? 4 : 2;
+  StringRef peakName = wide ? "tf32" : stringifyPrecision(problem.precision);
+  auto peakAttr =
+      dyn_cast_or_null<IntegerAttr>(target.getPeakTflops().get(peakName));
+  if (!peakAttr && problem.precision == GemmPrecision::F16)
+    peakAttr = dyn_cast_or_null<IntegerAttr>(target.getPeakTflops().get("bf16"));
+  if (!peakAttr)
+    return std::nullopt;
+  // tf32x3: three TF32 products per f32 product (hi*hi + hi*lo + lo*hi).
+  double peak = peakAttr.getInt() * 1e12 /
+                (problem.precision == GemmPrecision::TF32x3 ? 3.0 : 1.0);
+  int64_t sms = target.getSmCount();
+  double smPeak = peak / sms;
+  double dram = target.getMemoryBandwidthGbps() * 1e9;
+  double smL2 = kL2BandwidthFactor * dram / sms;
+  double smShared = kSharedBytesPerCycle * smClockGhz(target) * 1e9;
+  double cycleUs = 1e-3 / smClockGhz(target);
+  int64_t smemPerCta = target.getSharedMemoryPerSm() - kReservedSharedMemory;
+
+  // One K step moves a 128-byte (Hopper: one TMA box row, 128B swizzle) or
+  // 64-byte (cp.async) row of each operand.
+  int64_t rowBytes = hopper ? 128 : 64;
+  int64_t bk = rowBytes / elementBytes;
+  int64_t mmaK = elementBytes == 2 ? 16 : 8;
+  int64_t kSteps = ceilDiv(problem.k, bk);
+  double flops = 2.0 * problem.batch * problem.m * problem.n * problem.k;
+  double uniqueBytes =
+      double(problem.batch) *
+      (double(problem.m + problem.n) * problem.k * elementBytes +
+       double(problem.m) * problem.n * problem.resultBytes);
+
+  std::optional<Candidate> best;
+  static constexpr int64_t kTileM[] = {64, 128, 256};
+  static constexpr int64_t kTileN[] = {64, 128, 192, 256};
+  for (int64_t bm : kTileM) {
+    for (int64_t bn : kTileN) {
+      Candidate c{bm, bn, bk, 0, 1, {}, {}, 0, {}};
+      int64_t epilogueBytes = 0;
+      if (hopper) {
+        int64_t consumers = std::min<int64_t>(bm / 64, 2);
+        if (bm * bn / (consumers * 128) > kHopperAccumulatorRegs)
+          continue;
+        c.warpLayout = {consumers, 1};
+        c.mma = {64, bn, mmaK};
+        c.producers = 1;
+        // The epilogue stages one consumer's 64-row subtile for TMA stores.
+        epilogueBytes = 64 * bn * problem.resultBytes;
+      } else {
+        if (bn == 192)
+          continue;
+        int64_t warps = bm * bn >= 128 * 128 ? 8 : 4;
+        if (bm * bn / (warps * 32) > kAmpereAccumulatorRegs)
+          continue;
+        c.warpLayout = warps == 4 ? SmallVector<int64_t, 2>{2, 2}
+                       : bm >= bn ? SmallVector<int64_t, 2>{4, 2}
+                                  : SmallVector<int64_t, 2>{2, 4};
+        if (bm % (c.warpLayout[0] * 16) || bn % (c.warpLayout[1] * 8))
+          continue;
+        c.mma = {16, 8, mmaK};
+      }
+      int64_t stageBytes = (bm + bn) * bk * elementBytes;
+      int64_t stages = std::min((smemPerCta - epilogueBytes) / stageBytes,
+                                hopper ? kHopperMaxStages : kAmpereMaxStages);
+      stages = std::min(stages, kSteps);
+      if (stages < std::min<int64_t>(2, kSteps))
+        continue;
+      c.stages = stages;
+
+      int64_t tiles = problem.batch * ceilDiv(problem.m, bm) *
+                      ceilDiv(problem.n, bn);
+      // Split K only when the tiles leave SMs idle, keeping every split at
+      // least a full pipeline deep.
+      int64_t maxSplit = 1;
+      if (tiles < sms)
+        maxSplit = std::max<int64_t>(
+            1, std::min(sms / tiles, kSteps / std::max<int64_t>(stages, 4)));
+      for (int64_t split = 1; split <= maxSplit; ++split) {
+        int64_t ctas = tiles * split;
+        int64_t kPerCta = ceilDiv(kSteps, split) * bk;
+        // Each consumer warp group reads its rows of A and all of B.
+        double sharedBytes =
+            double(hopper ? bm + c.warpLayout[0] * bn
+                          : bm * c.warpLayout[1] + bn * c.warpLayout[0]) *
+            kPerCta * elementBytes;
+        double tileUs =
+            1e6 * std::max({2.0 * bm * bn * kPerCta / smPeak,
+                            double(bm + bn) * kPerCta * elementBytes / smL2,
+                            sharedBytes / smShared}) +
+            kTileFillCycles * cycleUs +
+            1e6 * double(bm) * bn * problem.resultBytes / smShared;
+        double computeUs = ceilDiv(ctas, sms) * tileUs;
+        double memoryUs = 1e6 * uniqueBytes / dram;
+        // Partial sums in f32 are written and read back once.
+        double reduceUs =
+            split > 1 ? 1e6 * 2.0 * split * problem.batch * problem.m *
+                                problem.n * 4 / dram +
+                            kLaunchUs
+                      : 0;
+        GemmPlan plan;
+        plan.tiles = tiles;
+        plan.waves = double(ctas) / sms;
+        plan.computeUs = computeUs;
+        plan.memoryUs = memoryUs;
+        plan.estimateUs =
+            std::max(computeUs, memoryUs) + reduceUs + kLaunchUs;
+        plan.efficiency = flops / (plan.estimateUs * 1e-6 * peak);
+        c.splitK = split;
+        c.plan = plan;
+        bool better =
+            !best ||
+            plan.estimateUs < best->plan.estimateUs * (1 - kTie) ||
+            (plan.estimateUs <= best->plan.estimateUs * (1 + kTie) &&
+             bm * bn > best->bm * best->bn);
+        if (better)
+          best = c;
+      }
+    }
+  }
+  if (!best)
+    return std::nullopt;
+
+  Candidate &c = *best;
+  int64_t tilesM = ceilDiv(problem.m, c.bm), tilesN = ceilDiv(problem.n, c.bn);
+  int64_t ctas = c.plan.tiles * c.splitK;
+  // More CTAs than SMs: a persistent grid (one CTA per SM; the stages fill
+  // shared memory) walks the tiles, and pairs of CTAs along M share B's
+  // loads through TMA multicast.
+  int64_t persistent = hopper && ctas > sms ? sms : 0;
+  int64_t clusterM = hopper && ctas >= sms && tilesM >= 2 ? 2 : 1;
+  // A wave of `sms` tiles laid out as g tile rows x sms/g columns touches
+  // g*BM + (sms/g)*BN operand rows per K step; g = sqrt(sms*BN/BM) minimizes
+  // it (rounded down to a power of two, at most the tile rows and 16).
+  int64_t rasterGroup = 1;
+  if (tilesM > 1 && tilesN > 1) {
+    double g = std::sqrt(double(sms) * c.bn / c.bm);
+    int64_t limit = std::min<int64_t>({tilesM, 16, int64_t(g)});
+    while (rasterGroup * 2 <= limit)
+      rasterGroup *= 2;
+  }
+  c.plan.config = LoweringConfigAttr::get(
+      context, {c.bm, c.bn, c.bk}, c.warpLayout, c.mma, c.stages,
+      /*swizzle=*/rowBytes, hopper ? "wgmma_tma" : "mma_sync_cp_async",
+      stringifyPrecision(problem.precision), c.producers, clusterM,
+      /*clusterN=*/1, c.splitK, persistent, rasterGroup);
+  return c.plan;
+}

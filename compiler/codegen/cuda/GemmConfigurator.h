@@ -1,0 +1,52 @@
+//===- GemmConfigurator.h - analytic GEMM configurator ----------*- C++ -*-===//
+//
+// Chooses how one (batched) matmul is tiled onto a GPU from a closed-form
+// cost model: arithmetic intensity of the CTA tile against the machine's
+// compute and bandwidth, wave quantization over the SMs, and the
+// shared-memory and register limits. Deterministic, no measurement; the
+// model is described in docs/configurator.md.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NOVA_CODEGEN_CUDA_GEMMCONFIGURATOR_H
+#define NOVA_CODEGEN_CUDA_GEMMCONFIGURATOR_H
+
+#include "compiler/dialect/NovaAttrs.h"
+
+#include <optional>
+#include <string>
+
+namespace mlir::nova::cuda {
+
+/// What the tensor cores compute in.
+enum class GemmPrecision { BF16, F16, TF32, TF32x3 };
+
+StringRef stringifyPrecision(GemmPrecision precision);
+
+/// One matmul: result[batch, M, N] = A[batch, M, K] * B[batch, K, N].
+struct GemmProblem {
+  int64_t batch = 1, m = 0, n = 0, k = 0;
+  GemmPrecision precision = GemmPrecision::BF16;
+  int64_t resultBytes = 4; // bytes per result element
+};
+
+/// The configurator's choice and the model's numbers behind it.
+struct GemmPlan {
+  LoweringConfigAttr config;
+  int64_t tiles = 0;           // output tiles (x split_k CTAs each)
+  double waves = 0;            // CTAs / SMs
+  double computeUs = 0;        // tensor-core time at the quantized waves
+  double memoryUs = 0;         // operand/result traffic time
+  double estimateUs = 0;       // max of the two, plus the split-K reduction
+  double efficiency = 0;       // useful FLOPs / (estimate x peak)
+  std::string summary() const; // one line for remarks and docs
+};
+
+/// The plan for `problem` on `target`; nullopt if the target has no tensor
+/// cores for the precision (e.g. no peak_tflops entry for it).
+std::optional<GemmPlan> configureGemm(const GemmProblem &problem,
+                                      TargetAttr target);
+
+} // namespace mlir::nova::cuda
+
+#endif // NOVA_CODEGEN_CUDA_GEMMCONFIGURATOR_H

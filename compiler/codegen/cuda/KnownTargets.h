@@ -1,0 +1,37 @@
+//===- KnownTargets.h - GPUs Nova plans kernels for -------------*- C++ -*-===//
+//
+// The #nova.target of each known CUDA architecture, for compiling away from
+// the GPU (on a GPU the Python driver builds the target from the device's
+// properties instead).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NOVA_CODEGEN_CUDA_KNOWNTARGETS_H
+#define NOVA_CODEGEN_CUDA_KNOWNTARGETS_H
+
+#include "compiler/dialect/NovaAttrs.h"
+
+#include <optional>
+
+namespace mlir::nova::cuda {
+
+/// The target for `arch` ("sm_80", "sm_86", "sm_89", "sm_90"), or nullopt.
+std::optional<TargetAttr> getKnownTarget(MLIRContext *context, StringRef arch);
+
+/// The architectures getKnownTarget knows, for diagnostics.
+ArrayRef<StringRef> knownArchitectures();
+
+/// The architecture's compute capability as an integer (sm_90a -> 90).
+int64_t computeCapability(TargetAttr target);
+
+/// Bytes of L2 cache (not a #nova.target parameter: only the rasterization
+/// uses it, and a GPU reports it; the table's value for unknown parts).
+int64_t l2CacheBytes(TargetAttr target);
+
+/// SM boost clock in GHz (for per-cycle limits such as shared-memory
+/// bandwidth; the table's value, 1.5 for unknown parts).
+double smClockGhz(TargetAttr target);
+
+} // namespace mlir::nova::cuda
+
+#endif // NOVA_CODEGEN_CUDA_KNOWNTARGETS_H

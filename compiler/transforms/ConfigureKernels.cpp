@@ -1,0 +1,137 @@
+//===- ConfigureKernels.cpp - analytic kernel configuration ---------------===//
+
+#include "compiler/codegen/cuda/GemmConfigurator.h"
+#include "compiler/codegen/cuda/KnownTargets.h"
+#include "compiler/dialect/NovaOps.h"
+#include "compiler/transforms/Passes.h"
+
+#include "llvm/ADT/StringExtras.h"
+
+namespace mlir::nova {
+#define GEN_PASS_DEF_NOVACONFIGUREKERNELS
+#include "compiler/transforms/Passes.h.inc"
+} // namespace mlir::nova
+
+using namespace mlir;
+using namespace mlir::nova;
+
+namespace {
+
+constexpr StringLiteral kTargetAttrName = "nova.target";
+constexpr StringLiteral kF32PrecisionAttrName = "nova.f32_matmul_precision";
+
+/// The problem `op` computes, or failure with the reason.
+FailureOr<cuda::GemmProblem> gemmProblem(MatmulOp op,
+                                         cuda::GemmPrecision f32Precision,
+                                         std::string &why) {
+  auto lhs = cast<RankedTensorType>(op.getLhs().getType());
+  auto rhs = cast<RankedTensorType>(op.getRhs().getType());
+  auto result = cast<RankedTensorType>(op.getResult().getType());
+  if (!lhs.hasStaticShape() || !rhs.hasStaticShape()) {
+    why = "dynamic shapes";
+    return failure();
+  }
+  cuda::GemmProblem problem;
+  Type element = lhs.getElementType();
+  if (element.isBF16())
+    problem.precision = cuda::GemmPrecision::BF16;
+  else if (element.isF16())
+    problem.precision = cuda::GemmPrecision::F16;
+  else if (element.isF32())
+    problem.precision = f32Precision;
+  else {
+    why = "no tensor-core path for this element type";
+    return failure();
+  }
+  for (int64_t d : lhs.getShape().drop_back(2))
+    problem.batch *= d;
+  ArrayRef<int64_t> a = lhs.getShape().take_back(2);
+  ArrayRef<int64_t> b = rhs.getShape().take_back(2);
+  problem.m = op.getTransposeLhs() ? a[1] : a[0];
+  problem.k = op.getTransposeLhs() ? a[0] : a[1];
+  problem.n = op.getTransposeRhs() ? b[0] : b[1];
+  problem.resultBytes =
+      std::max<int64_t>(1, result.getElementTypeBitWidth() / 8);
+  return problem;
+}
+
+struct ConfigureKernelsPass
+    : nova::impl::NovaConfigureKernelsBase<ConfigureKernelsPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    FailureOr<TargetAttr> target = resolveTarget(module);
+    if (failed(target))
+      return signalPassFailure();
+    FailureOr<cuda::GemmPrecision> f32Precision = resolveF32Precision(module);
+    if (failed(f32Precision))
+      return signalPassFailure();
+
+    module.walk([&](MatmulOp op) {
+      if (op.getLoweringConfigAttr())
+        return;
+      std::string why;
+      FailureOr<cuda::GemmProblem> problem =
+          gemmProblem(op, *f32Precision, why);
+      if (failed(problem)) {
+        if (remarks)
+          op.emitRemark() << "not configured: " << why;
+        return;
+      }
+      std::optional<cuda::GemmPlan> plan = cuda::configureGemm(*problem, *target);
+      if (!plan) {
+        op.emitWarning() << "not configured: " << target->getArch()
+                         << " has no peak_tflops for "
+                         << cuda::stringifyPrecision(problem->precision);
+        return;
+      }
+      op.setLoweringConfigAttr(plan->config);
+      if (remarks)
+        op.emitRemark() << problem->m << "x" << problem->n << "x"
+                        << problem->k << " (batch " << problem->batch << ", "
+                        << cuda::stringifyPrecision(problem->precision)
+                        << "): " << plan->summary();
+    });
+  }
+
+  FailureOr<TargetAttr> resolveTarget(ModuleOp module) {
+    auto existing = module->getAttrOfType<TargetAttr>(kTargetAttrName);
+    if (existing) {
+      if (!target.empty() && target != existing.getArch())
+        return module.emitError()
+               << "target=" << target << " conflicts with the module's "
+               << kTargetAttrName << " for " << existing.getArch();
+      return existing;
+    }
+    if (target.empty())
+      return module.emitError()
+             << "no " << kTargetAttrName
+             << " on the module: set one or pass target=<arch> (known: "
+             << llvm::join(cuda::knownArchitectures(), ", ") << ")";
+    std::optional<TargetAttr> known =
+        cuda::getKnownTarget(module.getContext(), target);
+    if (!known)
+      return module.emitError()
+             << "unknown target '" << target << "' (known: "
+             << llvm::join(cuda::knownArchitectures(), ", ") << ")";
+    module->setAttr(kTargetAttrName, *known);
+    return *known;
+  }
+
+  FailureOr<cuda::GemmPrecision> resolveF32Precision(ModuleOp module) {
+    Attribute attr = module->getAttr(kF32PrecisionAttrName);
+    if (!attr)
+      return cuda::GemmPrecision::TF32x3;
+    auto name = dyn_cast<StringAttr>(attr);
+    if (name && name.getValue() == "highest")
+      return cuda::GemmPrecision::TF32x3;
+    if (name && (name.getValue() == "high" || name.getValue() == "medium"))
+      return cuda::GemmPrecision::TF32;
+    return module.emitError()
+           << kF32PrecisionAttrName
+           << " must be \"highest\", \"high\" or \"medium\", got " << attr;
+  }
+};
+
+} // namespace
