@@ -39,13 +39,13 @@ func.func @main(%d: tensor<{V}x{D}xf32>, %i: tensor<{N}xi64>, %u: tensor<{N}x{D}
 
 def prepare(out: Path, target: str) -> None:
     from nova import compiler
-    from nova.pipeline import _linalg_pipeline
+    from nova.pipeline import linalg_pipeline
     from nova.runtime.iree_compile import compile_to_vmfb
 
     out.mkdir(parents=True, exist_ok=True)
     for case in CASES:
         text = compiler.run_pipeline(
-            MODULE.format(**case), _linalg_pipeline(target), allow_unregistered_dialects=True
+            MODULE.format(**case), linalg_pipeline(target), allow_unregistered_dialects=True
         )
         assert '"flow.dispatch"' in text and "iree_linalg_ext.scatter" not in text, "kernel path not taken"
         text = compiler.run_pipeline(text, "builtin.module()", allow_unregistered_dialects=True, generic_output=True)

@@ -27,8 +27,50 @@ void registerNovaDialects(DialectRegistry &registry) {
                   tensor::TensorDialect>();
 }
 
+namespace {
+
+/// Options of nova-lower-to-linalg.
+struct LowerToLinalgOptions : PassPipelineOptions<LowerToLinalgOptions> {
+  Option<std::string> target{*this, "target",
+                             llvm::cl::desc("cpu, or cuda:<arch> (cuda:sm_90)"),
+                             llvm::cl::init("cpu")};
+  Option<std::string> f32MatmulPrecision{
+      *this, "f32-matmul-precision",
+      llvm::cl::desc("torch's float32 matmul precision: highest, high, medium"),
+      llvm::cl::init("highest")};
+};
+
+/// nova -> linalg. CUDA: long leading reductions are split into two stages
+/// (IREE gives a bias-gradient sum only C/256 workgroups), every matmul is
+/// configured for the architecture, and f32 scatter_add becomes Nova's
+/// kernel.
+void buildLowerToLinalgPipeline(OpPassManager &pm,
+                                const LowerToLinalgOptions &options) {
+  StringRef target = options.target;
+  ConvertNovaToLinalgOptions toLinalg;
+  if (target.consume_front("cuda")) {
+    pm.addPass(createNovaSplitReductions());
+    NovaConfigureKernelsOptions configure;
+    configure.target = target.consume_front(":") ? target.str() : "";
+    configure.f32MatmulPrecision = options.f32MatmulPrecision;
+    pm.addPass(createNovaConfigureKernels(configure));
+    toLinalg.target = "cuda";
+  } else {
+    toLinalg.target = target.str();
+  }
+  pm.addPass(createConvertNovaToLinalg(toLinalg));
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+}
+
+} // namespace
+
 /// Named pipelines: what Python and nova-opt ask for by name.
 static void registerNovaPipelines() {
+  PassPipelineRegistration<LowerToLinalgOptions>(
+      "nova-lower-to-linalg",
+      "nova -> linalg on tensors for a target (cpu or cuda:<arch>)",
+      buildLowerToLinalgPipeline);
   PassPipelineRegistration<>(
       "nova-optimize",
       "Decompose composite ops, then canonicalize and CSE the nova program",

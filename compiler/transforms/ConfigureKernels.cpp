@@ -18,7 +18,6 @@ using namespace mlir::nova;
 namespace {
 
 constexpr StringLiteral kTargetAttrName = "nova.target";
-constexpr StringLiteral kF32PrecisionAttrName = "nova.f32_matmul_precision";
 
 /// The problem `op` computes, or failure with the reason.
 FailureOr<cuda::GemmProblem> gemmProblem(MatmulOp op,
@@ -64,7 +63,7 @@ struct ConfigureKernelsPass
     FailureOr<TargetAttr> target = resolveTarget(module);
     if (failed(target))
       return signalPassFailure();
-    FailureOr<cuda::GemmPrecision> f32Precision = resolveF32Precision(module);
+    FailureOr<cuda::GemmPrecision> f32Precision = resolveF32Precision();
     if (failed(f32Precision))
       return signalPassFailure();
 
@@ -119,18 +118,15 @@ struct ConfigureKernelsPass
     return *known;
   }
 
-  FailureOr<cuda::GemmPrecision> resolveF32Precision(ModuleOp module) {
-    Attribute attr = module->getAttr(kF32PrecisionAttrName);
-    if (!attr)
+  FailureOr<cuda::GemmPrecision> resolveF32Precision() {
+    if (f32MatmulPrecision == "highest")
       return cuda::GemmPrecision::TF32x3;
-    auto name = dyn_cast<StringAttr>(attr);
-    if (name && name.getValue() == "highest")
-      return cuda::GemmPrecision::TF32x3;
-    if (name && (name.getValue() == "high" || name.getValue() == "medium"))
+    if (f32MatmulPrecision == "high" || f32MatmulPrecision == "medium")
       return cuda::GemmPrecision::TF32;
-    return module.emitError()
-           << kF32PrecisionAttrName
-           << " must be \"highest\", \"high\" or \"medium\", got " << attr;
+    getOperation().emitError()
+        << "f32-matmul-precision must be highest, high or medium, got '"
+        << f32MatmulPrecision << "'";
+    return failure();
   }
 };
 

@@ -1420,7 +1420,12 @@ struct ConvertNovaToLinalgPass
     RewritePatternSet patterns(context);
     populateNovaToLinalgPatterns(patterns);
     if (failed(applyPartialConversion(module, target, std::move(patterns))))
-      signalPassFailure();
+      return signalPassFailure();
+    // Nova's module attributes (nova.target) are consumed here: the text
+    // goes to IREE, which cannot parse nova attributes.
+    for (NamedAttribute attr : llvm::to_vector(module->getAttrs()))
+      if (attr.getName().getValue().starts_with("nova."))
+        module->removeAttr(attr.getName());
   }
 };
 

@@ -51,14 +51,17 @@ def NovaConfigureKernels : Pass<"nova-configure-kernels", "::mlir::ModuleOp"> {
 
     The target is the module's `nova.target` attribute or, without one, the
     known target named by `target=` (which is then set on the module). f32
-    matmuls follow the module's `nova.f32_matmul_precision` (torch's
-    `torch.get_float32_matmul_precision()` at capture): "high" and "medium"
+    matmuls follow `f32-matmul-precision`, torch's
+    `torch.get_float32_matmul_precision()` at capture: "high" and "medium"
     compute in TF32, "highest" (the default) in three TF32 products, which
-    keeps f32 accuracy.
+    keeps f32 accuracy: never TF32 unless asked for.
   }];
   let options = [
     Option<"target", "target", "std::string", /*default=*/"\"\"",
            "Known target (sm_80, sm_86, sm_89, sm_90) when the module has no nova.target">,
+    Option<"f32MatmulPrecision", "f32-matmul-precision", "std::string",
+           /*default=*/"\"highest\"",
+           "torch's float32 matmul precision: highest, high or medium">,
     Option<"remarks", "remarks", "bool", /*default=*/"false",
            "Emit a remark per matmul with the model's numbers">
   ];

@@ -107,6 +107,18 @@ class CapturedGraph:
     input_specs: list[TensorSpec]
     output_specs: list[TensorSpec]
     train_layout: TrainLayout | None = None
+    # torch's float32 matmul precision when captured: "highest" keeps f32
+    # accuracy, "high"/"medium" allow TF32 (see f32_matmul_precision()).
+    f32_matmul_precision: str = "highest"
+
+
+def f32_matmul_precision() -> str:
+    """torch's current float32 matmul precision: `torch.get_float32_matmul_precision()`,
+    or "high" when TF32 was allowed through `torch.backends.cuda.matmul.allow_tf32`."""
+    precision = torch.get_float32_matmul_precision()
+    if precision == "highest" and torch.backends.cuda.matmul.allow_tf32:
+        return "high"
+    return precision
 
 
 # --------------------------------------------------------------------------
@@ -667,7 +679,7 @@ def capture_train_step(
         len(input_specs),
         len(output_specs),
     )
-    return CapturedGraph(gm, input_specs, output_specs, layout)
+    return CapturedGraph(gm, input_specs, output_specs, layout, f32_matmul_precision())
 
 
 def capture_function(fn: Callable[..., Any], example_args: Sequence[Tensor]) -> CapturedGraph:
@@ -710,4 +722,4 @@ def capture_function(fn: Callable[..., Any], example_args: Sequence[Tensor]) -> 
     ]
     input_specs += [_spec(ROLE_INPUT, f"arg{i}", t) for i, t in enumerate(example_args)]
     output_specs = [_spec(ROLE_OUTPUT, f"out{i}", t) for i, t in enumerate(_output_vals(gm))]
-    return CapturedGraph(gm, input_specs, output_specs)
+    return CapturedGraph(gm, input_specs, output_specs, f32_matmul_precision=f32_matmul_precision())

@@ -105,6 +105,22 @@ def _check_tensors(args: Sequence[Any], what: str) -> None:
             raise TypeError(f"{what}: argument {i} is {type(a).__name__}, expected a torch.Tensor")
 
 
+def cache_key(captured: capture.CapturedGraph, target: str, allow_fallback: bool) -> str:
+    """The executable cache key of `captured` compiled for `target`: the
+    graph's structure and everything else the compiled code depends on."""
+    extra = {
+        "target": target,
+        "nova": nova.__version__,
+        "toolchain": toolchain_version(),
+        "compiler": compiler_fingerprint(),
+        "allow_fallback": allow_fallback,
+        "abi": TRAIN_STEP_ABI if captured.train_layout is not None else "function",
+    }
+    if target.startswith("cuda"):  # CPU matmuls are exact f32 either way
+        extra["f32_matmul_precision"] = captured.f32_matmul_precision
+    return structural_hash(captured.graph_module, extra)
+
+
 class _Compiler:
     """Shared by train steps and functions: structural key → cached vmfb → session."""
 
@@ -114,15 +130,7 @@ class _Compiler:
 
     def load(self, captured: capture.CapturedGraph, device: torch.device, name: str) -> Program:
         target = self.target or default_target(device)
-        extra = {
-            "target": target,
-            "nova": nova.__version__,
-            "toolchain": toolchain_version(),
-            "compiler": compiler_fingerprint(),
-            "allow_fallback": self.allow_fallback,
-            "abi": TRAIN_STEP_ABI if captured.train_layout is not None else "function",
-        }
-        key = structural_hash(captured.graph_module, extra)
+        key = cache_key(captured, target, self.allow_fallback)
 
         def compile_fn() -> bytes:
             from nova.pipeline import compile_captured  # compile side, imported on a miss only

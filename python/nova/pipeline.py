@@ -4,8 +4,8 @@ Stages (each dumped as NN-<stage>.mlir under $NOVA_DUMP_IR/<key>/ when set):
   torch           torch-mlir's FX importer output (generic op form)
   nova            after convert-torch-to-nova
   nova-optimized  after nova-optimize (decompose, canonicalize, CSE)
-  linalg          after convert-nova-to-linalg (+ canonicalize, CSE); for CUDA
-                  targets with target=cuda (f32 scatter_add via Nova's kernel)
+  linalg          after nova-lower-to-linalg (CUDA: matmuls configured by the
+                  analytic configurator, f32 scatter_add via Nova's kernel)
   iree-program    train steps: after convert-train-step-to-iree (state in
                   globals updated in place, an asynchronous @step)
   iree-input      the generic-form text handed to iree-compile
@@ -62,14 +62,12 @@ class _Stages:
             (self.dump_dir / f"{self._dumps:02d}-{stage}.mlir").write_text(text)
 
 
-def linalg_pipeline(target: str) -> str:
-    """nova → linalg for `target` (a Nova target string: "cpu", "cuda:sm_NN").
-    CUDA targets split long leading reductions into two stages (IREE gives a
-    bias-gradient sum only C/256 workgroups) and lower f32 scatter_add to
-    Nova's own kernel."""
-    if target.startswith("cuda"):
-        return "nova-split-reductions,convert-nova-to-linalg{target=cuda},canonicalize,cse"
-    return "convert-nova-to-linalg,canonicalize,cse"
+def linalg_pipeline(target: str, f32_matmul_precision: str = "highest") -> str:
+    """nova → linalg for `target` (a Nova target string: "cpu", "cuda:sm_NN"):
+    the C++ pipeline `nova-lower-to-linalg` (CUDA: two-stage leading
+    reductions, every matmul configured for the architecture with f32 ones
+    at `f32_matmul_precision`, Nova's scatter kernel)."""
+    return f"nova-lower-to-linalg{{target={target} f32-matmul-precision={f32_matmul_precision}}}"
 
 
 def train_step_pipeline(captured: CapturedGraph, parameter_scope: str = "", in_place: bool = True) -> str:
@@ -104,13 +102,15 @@ def lower_to_iree_input(
     allow_fallback: bool = False,
     stages: _Stages | None = None,
     program_pipeline: str | None = None,
+    f32_matmul_precision: str = "highest",
 ) -> str:
     """torch-dialect text → linalg text (generic form) for iree-compile.
 
     `target` is the Nova target the text is for ("cpu", "cuda:sm_90", ...):
     the CUDA text carries Nova's scatter kernel and compiles for CUDA only.
     `program_pipeline` (a train step's `train_step_pipeline`) turns the pure
-    function into IREE's stateful program last.
+    function into IREE's stateful program last. `f32_matmul_precision` is
+    torch's setting at capture (CUDA: "high"/"medium" allow TF32).
     """
     from nova import compiler  # the MLIR extension: compile side only
 
@@ -132,7 +132,10 @@ def lower_to_iree_input(
     stages.dump("nova-optimized", text)
     with stages.stage("convert-nova-to-linalg"):
         text = compiler.run_pipeline(
-            text, linalg_pipeline(target), allow_unregistered_dialects=True, print_locations=True
+            text,
+            linalg_pipeline(target, f32_matmul_precision),
+            allow_unregistered_dialects=True,
+            print_locations=True,
         )
     stages.dump("linalg", text)
     if program_pipeline is not None:
@@ -170,7 +173,12 @@ def compile_captured(
         torch_text = import_to_torch_mlir(captured)
     program = train_step_pipeline(captured, parameter_scope, in_place) if captured.train_layout is not None else None
     iree_input = lower_to_iree_input(
-        torch_text, target=target, allow_fallback=allow_fallback, stages=stages, program_pipeline=program
+        torch_text,
+        target=target,
+        allow_fallback=allow_fallback,
+        stages=stages,
+        program_pipeline=program,
+        f32_matmul_precision=captured.f32_matmul_precision,
     )
     with stages.stage("iree-compile"):
         vmfb = compile_to_vmfb(iree_input, target, input_type="torch" if allow_fallback else "auto")

@@ -7,12 +7,6 @@ module attributes {nova.target = #nova.target<arch = "sm_80", sm_count = 108, sh
 
 // -----
 
-// expected-error @+1 {{nova.f32_matmul_precision must be "highest", "high" or "medium", got "fast"}}
-module attributes {nova.f32_matmul_precision = "fast"} {
-}
-
-// -----
-
 // With remarks=true each matmul reports the model's numbers, or why it was
 // left to IREE's code generation.
 func.func @remarks(%x: tensor<16384x768xbf16>, %w: tensor<768x3072xbf16>, %d: tensor<?x64xbf16>,

@@ -1,5 +1,6 @@
 // RUN: nova-opt %s --split-input-file --nova-configure-kernels=target=sm_90 | FileCheck %s
 // RUN: nova-opt %s --split-input-file --nova-configure-kernels=target=sm_80 | FileCheck %s --check-prefix=AMPERE
+// RUN: nova-opt %s --split-input-file --nova-configure-kernels="target=sm_90 f32-matmul-precision=high" | FileCheck %s --check-prefix=TF32
 
 // The known target is put on the module. A forward GEMM with many tiles:
 // the largest tile the registers allow, a persistent grid of one CTA per SM,
@@ -65,21 +66,12 @@ func.func @odd(%a: tensor<100x77xbf16>, %b: tensor<77x33xbf16>) -> tensor<100x33
 // three TF32 products; BK is 32 f32 elements (128 bytes), the MMA k 8.
 // CHECK-LABEL: func.func @f32_highest
 // CHECK: lowering_config = #nova.lowering_config<tile_sizes = [128, 256, 32], warp_layout = [2, 1], mma_shape = [64, 256, 8], {{.*}}, precision = "tf32x3"
+// torch.set_float32_matmul_precision("high") at capture: TF32.
+// TF32-LABEL: func.func @f32_highest
+// TF32: lowering_config = #nova.lowering_config<{{.*}}mma_shape = [64, {{[0-9]+}}, 8], {{.*}}, precision = "tf32"
 func.func @f32_highest(%x: tensor<16384x768xf32>, %w: tensor<768x3072xf32>) -> tensor<16384x3072xf32> {
   %0 = nova.matmul %x, %w : tensor<16384x768xf32>, tensor<768x3072xf32> -> tensor<16384x3072xf32>
   return %0 : tensor<16384x3072xf32>
-}
-
-// -----
-
-// torch.set_float32_matmul_precision("high") at capture: TF32.
-// CHECK-LABEL: func.func @f32_high
-// CHECK: lowering_config = #nova.lowering_config<{{.*}}mma_shape = [64, {{[0-9]+}}, 8], {{.*}}, precision = "tf32"
-module attributes {nova.f32_matmul_precision = "high"} {
-  func.func @f32_high(%x: tensor<16384x768xf32>, %w: tensor<768x3072xf32>) -> tensor<16384x3072xf32> {
-    %0 = nova.matmul %x, %w : tensor<16384x768xf32>, tensor<768x3072xf32> -> tensor<16384x3072xf32>
-    return %0 : tensor<16384x3072xf32>
-  }
 }
 
 // -----

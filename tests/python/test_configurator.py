@@ -1,0 +1,78 @@
+"""The analytic configurator in the CUDA pipeline: every matmul of a captured
+train step is configured for the architecture, f32 ones at torch's matmul
+precision, which is part of the cache key."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+import torch
+from torch import nn
+
+from nova import capture, compiler
+from nova.compiled import cache_key
+from nova.pipeline import linalg_pipeline
+
+REPO = Path(__file__).resolve().parents[2]
+GPT_TINY = REPO / "tests" / "lit" / "torch-inputs" / "gpt_tiny_adamw_train_step.mlir"
+
+
+def _configured(torch_text: str, pipeline: str) -> str:
+    text = compiler.run_pipeline(torch_text, "convert-torch-to-nova", allow_unregistered_dialects=True)
+    text = compiler.run_pipeline(text, "nova-optimize", allow_unregistered_dialects=True)
+    return compiler.run_pipeline(text, pipeline, allow_unregistered_dialects=True)
+
+
+def test_linalg_pipeline_names_the_cpp_pipeline():
+    assert linalg_pipeline("cpu") == "nova-lower-to-linalg{target=cpu f32-matmul-precision=highest}"
+    assert linalg_pipeline("cuda:sm_90", "high") == "nova-lower-to-linalg{target=cuda:sm_90 f32-matmul-precision=high}"
+
+
+@pytest.mark.parametrize(
+    ("arch", "kernel", "precision"),
+    [("sm_90", "wgmma_tma", "tf32x3"), ("sm_80", "mma_sync_cp_async", "tf32x3")],
+)
+def test_every_matmul_of_a_train_step_is_configured(arch, kernel, precision):
+    # gpt-tiny's f32 AdamW step: forward, input and weight gradients, the tied
+    # head and attention's batched products.
+    text = _configured(GPT_TINY.read_text(), f"nova-configure-kernels{{target={arch}}}")
+    matmuls = re.findall(r"nova\.matmul [^\n]*", text)
+    assert len(matmuls) >= 20
+    configs = [re.search(r"#nova\.lowering_config<[^>]*>", m) for m in matmuls]
+    assert all(configs), [m for m, c in zip(matmuls, configs) if not c]
+    assert all(f'kernel = "{kernel}"' in c.group(0) and f'precision = "{precision}"' in c.group(0) for c in configs)
+    assert any("transpose_lhs" in m for m in matmuls) and any("transpose_rhs" in m for m in matmuls)
+
+
+def test_cuda_lowering_runs_the_configurator_and_leaves_no_nova_attributes():
+    text = compiler.run_pipeline(
+        _configured(GPT_TINY.read_text(), "builtin.module()"),
+        "builtin.module(" + linalg_pipeline("cuda:sm_90", "high") + ")",
+        allow_unregistered_dialects=True,
+    )
+    assert "nova." not in text and "linalg.generic" in text
+
+
+def _capture_linear() -> capture.CapturedGraph:
+    model = nn.Linear(16, 8)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    batch = (torch.randn(4, 16), torch.randn(4, 8))
+    return capture.capture_train_step(model, optimizer, nn.functional.mse_loss, batch)
+
+
+def test_f32_matmul_precision_is_captured_and_keys_the_cache():
+    previous = torch.get_float32_matmul_precision()
+    try:
+        torch.set_float32_matmul_precision("highest")
+        exact = _capture_linear()
+        torch.set_float32_matmul_precision("high")
+        tf32 = _capture_linear()
+    finally:
+        torch.set_float32_matmul_precision(previous)
+    assert (exact.f32_matmul_precision, tf32.f32_matmul_precision) == ("highest", "high")
+    # A CUDA step compiled under one setting is never reused under the other;
+    # CPU code is exact f32 either way.
+    assert cache_key(exact, "cuda:sm_90", False) != cache_key(tf32, "cuda:sm_90", False)
+    assert cache_key(exact, "cpu", False) == cache_key(tf32, "cpu", False)
