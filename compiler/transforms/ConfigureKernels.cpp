@@ -78,7 +78,9 @@ struct ConfigureKernelsPass
           op.emitRemark() << "not configured: " << why;
         return;
       }
-      std::optional<cuda::GemmPlan> plan = cuda::configureGemm(*problem, *target);
+      SmallVector<std::string> trace;
+      std::optional<cuda::GemmPlan> plan =
+          cuda::configureGemm(*problem, *target, remarks ? &trace : nullptr);
       if (!plan) {
         op.emitWarning() << "not configured: " << target->getArch()
                          << " has no peak_tflops for "
@@ -86,11 +88,15 @@ struct ConfigureKernelsPass
         return;
       }
       op.setLoweringConfigAttr(plan->config);
-      if (remarks)
-        op.emitRemark() << problem->m << "x" << problem->n << "x"
-                        << problem->k << " (batch " << problem->batch << ", "
-                        << cuda::stringifyPrecision(problem->precision)
-                        << "): " << plan->summary();
+      if (remarks) {
+        InFlightDiagnostic remark = op.emitRemark();
+        remark << problem->m << "x" << problem->n << "x" << problem->k
+               << " (batch " << problem->batch << ", "
+               << cuda::stringifyPrecision(problem->precision)
+               << "): " << plan->summary();
+        for (const std::string &line : trace)
+          remark.attachNote() << "candidate " << line;
+      }
     });
   }
 

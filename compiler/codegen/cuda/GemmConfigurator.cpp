@@ -77,8 +77,9 @@ std::string GemmPlan::summary() const {
       .str();
 }
 
-std::optional<GemmPlan> cuda::configureGemm(const GemmProblem &problem,
-                                            TargetAttr target) {
+std::optional<GemmPlan>
+cuda::configureGemm(const GemmProblem &problem, TargetAttr target,
+                    SmallVectorImpl<std::string> *trace) {
   MLIRContext *context = target.getContext();
   bool hopper = computeCapability(target) >= 90;
   bool wide = problem.precision == GemmPrecision::TF32 ||
@@ -191,6 +192,12 @@ std::optional<GemmPlan> cuda::configureGemm(const GemmProblem &problem,
         plan.efficiency = flops / (plan.estimateUs * 1e-6 * peak);
         c.splitK = split;
         c.plan = plan;
+        if (trace)
+          trace->push_back(llvm::formatv("{0}x{1}x{2}, {3} stages, split {4}: "
+                                         "{5}",
+                                         bm, bn, bk, stages, split,
+                                         plan.summary())
+                               .str());
         bool better =
             !best ||
             plan.estimateUs < best->plan.estimateUs * (1 - kTie) ||

@@ -43,9 +43,11 @@ struct GemmPlan {
 };
 
 /// The plan for `problem` on `target`; nullopt if the target has no tensor
-/// cores for the precision (e.g. no peak_tflops entry for it).
-std::optional<GemmPlan> configureGemm(const GemmProblem &problem,
-                                      TargetAttr target);
+/// cores for the precision (e.g. no peak_tflops entry for it). With `trace`,
+/// one line per candidate the model evaluated (tile, stages, split, times).
+std::optional<GemmPlan>
+configureGemm(const GemmProblem &problem, TargetAttr target,
+              SmallVectorImpl<std::string> *trace = nullptr);
 
 } // namespace mlir::nova::cuda
 
