@@ -34,6 +34,13 @@ struct LowerToLinalgOptions : PassPipelineOptions<LowerToLinalgOptions> {
   Option<std::string> target{*this, "target",
                              llvm::cl::desc("cpu, or cuda:<arch> (cuda:sm_90)"),
                              llvm::cl::init("cpu")};
+  Option<int64_t> smCount{*this, "sm-count",
+                          llvm::cl::desc("SM count of the GPU compiled on (0: the known target's)"),
+                          llvm::cl::init(0)};
+  Option<int64_t> sharedMemoryPerSm{
+      *this, "shared-memory-per-sm",
+      llvm::cl::desc("shared memory per SM of the GPU compiled on (0: the known target's)"),
+      llvm::cl::init(0)};
   Option<std::string> f32MatmulPrecision{
       *this, "f32-matmul-precision",
       llvm::cl::desc("torch's float32 matmul precision: highest, high, medium"),
@@ -53,6 +60,8 @@ void buildLowerToLinalgPipeline(OpPassManager &pm,
     NovaConfigureKernelsOptions configure;
     configure.target = target.consume_front(":") ? target.str() : "";
     configure.f32MatmulPrecision = options.f32MatmulPrecision;
+    configure.smCount = options.smCount;
+    configure.sharedMemoryPerSm = options.sharedMemoryPerSm;
     pm.addPass(createNovaConfigureKernels(configure));
     toLinalg.target = "cuda";
   } else {

@@ -120,8 +120,17 @@ struct ConfigureKernelsPass
       return module.emitError()
              << "unknown target '" << target << "' (known: "
              << llvm::join(cuda::knownArchitectures(), ", ") << ")";
-    module->setAttr(kTargetAttrName, *known);
-    return *known;
+    if (smCount < 0 || sharedMemoryPerSm < 0)
+      return module.emitError()
+             << "sm-count and shared-memory-per-sm must be positive";
+    TargetAttr resolved = TargetAttr::get(
+        module.getContext(), known->getArch(),
+        smCount ? smCount : known->getSmCount(),
+        sharedMemoryPerSm ? sharedMemoryPerSm : known->getSharedMemoryPerSm(),
+        known->getRegistersPerSm(), known->getMmaShapes(),
+        known->getPeakTflops(), known->getMemoryBandwidthGbps());
+    module->setAttr(kTargetAttrName, resolved);
+    return resolved;
   }
 
   FailureOr<cuda::GemmPrecision> resolveF32Precision() {

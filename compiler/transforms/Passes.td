@@ -50,7 +50,9 @@ def NovaConfigureKernels : Pass<"nova-configure-kernels", "::mlir::ModuleOp"> {
     already has one keeps it.
 
     The target is the module's `nova.target` attribute or, without one, the
-    known target named by `target=` (which is then set on the module). f32
+    known target named by `target=` (which is then set on the module), with
+    `sm-count` and `shared-memory-per-sm` taken from the GPU when compiling
+    on one (a part with fewer SMs than the table's, e.g. an H100 PCIe). f32
     matmuls follow `f32-matmul-precision`, torch's
     `torch.get_float32_matmul_precision()` at capture: "high" and "medium"
     compute in TF32, "highest" (the default) in three TF32 products, which
@@ -59,6 +61,10 @@ def NovaConfigureKernels : Pass<"nova-configure-kernels", "::mlir::ModuleOp"> {
   let options = [
     Option<"target", "target", "std::string", /*default=*/"\"\"",
            "Known target (sm_80, sm_86, sm_89, sm_90) when the module has no nova.target">,
+    Option<"smCount", "sm-count", "int64_t", /*default=*/"0",
+           "SM count of the GPU compiled on (overrides the known target's)">,
+    Option<"sharedMemoryPerSm", "shared-memory-per-sm", "int64_t", /*default=*/"0",
+           "Shared memory per SM in bytes of the GPU compiled on (overrides the known target's)">,
     Option<"f32MatmulPrecision", "f32-matmul-precision", "std::string",
            /*default=*/"\"highest\"",
            "torch's float32 matmul precision: highest, high or medium">,

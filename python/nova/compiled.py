@@ -117,7 +117,10 @@ def cache_key(captured: capture.CapturedGraph, target: str, allow_fallback: bool
         "abi": TRAIN_STEP_ABI if captured.train_layout is not None else "function",
     }
     if target.startswith("cuda"):  # CPU matmuls are exact f32 either way
+        from nova.pipeline import compiling_gpu
+
         extra["f32_matmul_precision"] = captured.f32_matmul_precision
+        extra["gpu"] = compiling_gpu(target)  # the configurator plans for it
     return structural_hash(captured.graph_module, extra)
 
 

@@ -62,12 +62,34 @@ class _Stages:
             (self.dump_dir / f"{self._dumps:02d}-{stage}.mlir").write_text(text)
 
 
+def compiling_gpu(target: str) -> dict[str, int]:
+    """What the configurator takes from the GPU this process runs on, when
+    `target` ("cuda:sm_NN") is its architecture: its SM count and shared
+    memory per SM (a part may have fewer SMs than the known target's, e.g.
+    an H100 PCIe). Empty when compiling away from such a GPU."""
+    import torch
+
+    if not target.startswith("cuda:") or not torch.cuda.is_available():
+        return {}
+    props = torch.cuda.get_device_properties(torch.cuda.current_device())
+    if f"sm_{props.major}{props.minor}" != target.removeprefix("cuda:").removesuffix("a"):
+        return {}
+    gpu = {"sm-count": props.multi_processor_count}
+    shared = getattr(props, "shared_memory_per_multiprocessor", 0)
+    if shared:
+        gpu["shared-memory-per-sm"] = shared
+    return gpu
+
+
 def linalg_pipeline(target: str, f32_matmul_precision: str = "highest") -> str:
     """nova → linalg for `target` (a Nova target string: "cpu", "cuda:sm_NN"):
     the C++ pipeline `nova-lower-to-linalg` (CUDA: two-stage leading
-    reductions, every matmul configured for the architecture with f32 ones
-    at `f32_matmul_precision`, Nova's scatter kernel)."""
-    return f"nova-lower-to-linalg{{target={target} f32-matmul-precision={f32_matmul_precision}}}"
+    reductions, every matmul configured for the architecture, or for the GPU
+    compiled on (`compiling_gpu`), with f32 ones at `f32_matmul_precision`;
+    Nova's scatter kernel)."""
+    options = [f"target={target}", f"f32-matmul-precision={f32_matmul_precision}"]
+    options += [f"{name}={value}" for name, value in compiling_gpu(target).items()]
+    return "nova-lower-to-linalg{" + " ".join(options) + "}"
 
 
 def train_step_pipeline(captured: CapturedGraph, parameter_scope: str = "", in_place: bool = True) -> str:

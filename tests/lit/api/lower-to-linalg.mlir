@@ -1,5 +1,6 @@
 // RUN: nova-opt %s --pass-pipeline="builtin.module(nova-lower-to-linalg{target=cuda:sm_90 f32-matmul-precision=high})" --mlir-print-ir-after=nova-configure-kernels 2>&1 | FileCheck %s --check-prefix=CUDA
 // RUN: nova-opt %s --pass-pipeline="builtin.module(nova-lower-to-linalg{target=cpu})" | FileCheck %s --check-prefix=CPU
+// RUN: nova-opt %s --pass-pipeline="builtin.module(nova-lower-to-linalg{target=cuda:sm_90 sm-count=114 shared-memory-per-sm=233472})" --mlir-print-ir-after=nova-configure-kernels -o /dev/null 2>&1 | FileCheck %s --check-prefix=GPU
 
 // For CUDA the configurator runs before the lowering (with torch's f32 matmul
 // precision), and nothing of nova, its module attributes included, is left.
@@ -10,6 +11,9 @@
 // CUDA-NOT: nova
 // CUDA: linalg.generic
 // CUDA-NOT: nova
+// Compiling on a GPU, its SM count and shared memory replace the table's
+// (an H100 PCIe has 114 SMs).
+// GPU: module attributes {nova.target = #nova.target<arch = "sm_90", sm_count = 114, shared_memory_per_sm = 233472
 // CPU-NOT: nova
 // CPU: linalg.generic
 // CPU-NOT: nova
