@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "compiler/codegen/cuda/ScatterAddKernel.h"
 #include "compiler/conversion/IREENamespaces.h"
 #include "compiler/dialect/NovaOps.h"
 #include "compiler/transforms/Passes.h"
@@ -1099,82 +1100,14 @@ void populateNovaToLinalgPatterns(RewritePatternSet &patterns) {
 /// they are emitted as unregistered ops with opaque attributes and types,
 /// which needs unregistered dialects allowed (Python's pipeline does).
 ///
-/// ABI (IREE's CUDA HAL): the kernel parameters are the bindings as 64-bit
-/// device pointers, in the pipeline layout's order, then each i32 constant as
-/// a 32-bit parameter; the grid is the export's `count` region, the block its
-/// `workgroup_size`. A `flow.dispatch` binds its tensor operands in order
-/// (the tied result shares its operand's binding), its i32 operands become
-/// the constants in order.
-///
-///   binding 0  dest     f32[V*D]   read-write (tied to the result)
-///   binding 1  indices  i64[N]     read-only
-///   binding 2  updates  f32[N*D]   read-only
-///   const 0    total = N*D   const 1  D   const 2  V
-///
-/// Thread t < total: n = t / D, d = t % D; if 0 <= indices[n] < V:
-/// dest[indices[n]*D + d] += updates[t]. Out-of-range indices are skipped
-/// (torch raises; a kernel must not write out of bounds). Consecutive threads
-/// touch consecutive elements of a row, so loads and atomics coalesce.
-///
-/// Hand-written PTX 6.0 for sm_60 so that the driver JITs it for any newer
-/// GPU (sm_80/89/90 alike); checked with `ptxas -arch=sm_90`.
-constexpr int64_t kScatterBlockSize = 256;
-constexpr StringLiteral kScatterExecutable = "nova_scatter_add";
-constexpr StringLiteral kScatterKernel = "nova_scatter_add_f32";
-constexpr StringLiteral kScatterAddPtx = R"ptx(.version 6.0
-.target sm_60
-.address_size 64
-
-.visible .entry nova_scatter_add_f32(
-  .param .u64 p_dest, .param .u64 p_idx, .param .u64 p_upd,
-  .param .u32 p_total, .param .u32 p_row, .param .u32 p_rows)
-.reqntid 256, 1, 1
-{
-  .reg .pred %p<3>;
-  .reg .b32 %r<10>;
-  .reg .b64 %rd<11>;
-  .reg .f32 %f<2>;
-  ld.param.u64 %rd1, [p_dest];
-  ld.param.u64 %rd2, [p_idx];
-  ld.param.u64 %rd3, [p_upd];
-  ld.param.u32 %r1, [p_total];
-  ld.param.u32 %r2, [p_row];
-  ld.param.u32 %r3, [p_rows];
-  // t = ctaid.x * ntid.x + tid.x; t >= total: nothing to do.
-  mov.u32 %r4, %ctaid.x;
-  mov.u32 %r5, %ntid.x;
-  mov.u32 %r6, %tid.x;
-  mad.lo.u32 %r7, %r4, %r5, %r6;
-  setp.ge.u32 %p1, %r7, %r1;
-  @%p1 bra DONE;
-  // n = t / D, d = t - n * D.
-  div.u32 %r8, %r7, %r2;
-  mul.lo.u32 %r9, %r8, %r2;
-  sub.u32 %r9, %r7, %r9;
-  cvta.to.global.u64 %rd1, %rd1;
-  cvta.to.global.u64 %rd2, %rd2;
-  cvta.to.global.u64 %rd3, %rd3;
-  // row = indices[n]; unsigned row >= V also catches negative rows.
-  mul.wide.u32 %rd4, %r8, 8;
-  add.s64 %rd4, %rd2, %rd4;
-  ld.global.nc.u64 %rd5, [%rd4];
-  cvt.u64.u32 %rd6, %r3;
-  setp.ge.u64 %p2, %rd5, %rd6;
-  @%p2 bra DONE;
-  // dest[row * D + d] += updates[t].
-  mul.wide.u32 %rd7, %r7, 4;
-  add.s64 %rd7, %rd3, %rd7;
-  ld.global.nc.f32 %f1, [%rd7];
-  cvt.u64.u32 %rd8, %r2;
-  cvt.u64.u32 %rd9, %r9;
-  mad.lo.u64 %rd10, %rd5, %rd8, %rd9;
-  shl.b64 %rd10, %rd10, 2;
-  add.s64 %rd10, %rd1, %rd10;
-  red.global.add.f32 [%rd10], %f1;
-DONE:
-  ret;
-}
-)ptx";
+/// The kernel and its ABI: compiler/codegen/cuda/ScatterAddKernel.h, built
+/// through MLIR's gpu/llvm dialects and serialized to PTX once per process.
+/// A `flow.dispatch` binds its tensor operands in order (the tied result
+/// shares its operand's binding), its i32 operands become the constants in
+/// order.
+using cuda::kScatterBlockSize;
+using cuda::kScatterExecutable;
+using cuda::kScatterKernel;
 
 /// An attribute of IREE's hal dialect, as opaque text (`#hal.<body>`).
 Attribute halAttr(MLIRContext *context, StringRef body) {
@@ -1184,9 +1117,13 @@ Attribute halAttr(MLIRContext *context, StringRef body) {
 
 /// `hal.executable.source private @nova_scatter_add` holding the PTX for any
 /// CUDA target, with one export whose grid is ceil(workload / 256) blocks.
-void createScatterExecutable(OpBuilder &b, Location loc) {
+LogicalResult createScatterExecutable(OpBuilder &b, Location loc) {
   MLIRContext *context = b.getContext();
-  StringRef ptx = kScatterAddPtx;
+  std::string error;
+  StringRef ptx = cuda::scatterAddPtx(error);
+  if (ptx.empty())
+    return emitError(loc) << "could not build Nova's scatter-add kernel:\n"
+                          << error;
   std::string objects =
       ("executable.objects<{#hal.executable.target<\"cuda\", "
        "\"cuda-nvptx-fb\"> = [#hal.executable.object<{data = dense<\"0x" +
@@ -1234,6 +1171,7 @@ void createScatterExecutable(OpBuilder &b, Location loc) {
   OperationState ret(loc, "hal.return");
   ret.addOperands({blocks, one, one});
   b.create(ret);
+  return success();
 }
 
 /// Whether `op` goes to the CUDA kernel: f32 rows, a non-empty scatter and
@@ -1333,7 +1271,8 @@ LogicalResult lowerScatterAddsForCuda(ModuleOp module) {
   });
   if (!haveExecutable) {
     rewriter.setInsertionPointToStart(module.getBody());
-    createScatterExecutable(rewriter, module.getLoc());
+    if (failed(createScatterExecutable(rewriter, module.getLoc())))
+      return failure();
   }
   for (ScatterAddOp op : ops)
     lowerScatterAddToCudaKernel(rewriter, op);

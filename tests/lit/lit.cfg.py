@@ -13,7 +13,7 @@ config.name = "nova"
 # lit 23 rejects execute_external=True.
 config.test_format = lit.formats.ShTest(execute_external=False)
 config.suffixes = [".mlir"]
-config.excludes = ["torch-inputs", "lit.cfg.py"]
+config.excludes = ["torch-inputs", "tools", "lit.cfg.py"]
 config.test_source_root = os.path.dirname(__file__)
 # Keep lit's Output/ dirs out of the source tree.
 config.test_exec_root = os.path.join(config.test_source_root, "..", "..", "build", "lit-output")
@@ -26,3 +26,7 @@ config.environment["PATH"] = os.pathsep.join(
     [os.path.dirname(nova_opt), llvm_bin, config.environment.get("PATH", os.environ["PATH"])]
 )
 config.substitutions.append(("%nova_torch_inputs", os.path.join(config.test_source_root, "torch-inputs")))
+# Python helpers the tests pipe through (tools/).
+import sys
+config.substitutions.append(("%python", sys.executable))
+config.substitutions.append(("%lit_tools", os.path.join(config.test_source_root, "tools")))

@@ -1,0 +1,50 @@
+//===- PtxSerialization.cpp - gpu.module -> PTX ---------------------------===//
+
+#include "compiler/codegen/cuda/PtxSerialization.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Pipelines/Passes.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Target/LLVM/NVVM/Target.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
+
+using namespace mlir;
+
+std::unique_ptr<MLIRContext> nova::cuda::createKernelContext() {
+  DialectRegistry registry;
+  registerAllDialects(registry);
+  registerAllExtensions(registry);
+  registerAllToLLVMIRTranslations(registry);
+  NVVM::registerNVVMTargetInterfaceExternalModels(registry);
+  auto context = std::make_unique<MLIRContext>(registry);
+  context->disableMultithreading();
+  context->loadAllAvailableDialects();
+  return context;
+}
+
+FailureOr<std::string> nova::cuda::serializeToPtx(ModuleOp module) {
+  // PTX text ("isa"), JIT-compiled by the driver for the GPU it runs on.
+  gpu::GPUToNVVMPipelineOptions options;
+  options.cubinFormat = "isa";
+  options.optLevel = 3;
+  auto target = module.getOps<gpu::GPUModuleOp>().begin();
+  if (target == module.getOps<gpu::GPUModuleOp>().end() ||
+      !(*target).getTargetsAttr() || (*target).getTargetsAttr().size() != 1)
+    return module.emitError("serializeToPtx: expected one gpu.module with "
+                            "one #nvvm.target");
+  auto nvvm = cast<NVVM::NVVMTargetAttr>((*target).getTargetsAttr()[0]);
+  options.cubinChip = nvvm.getChip().str();
+  options.cubinFeatures = nvvm.getFeatures().str();
+  PassManager pm(module.getContext());
+  gpu::buildLowerToNVVMPassPipeline(pm, options);
+  if (failed(pm.run(module)))
+    return failure();
+  for (auto binary : module.getOps<gpu::BinaryOp>())
+    for (Attribute object : binary.getObjects())
+      return cast<gpu::ObjectAttr>(object).getObject().getValue().str();
+  return module.emitError("serializeToPtx: no gpu.binary was produced");
+}
