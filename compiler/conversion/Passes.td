@@ -70,4 +70,79 @@ def ConvertTrainStepToIREE
   ];
 }
 
+def ConvertTorchToNova : Pass<"convert-torch-to-nova", "::mlir::ModuleOp"> {
+  let summary = "Convert torch-mlir's torch dialect (read as unregistered ops) to nova";
+  let description = [{
+    Nova's MLIR does not register the torch dialect, so the FX importer's
+    output arrives in generic form: `torch.*` ops are unregistered operations
+    and `!torch.vtensor<[2,3],f32>` / `!torch.int` are opaque types. This pass
+    reads those types and the `torch.constant.*` values, and rewrites each
+    supported aten op (and the `torch.operator` custom ops `torch.nova.sgd` /
+    `torch.nova.adamw`) into nova ops on builtin tensors; function signatures
+    become builtin tensors too (si64 -> i64).
+
+    Shapes must be static. Broadcasting becomes explicit
+    (nova.broadcast_in_dim) and dtype promotion explicit casts, with torch's
+    result dtypes; bf16/f16 arithmetic with a Python number the dtype cannot
+    hold exactly, or with a 0-d f32 tensor, computes in f32 and rounds once,
+    as torch does. Python numbers must be compile-time constants. Ops on
+    unsigned integer tensors (ui8) are not converted: signless builtin
+    integers would lose their semantics.
+
+    An aten op it does not cover (or covers only in other forms) is either an
+    error at its location naming the op and why (the default; ops depending
+    on it are not reported again), or, with `allow-fallback`, left in place
+    for IREE's own torch lowering, its tensor operands and results crossing
+    the boundary through `torch_c.from_builtin_tensor` /
+    `torch_c.to_builtin_tensor` (unregistered ops) and the constants it reads
+    kept. Types Nova cannot represent are errors either way.
+  }];
+  let options = [
+    Option<"allowFallback", "allow-fallback", "bool", /*default=*/"false",
+           "Leave unsupported torch ops for IREE's torch input pipeline">
+  ];
+  let dependentDialects = [
+    "::mlir::nova::NovaDialect", "::mlir::func::FuncDialect"
+  ];
+}
+
+def ConvertNovaToLinalg : Pass<"convert-nova-to-linalg", "::mlir::ModuleOp"> {
+  let summary = "Lower nova ops to linalg on tensors";
+  let description = [{
+    Lowers every nova op to linalg.generic / linalg.fill, tensor, arith and
+    math ops on tensors, the input IREE compiles (as generic-form text).
+    nova.fused bodies are inlined and composite ops decomposed first (the
+    -nova-decompose rewrites). bf16/f16 sums, means and matmul results
+    accumulate in f32; bf16/f16 elementwise arithmetic computes in f32 and
+    rounds once, as torch does.
+
+    nova.scatter_add becomes IREE's `iree_linalg_ext.scatter` with
+    `unique_indices = false`, emitted as an unregistered op: linear work and
+    correct with repeated indices, but IREE 3.13 runs it on one GPU thread
+    (the embedding backward needs Nova's own GPU kernel). It scatters into a
+    fresh zero tensor and adds `dest` after, because IREE updates a scatter's
+    init in place, in the caller's buffer when that is a function argument.
+
+    With `target=cuda`, an f32 nova.scatter_add instead becomes a
+    `flow.dispatch` of Nova's own PTX kernel (one thread per update element,
+    `red.global.add.f32` into the row), declared in a
+    `hal.executable.source` with the PTX inline: IREE runs its non-unique
+    scatter on one GPU thread. It needs unregistered dialects allowed (the
+    hal/flow ops and attributes are emitted opaque). Other element types keep
+    the scatter above.
+
+    Shapes must be static. Any nova op left unlowered fails the pass with a
+    "failed to legalize operation" error at its location.
+  }];
+  let options = [
+    Option<"target", "target", "std::string", /*default=*/"\"cpu\"",
+           "IREE target family: `cpu` (default) or `cuda` (f32 scatter_add "
+           "via Nova's own PTX kernel)">
+  ];
+  let dependentDialects = [
+    "::mlir::linalg::LinalgDialect", "::mlir::tensor::TensorDialect",
+    "::mlir::arith::ArithDialect", "::mlir::math::MathDialect"
+  ];
+}
+
 #endif // NOVA_CONVERSION_PASSES_TD

@@ -2,7 +2,7 @@
 
 IREE 3.13 runs `iree_linalg_ext.scatter` with non-unique indices on one GPU
 thread; for CUDA targets convert-nova-to-linalg{target=cuda} dispatches an
-inline PTX kernel instead (compiler/transforms/NovaToLinalg.cpp). These tests
+MLIR-built PTX kernel instead (compiler/conversion/NovaToLinalg/NovaToLinalg.cpp, compiler/codegen/cuda/ScatterAddKernel.cpp). These tests
 compile for CUDA with iree-compile (no GPU needed) and check, in the
 executable sources IREE dumps, that no scatter dispatch is left and that the
 kernel's executable is there. The numerics run on the GPU box

@@ -8,7 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "compiler/transforms/TorchToNova.h"
+#include "compiler/conversion/TorchToNova/TorchToNova.h"
 
 #include "mlir/IR/BuiltinDialect.h"
 #include "mlir/IR/DialectResourceBlobManager.h"

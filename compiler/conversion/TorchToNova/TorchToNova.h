@@ -5,12 +5,12 @@
 // `torch.constant.*` ops. A Converter walks one function in program order and
 // maps every torch tensor value to a builtin tensor; one handler per aten op
 // builds the nova ops. Handlers live in
-// TorchToNova{Elementwise,Structured}.cpp.
+// Elementwise.cpp and Structured.cpp.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef NOVA_TRANSFORMS_TORCHTONOVA_H
-#define NOVA_TRANSFORMS_TORCHTONOVA_H
+#ifndef NOVA_CONVERSION_TORCHTONOVA_TORCHTONOVA_H
+#define NOVA_CONVERSION_TORCHTONOVA_TORCHTONOVA_H
 
 #include "compiler/dialect/NovaOps.h"
 
@@ -151,4 +151,4 @@ protected:
 
 } // namespace mlir::nova::torch_to_nova
 
-#endif // NOVA_TRANSFORMS_TORCHTONOVA_H
+#endif // NOVA_CONVERSION_TORCHTONOVA_TORCHTONOVA_H

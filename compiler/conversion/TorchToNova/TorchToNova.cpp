@@ -3,11 +3,12 @@
 // The driver of -convert-torch-to-nova: reading opaque torch types and
 // constants, converting a function op by op, and keeping unsupported ops for
 // IREE under allow-fallback. The per-op handlers are in
-// TorchToNova{Elementwise,Structured}.cpp.
+// Elementwise.cpp and Structured.cpp.
 //
 //===----------------------------------------------------------------------===//
 
-#include "compiler/transforms/TorchToNova.h"
+#include "compiler/conversion/TorchToNova/TorchToNova.h"
+#include "compiler/conversion/Passes.h"
 #include "compiler/transforms/Passes.h"
 
 #include "mlir/AsmParser/AsmParser.h"
@@ -17,7 +18,7 @@
 
 namespace mlir::nova {
 #define GEN_PASS_DEF_CONVERTTORCHTONOVA
-#include "compiler/transforms/Passes.h.inc"
+#include "compiler/conversion/Passes.h.inc"
 } // namespace mlir::nova
 
 using namespace mlir;

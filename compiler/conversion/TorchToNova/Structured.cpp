@@ -6,7 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "compiler/transforms/TorchToNova.h"
+#include "compiler/conversion/TorchToNova/TorchToNova.h"
 
 #include <algorithm>
 

@@ -1,0 +1,22 @@
+//===- PopulatePatterns.h - nova -> linalg, by op family --------*- C++ -*-===//
+
+#ifndef NOVA_CONVERSION_NOVATOLINALG_POPULATEPATTERNS_H
+#define NOVA_CONVERSION_NOVATOLINALG_POPULATEPATTERNS_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/PatternMatch.h"
+
+namespace mlir::nova::nova_to_linalg {
+
+void populateElementwisePatterns(RewritePatternSet &patterns);
+void populateMatmulPatterns(RewritePatternSet &patterns);
+void populateReductionsPatterns(RewritePatternSet &patterns);
+void populateDataMovementPatterns(RewritePatternSet &patterns);
+void populateOptimizersPatterns(RewritePatternSet &patterns);
+
+/// CUDA: the f32 scatter_adds become dispatches of Nova's kernel.
+LogicalResult lowerScatterAddsForCuda(ModuleOp module);
+
+} // namespace mlir::nova::nova_to_linalg
+
+#endif // NOVA_CONVERSION_NOVATOLINALG_POPULATEPATTERNS_H
