@@ -2,7 +2,7 @@
 importer prints them (generic form, no locations), and
 torch_to_nova_fallback.mlir: graphs with ops Nova leaves to IREE, captured
 by nova.capture with their source locations (lines of this file). The lit
-tests of -convert-torch-to-nova (tests/lit/transforms/torch-to-nova*.mlir)
+tests of -convert-torch-to-nova (tests/lit/conversion/torch-to-nova*.mlir)
 copy their inputs from there.
 
     PYTHONPATH=python python tests/lit/torch-inputs/make_torch_to_nova_snippets.py
