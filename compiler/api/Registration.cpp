@@ -49,12 +49,11 @@ struct LowerToLinalgOptions : PassPipelineOptions<LowerToLinalgOptions> {
 
 /// nova -> linalg. CUDA: long leading reductions are split into two stages
 /// (IREE gives a bias-gradient sum only C/256 workgroups), every matmul is
-/// configured for the architecture, and f32 scatter_add becomes Nova's
-/// kernel.
+/// configured for the architecture, and the ops Nova has kernels for become
+/// dispatches of them. Other targets (cpu) get the portable lowering.
 void buildLowerToLinalgPipeline(OpPassManager &pm,
                                 const LowerToLinalgOptions &options) {
   StringRef target = options.target;
-  ConvertNovaToLinalgOptions toLinalg;
   if (target.consume_front("cuda")) {
     pm.addPass(createNovaSplitReductions());
     NovaConfigureKernelsOptions configure;
@@ -63,11 +62,9 @@ void buildLowerToLinalgPipeline(OpPassManager &pm,
     configure.smCount = options.smCount;
     configure.sharedMemoryPerSm = options.sharedMemoryPerSm;
     pm.addPass(createNovaConfigureKernels(configure));
-    toLinalg.target = "cuda";
-  } else {
-    toLinalg.target = target.str();
+    pm.addPass(createConvertNovaToIREEKernels());
   }
-  pm.addPass(createConvertNovaToLinalg(toLinalg));
+  pm.addPass(createConvertNovaToLinalg());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
 }

@@ -123,25 +123,34 @@ def ConvertNovaToLinalg : Pass<"convert-nova-to-linalg", "::mlir::ModuleOp"> {
     fresh zero tensor and adds `dest` after, because IREE updates a scatter's
     init in place, in the caller's buffer when that is a function argument.
 
-    With `target=cuda`, an f32 nova.scatter_add instead becomes a
-    `flow.dispatch` of Nova's own PTX kernel (one thread per update element,
-    `red.global.add.f32` into the row), declared in a
-    `hal.executable.source` with the PTX inline: IREE runs its non-unique
-    scatter on one GPU thread. It needs unregistered dialects allowed (the
-    hal/flow ops and attributes are emitted opaque). Other element types keep
-    the scatter above.
+    On CUDA, convert-nova-to-iree-kernels runs first: the ops it gives to
+    Nova's own kernels are `flow.dispatch`es by then.
 
     Shapes must be static. Any nova op left unlowered fails the pass with a
     "failed to legalize operation" error at its location.
   }];
-  let options = [
-    Option<"target", "target", "std::string", /*default=*/"\"cpu\"",
-           "IREE target family: `cpu` (default) or `cuda` (f32 scatter_add "
-           "via Nova's own PTX kernel)">
-  ];
   let dependentDialects = [
     "::mlir::linalg::LinalgDialect", "::mlir::tensor::TensorDialect",
     "::mlir::arith::ArithDialect", "::mlir::math::MathDialect"
+  ];
+}
+
+def ConvertNovaToIREEKernels
+    : Pass<"convert-nova-to-iree-kernels", "::mlir::ModuleOp"> {
+  let summary = "Run nova ops on Nova's own CUDA kernels inside the IREE program";
+  let description = [{
+    Each op that a Nova kernel builder covers becomes a `flow.dispatch` of a
+    `hal.executable.source` carrying the kernel's PTX inline (generated
+    through MLIR, compiler/codegen/cuda), declared once per module; the glue
+    around it (reshapes, a zero table, adding `dest`) is linalg on tensors.
+    Today: f32 nova.scatter_add (IREE 3.13 runs its non-unique scatter on
+    one GPU thread). The hal/flow ops and attributes are emitted opaque, so
+    unregistered dialects must be allowed. Runs before
+    convert-nova-to-linalg, on CUDA only.
+  }];
+  let dependentDialects = [
+    "::mlir::linalg::LinalgDialect", "::mlir::tensor::TensorDialect",
+    "::mlir::arith::ArithDialect"
   ];
 }
 

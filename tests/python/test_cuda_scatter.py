@@ -1,8 +1,9 @@
 """CUDA lowering of nova.scatter_add to Nova's own kernel (compile only).
 
 IREE 3.13 runs `iree_linalg_ext.scatter` with non-unique indices on one GPU
-thread; for CUDA targets convert-nova-to-linalg{target=cuda} dispatches an
-MLIR-built PTX kernel instead (compiler/conversion/NovaToLinalg/NovaToLinalg.cpp, compiler/codegen/cuda/ScatterAddKernel.cpp). These tests
+thread; for CUDA targets convert-nova-to-iree-kernels dispatches an MLIR-built
+PTX kernel instead (compiler/conversion/NovaToIREE/ScatterAdd.cpp,
+compiler/codegen/cuda/ScatterAddKernel.cpp). These tests
 compile for CUDA with iree-compile (no GPU needed) and check, in the
 executable sources IREE dumps, that no scatter dispatch is left and that the
 kernel's executable is there. The numerics run on the GPU box

@@ -14,9 +14,6 @@ void populateReductionsPatterns(RewritePatternSet &patterns);
 void populateDataMovementPatterns(RewritePatternSet &patterns);
 void populateOptimizersPatterns(RewritePatternSet &patterns);
 
-/// CUDA: the f32 scatter_adds become dispatches of Nova's kernel.
-LogicalResult lowerScatterAddsForCuda(ModuleOp module);
-
 } // namespace mlir::nova::nova_to_linalg
 
 #endif // NOVA_CONVERSION_NOVATOLINALG_POPULATEPATTERNS_H

@@ -1,4 +1,4 @@
-// RUN: nova-opt %s --allow-unregistered-dialect --convert-nova-to-linalg=target=cuda | %python %lit_tools/print-executable-objects.py | FileCheck %s
+// RUN: nova-opt %s --allow-unregistered-dialect --convert-nova-to-iree-kernels | %python %lit_tools/print-executable-objects.py | FileCheck %s
 
 // Nova's scatter-add kernel, built with the gpu/llvm dialects and serialized
 // to PTX by MLIR (gpu-lower-to-nvvm): PTX 6.0 for sm_60, so the driver JITs

@@ -1,7 +1,6 @@
-// RUN: nova-opt %s --allow-unregistered-dialect --convert-nova-to-linalg=target=cuda | FileCheck %s
-// RUN: nova-opt %s --allow-unregistered-dialect --convert-nova-to-linalg=target=cuda --mlir-print-op-generic | nova-opt --allow-unregistered-dialect | FileCheck %s --check-prefix=ROUNDTRIP
-// RUN: not nova-opt %s --convert-nova-to-linalg=target=cuda 2>&1 | FileCheck %s --check-prefix=NOUNREG
-// RUN: not nova-opt %s --allow-unregistered-dialect --convert-nova-to-linalg=target=gpu 2>&1 | FileCheck %s --check-prefix=BADTARGET
+// RUN: nova-opt %s --allow-unregistered-dialect --convert-nova-to-iree-kernels --convert-nova-to-linalg | FileCheck %s
+// RUN: nova-opt %s --allow-unregistered-dialect --convert-nova-to-iree-kernels --convert-nova-to-linalg --mlir-print-op-generic | nova-opt --allow-unregistered-dialect | FileCheck %s --check-prefix=ROUNDTRIP
+// RUN: not nova-opt %s --convert-nova-to-iree-kernels --convert-nova-to-linalg 2>&1 | FileCheck %s --check-prefix=NOUNREG
 
 // For CUDA, an f32 scatter_add dispatches Nova's own PTX kernel (one thread
 // per update element, atomic add into the row) instead of IREE's scatter,
@@ -38,8 +37,7 @@
 // CHECK-NOT:   iree_linalg_ext.scatter
 // ROUNDTRIP:   "hal.executable.source"
 // ROUNDTRIP:   "flow.dispatch"
-// NOUNREG:     error: 'nova.scatter_add' op convert-nova-to-linalg{target=cuda} emits IREE's hal/flow ops unregistered
-// BADTARGET:   error: convert-nova-to-linalg: unknown target 'gpu'
+// NOUNREG:     error: 'nova.scatter_add' op convert-nova-to-iree-kernels emits IREE's hal/flow ops unregistered
 func.func @scatter_add(%d: tensor<10x4xf32>, %i: tensor<2x3xi64>, %u: tensor<2x3x4xf32>) -> tensor<10x4xf32> {
   %0 = nova.scatter_add %d[%i], %u : tensor<10x4xf32>, tensor<2x3xi64>, tensor<2x3x4xf32> -> tensor<10x4xf32>
   return %0 : tensor<10x4xf32>

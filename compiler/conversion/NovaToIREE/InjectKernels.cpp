@@ -1,0 +1,26 @@
+//===- InjectKernels.cpp - nova ops -> dispatches of Nova's kernels -------===//
+
+#include "compiler/conversion/NovaToIREE/KernelFamilies.h"
+#include "compiler/conversion/Passes.h"
+#include "compiler/dialect/NovaOps.h"
+
+namespace mlir::nova {
+#define GEN_PASS_DEF_CONVERTNOVATOIREEKERNELS
+#include "compiler/conversion/Passes.h.inc"
+} // namespace mlir::nova
+
+using namespace mlir;
+using namespace mlir::nova;
+
+namespace {
+
+struct ConvertNovaToIREEKernelsPass
+    : nova::impl::ConvertNovaToIREEKernelsBase<ConvertNovaToIREEKernelsPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    if (failed(nova_to_iree::injectScatterAddKernels(module)))
+      signalPassFailure();
+  }
+};
+
+} // namespace

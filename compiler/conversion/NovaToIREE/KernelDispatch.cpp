@@ -1,0 +1,107 @@
+//===- KernelDispatch.cpp - Nova kernels as IREE dispatches ---------------===//
+
+#include "compiler/conversion/NovaToIREE/KernelDispatch.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "llvm/ADT/StringExtras.h"
+
+using namespace mlir;
+using namespace mlir::nova;
+using namespace mlir::nova::nova_to_iree;
+
+namespace {
+
+/// An attribute of IREE's hal dialect, as opaque text (`#hal.<body>`).
+Attribute halAttr(MLIRContext *context, StringRef body) {
+  return OpaqueAttr::get(StringAttr::get(context, "hal"), body,
+                         NoneType::get(context));
+}
+
+std::string pipelineLayout(const KernelExport &kernel) {
+  std::string layout =
+      "pipeline.layout<constants = " + std::to_string(kernel.constants) +
+      ", bindings = [";
+  for (auto [i, readOnly] : llvm::enumerate(kernel.readOnlyBindings))
+    layout += std::string(i ? ", " : "") + "#hal.pipeline.binding<" +
+              "storage_buffer" + (readOnly ? ", ReadOnly>" : ">");
+  return layout + "]>";
+}
+
+} // namespace
+
+bool nova_to_iree::hasExecutable(ModuleOp module, StringRef name) {
+  return llvm::any_of(module.getOps(), [&](Operation &op) {
+    auto symbol = op.getAttrOfType<StringAttr>("sym_name");
+    return op.getName().getStringRef() == "hal.executable.source" && symbol &&
+           symbol.getValue() == name;
+  });
+}
+
+void nova_to_iree::createExecutable(ModuleOp module, StringRef name,
+                                    StringRef ptx,
+                                    ArrayRef<KernelExport> exports) {
+  MLIRContext *context = module.getContext();
+  OpBuilder b = OpBuilder::atBlockBegin(module.getBody());
+  Location loc = module.getLoc();
+  std::string objects =
+      ("executable.objects<{#hal.executable.target<\"cuda\", "
+       "\"cuda-nvptx-fb\"> = [#hal.executable.object<{data = dense<\"0x" +
+       llvm::toHex(ptx) + "\"> : vector<" + Twine(ptx.size()) +
+       "xi8>}>]}>")
+          .str();
+  OperationState source(loc, "hal.executable.source");
+  source.propertiesAttr = b.getDictionaryAttr(
+      {b.getNamedAttr("objects", halAttr(context, objects)),
+       b.getNamedAttr("sym_name", b.getStringAttr(name)),
+       b.getNamedAttr("sym_visibility", b.getStringAttr("private"))});
+  source.addRegion();
+  Operation *sourceOp = b.create(source);
+
+  b.setInsertionPointToStart(&sourceOp->getRegion(0).emplaceBlock());
+  Type device = OpaqueType::get(StringAttr::get(context, "hal"), "device");
+  for (auto [ordinal, kernel] : llvm::enumerate(exports)) {
+    OperationState exportState(loc, "hal.executable.export");
+    SmallVector<Attribute> workgroupSize;
+    for (int64_t size : kernel.workgroupSize)
+      workgroupSize.push_back(b.getIndexAttr(size));
+    exportState.propertiesAttr = b.getDictionaryAttr(
+        {b.getNamedAttr("layout", halAttr(context, pipelineLayout(kernel))),
+         b.getNamedAttr("ordinal", b.getIndexAttr(ordinal)),
+         b.getNamedAttr("sym_name", b.getStringAttr(kernel.name)),
+         b.getNamedAttr("sym_visibility", b.getStringAttr("public")),
+         b.getNamedAttr("workgroup_size", b.getArrayAttr(workgroupSize))});
+    exportState.addRegion(); // count(%device, %workload)
+    exportState.addRegion(); // condition: none
+    Operation *exportOp = b.create(exportState);
+
+    OpBuilder::InsertionGuard guard(b);
+    Block *count = b.createBlock(&exportOp->getRegion(0), {},
+                                 {device, b.getIndexType()}, {loc, loc});
+    OperationState ret(loc, "hal.return");
+    ret.addOperands(kernel.grid(b, loc, count->getArgument(1)));
+    b.create(ret);
+  }
+  b.create(OperationState(loc, "hal.executable.source_end"));
+}
+
+Value nova_to_iree::createDispatch(OpBuilder &b, Location loc,
+                                   StringRef executable, StringRef kernel,
+                                   Value workload, ValueRange arguments,
+                                   Type resultType, int64_t tiedTo) {
+  OperationState dispatch(loc, "flow.dispatch");
+  dispatch.addOperands(workload);
+  dispatch.addOperands(arguments);
+  dispatch.addTypes(resultType);
+  dispatch.propertiesAttr = b.getDictionaryAttr(
+      {b.getNamedAttr("entry_points",
+                      b.getArrayAttr({SymbolRefAttr::get(
+                          b.getStringAttr(executable),
+                          {FlatSymbolRefAttr::get(b.getContext(), kernel)})})),
+       // [workload], [arguments], [argument dims], [result dims]
+       b.getNamedAttr("operandSegmentSizes",
+                      b.getDenseI32ArrayAttr(
+                          {1, static_cast<int32_t>(arguments.size()), 0, 0})),
+       b.getNamedAttr("tied_operands",
+                      b.getArrayAttr({b.getIndexAttr(tiedTo)}))});
+  return b.create(dispatch)->getResult(0);
+}

@@ -1,0 +1,55 @@
+//===- KernelDispatch.h - Nova kernels as IREE dispatches -------*- C++ -*-===//
+//
+// How a Nova-generated kernel enters the IREE program: a
+// `hal.executable.source` carrying the kernel's PTX inline (no file path: the
+// vmfb stays self-contained) with one `hal.executable.export` per entry
+// point, and a `flow.dispatch` of it per use. IREE's hal/flow ops and
+// attributes are not part of MLIR 22: they are built as unregistered ops with
+// opaque attributes and types, which needs unregistered dialects allowed
+// (Python's pipeline does).
+//
+// ABI (IREE's CUDA HAL): the kernel parameters are the bindings as 64-bit
+// device pointers in the pipeline layout's order, then each i32 constant as a
+// 32-bit parameter; the grid is the export's `count` region applied to the
+// dispatch's workload, the block its `workgroup_size`. A `flow.dispatch`
+// binds its tensor arguments in order (a tied result shares its argument's
+// binding); its i32 arguments become the constants in order.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NOVA_CONVERSION_NOVATOIREE_KERNELDISPATCH_H
+#define NOVA_CONVERSION_NOVATOIREE_KERNELDISPATCH_H
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+
+namespace mlir::nova::nova_to_iree {
+
+/// One entry point of a kernel executable.
+struct KernelExport {
+  StringRef name;
+  /// Per binding, in the kernel's parameter order: whether it is read-only.
+  SmallVector<bool> readOnlyBindings;
+  int64_t constants = 0;
+  std::array<int64_t, 3> workgroupSize = {1, 1, 1};
+  /// The grid (x, y, z) for a dispatch's workload (one index value).
+  std::function<SmallVector<Value, 3>(OpBuilder &, Location, Value)> grid;
+};
+
+/// Whether `module` already declares executable `name`.
+bool hasExecutable(ModuleOp module, StringRef name);
+
+/// Declares executable `name` at the start of `module`, holding `ptx` for any
+/// CUDA target, with `exports`.
+void createExecutable(ModuleOp module, StringRef name, StringRef ptx,
+                      ArrayRef<KernelExport> exports);
+
+/// `flow.dispatch @executable::@kernel[workload](arguments)` returning one
+/// tensor of `resultType`, tied to (written in place into) argument `tiedTo`.
+Value createDispatch(OpBuilder &b, Location loc, StringRef executable,
+                     StringRef kernel, Value workload, ValueRange arguments,
+                     Type resultType, int64_t tiedTo);
+
+} // namespace mlir::nova::nova_to_iree
+
+#endif // NOVA_CONVERSION_NOVATOIREE_KERNELDISPATCH_H

@@ -1,0 +1,15 @@
+//===- KernelFamilies.h - nova ops that run Nova's kernels ------*- C++ -*-===//
+
+#ifndef NOVA_CONVERSION_NOVATOIREE_KERNELFAMILIES_H
+#define NOVA_CONVERSION_NOVATOIREE_KERNELFAMILIES_H
+
+#include "mlir/IR/BuiltinOps.h"
+
+namespace mlir::nova::nova_to_iree {
+
+/// f32 nova.scatter_add -> a dispatch of Nova's scatter-add kernel.
+LogicalResult injectScatterAddKernels(ModuleOp module);
+
+} // namespace mlir::nova::nova_to_iree
+
+#endif // NOVA_CONVERSION_NOVATOIREE_KERNELFAMILIES_H
