@@ -69,6 +69,43 @@ void buildLowerToLinalgPipeline(OpPassManager &pm,
   pm.addPass(createCSEPass());
 }
 
+/// Options of nova-train-step-to-iree: those of convert-train-step-to-iree.
+struct TrainStepToIREEOptions : PassPipelineOptions<TrainStepToIREEOptions> {
+  Option<int64_t> params{*this, "params",
+                         llvm::cl::desc("trainable parameters (leading arguments)")};
+  Option<int64_t> buffers{*this, "buffers",
+                          llvm::cl::desc("buffers/frozen tensors after the params")};
+  Option<int64_t> statesPerParam{
+      *this, "states-per-param",
+      llvm::cl::desc("optimizer state tensors per param (SGD 1, AdamW 2)")};
+  Option<int64_t> hypers{*this, "hypers",
+                         llvm::cl::desc("0-d f32 hyperparameter arguments")};
+  ListOption<std::string> stateNames{
+      *this, "state-names",
+      llvm::cl::desc("names of the params, buffers and state tensors")};
+  Option<std::string> parameterScope{
+      *this, "parameter-scope",
+      llvm::cl::desc("initialise the globals from IREE parameters of this scope")};
+  Option<bool> inPlace{*this, "in-place", llvm::cl::desc("update in place"),
+                       llvm::cl::init(true)};
+};
+
+/// The pure train step -> IREE's stateful program, cleaned up.
+void buildTrainStepToIREEPipeline(OpPassManager &pm,
+                                  const TrainStepToIREEOptions &options) {
+  ConvertTrainStepToIREEOptions convert;
+  convert.params = options.params;
+  convert.buffers = options.buffers;
+  convert.statesPerParam = options.statesPerParam;
+  convert.hypers = options.hypers;
+  convert.stateNames.assign(options.stateNames.begin(), options.stateNames.end());
+  convert.parameterScope = options.parameterScope;
+  convert.inPlace = options.inPlace;
+  pm.addPass(createConvertTrainStepToIREE(convert));
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+}
+
 } // namespace
 
 /// Named pipelines: what Python and nova-opt ask for by name.
@@ -77,6 +114,11 @@ static void registerNovaPipelines() {
       "nova-lower-to-linalg",
       "nova -> linalg on tensors for a target (cpu or cuda:<arch>)",
       buildLowerToLinalgPipeline);
+  PassPipelineRegistration<TrainStepToIREEOptions>(
+      "nova-train-step-to-iree",
+      "A captured train step -> IREE's program: state in globals updated in "
+      "place, an asynchronous @step",
+      buildTrainStepToIREEPipeline);
   PassPipelineRegistration<>(
       "nova-optimize",
       "Decompose composite ops, then canonicalize and CSE the nova program",

@@ -6,7 +6,7 @@ Stages (each dumped as NN-<stage>.mlir under $NOVA_DUMP_IR/<key>/ when set):
   nova-optimized  after nova-optimize (decompose, canonicalize, CSE)
   linalg          after nova-lower-to-linalg (CUDA: matmuls configured by the
                   analytic configurator, f32 scatter_add via Nova's kernel)
-  iree-program    train steps: after convert-train-step-to-iree (state in
+  iree-program    train steps: after nova-train-step-to-iree (state in
                   globals updated in place, an asynchronous @step)
   iree-input      the generic-form text handed to iree-compile
 """
@@ -93,7 +93,8 @@ def linalg_pipeline(target: str, f32_matmul_precision: str = "highest") -> str:
 
 
 def train_step_pipeline(captured: CapturedGraph, parameter_scope: str = "", in_place: bool = True) -> str:
-    """convert-train-step-to-iree for `captured`'s signature: its params,
+    """The C++ pipeline nova-train-step-to-iree (convert-train-step-to-iree,
+    canonicalize, CSE) for `captured`'s signature: its params,
     buffers and optimizer state become module globals named after them
     (initialised from parameters of `parameter_scope` when given), updated
     in place (`in_place=False` only to measure what that saves)."""
@@ -114,7 +115,7 @@ def train_step_pipeline(captured: CapturedGraph, parameter_scope: str = "", in_p
         options.append(f"parameter-scope={parameter_scope}")
     if not in_place:
         options.append("in-place=false")
-    return "convert-train-step-to-iree{" + " ".join(options) + "},canonicalize,cse"
+    return "nova-train-step-to-iree{" + " ".join(options) + "}"
 
 
 def lower_to_iree_input(
@@ -152,7 +153,7 @@ def lower_to_iree_input(
             text, "nova-optimize", allow_unregistered_dialects=True, print_locations=True
         )
     stages.dump("nova-optimized", text)
-    with stages.stage("convert-nova-to-linalg"):
+    with stages.stage("nova-lower-to-linalg"):
         text = compiler.run_pipeline(
             text,
             linalg_pipeline(target, f32_matmul_precision),
@@ -161,7 +162,7 @@ def lower_to_iree_input(
         )
     stages.dump("linalg", text)
     if program_pipeline is not None:
-        with stages.stage("convert-train-step-to-iree"):
+        with stages.stage("nova-train-step-to-iree"):
             text = compiler.run_pipeline(
                 text, program_pipeline, allow_unregistered_dialects=True, print_locations=True
             )
