@@ -220,13 +220,13 @@ class Session:
         """A fresh IREE buffer and a torch tensor over the same memory.
 
         For a function's inputs and output storage that torch fills or reads
-        on its own stream: IREE owns the memory, so IREE never holds a torch
-        allocation (whose DLPack deleter may need the GIL on an IREE thread).
+        on its own stream: IREE owns the memory, so an asynchronous call holds
+        no torch allocation and imports nothing per call.
         """
         element_type = rt.array_interop.map_dtype_to_element_type(torch_to_numpy(torch.empty(0, dtype=dtype)).dtype)
         if element_type is None:
             raise TypeError(f"dtype {dtype} has no IREE element type")
-        size = math.prod(shape) * torch.empty((), dtype=dtype).element_size()
+        size = math.prod(shape) * dtype.itemsize
         buffer = self._device.allocator.allocate_buffer(
             memory_type=rt.MemoryType.DEVICE_LOCAL, allowed_usage=rt.BufferUsage.DEFAULT, allocation_size=max(1, size)
         )

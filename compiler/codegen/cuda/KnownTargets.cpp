@@ -16,7 +16,6 @@ struct KnownGpu {
   StringRef part;
   int64_t smCount;
   int64_t sharedMemoryPerSm; // bytes
-  int64_t l2Bytes;
   int64_t clockMhz; // boost clock of the SMs
   int64_t bandwidthGbps;
   // Dense tensor-core TFLOP/s with f32 accumulation, and f32 FMA.
@@ -25,10 +24,10 @@ struct KnownGpu {
 
 // H200 SXM; A100 SXM 80 GB; RTX 3060 (the paper's GPU); RTX 4090.
 constexpr KnownGpu kKnownGpus[] = {
-    {"sm_90", "H200", 132, 233472, 50 << 20, 1980, 4800, 989, 989, 494, 67},
-    {"sm_80", "A100", 108, 167936, 40 << 20, 1410, 2039, 312, 312, 156, 19},
-    {"sm_86", "RTX 3060", 28, 102400, 3 << 20, 1780, 360, 25, 25, 12, 12},
-    {"sm_89", "RTX 4090", 128, 102400, 72 << 20, 2520, 1008, 165, 165, 82, 82},
+    {"sm_90", "H200", 132, 233472, 1980, 4800, 989, 989, 494, 67},
+    {"sm_80", "A100", 108, 167936, 1410, 2039, 312, 312, 156, 19},
+    {"sm_86", "RTX 3060", 28, 102400, 1780, 360, 25, 25, 12, 12},
+    {"sm_89", "RTX 4090", 128, 102400, 2520, 1008, 165, 165, 82, 82},
 };
 
 const KnownGpu *lookup(StringRef arch) {
@@ -75,11 +74,6 @@ int64_t cuda::computeCapability(TargetAttr target) {
   digits = digits.take_while([](char c) { return c >= '0' && c <= '9'; });
   int64_t value = 0;
   return digits.getAsInteger(10, value) ? 0 : value;
-}
-
-int64_t cuda::l2CacheBytes(TargetAttr target) {
-  const KnownGpu *gpu = lookup(target.getArch());
-  return gpu ? gpu->l2Bytes : (40 << 20);
 }
 
 double cuda::smClockGhz(TargetAttr target) {

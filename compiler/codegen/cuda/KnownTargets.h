@@ -24,10 +24,6 @@ ArrayRef<StringRef> knownArchitectures();
 /// The architecture's compute capability as an integer (sm_90a -> 90).
 int64_t computeCapability(TargetAttr target);
 
-/// Bytes of L2 cache (not a #nova.target parameter: only the rasterization
-/// uses it, and a GPU reports it; the table's value for unknown parts).
-int64_t l2CacheBytes(TargetAttr target);
-
 /// SM boost clock in GHz (for per-cycle limits such as shared-memory
 /// bandwidth; the table's value, 1.5 for unknown parts).
 double smClockGhz(TargetAttr target);
