@@ -64,6 +64,7 @@ import logging
 import math
 import os
 import re
+import shlex
 from typing import Any, Optional, Sequence, Union
 
 import numpy as np
@@ -104,6 +105,23 @@ def to_host(x: Union[rt.DeviceArray, np.ndarray], copy: bool = True) -> np.ndarr
     return host
 
 
+RUNTIME_FLAGS_ENV = "NOVA_IREE_RUNTIME_FLAGS"
+
+
+def _parse_runtime_flags() -> None:
+    """IREE runtime flags from $NOVA_IREE_RUNTIME_FLAGS (e.g.
+    `--cuda_use_streams=false`), as iree-run-module takes them. They set
+    process-wide defaults, read when a driver creates its device: set them
+    before the first session of the process."""
+    value = os.environ.get(RUNTIME_FLAGS_ENV, "").strip()
+    if not value:
+        return
+    try:
+        rt.flags.parse_flags(*shlex.split(value))
+    except ValueError as e:
+        raise ValueError(f"nova: ${RUNTIME_FLAGS_ENV}={value!r}: {e}") from None
+
+
 class Session:
     """A loaded vmfb on one IREE device.
 
@@ -122,6 +140,7 @@ class Session:
         parameters: Union[None, str, "os.PathLike[str]", rt.ParameterIndex] = None,
         parameter_scope: str = "",
     ):
+        _parse_runtime_flags()
         if isinstance(device, str):
             self._uri = device
             self._config = rt.Config(driver_name=device)

@@ -434,3 +434,39 @@ def test_cache_hit_and_run_without_compiler(tmp_path: Path):
     )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "ok"
+
+
+# -- IREE runtime flags ---------------------------------------------------------
+
+_FLAGS_PROBE = """
+import sys
+import numpy as np
+from nova.runtime import Session
+session = Session(open(sys.argv[1], "rb").read(), "local-task")
+w = np.ones((4, 8), np.float32)
+out = session.invoke("step", w, w, w, np.array(0.5, np.float32))
+print(float(session.to_host(out[2])))
+"""
+
+
+@pytest.mark.parametrize(
+    ("flags", "ok"),
+    [("--task_topology_max_group_count=1", True), ("--no_such_flag=1", False)],
+)
+def test_iree_runtime_flags_from_the_environment(cpu_vmfb: bytes, tmp_path: Path, flags: str, ok: bool):
+    # Flags are process-wide: each case runs in a fresh process.
+    vmfb = tmp_path / "step.vmfb"
+    vmfb.write_bytes(cpu_vmfb)
+    result = subprocess.run(
+        [sys.executable, "-c", _FLAGS_PROBE, str(vmfb)],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "NOVA_IREE_RUNTIME_FLAGS": flags},
+    )
+    if ok:
+        assert result.returncode == 0, result.stderr
+        # w' = w - 0.5 * (0.9 * w + w) = 0.05 everywhere: sum over 32 elements.
+        assert abs(float(result.stdout) - 1.6) < 1e-5
+    else:
+        assert result.returncode != 0
+        assert "NOVA_IREE_RUNTIME_FLAGS" in result.stderr and "no_such_flag" in result.stderr
