@@ -246,10 +246,7 @@ class Session:
         if element_type is None:
             raise TypeError(f"dtype {dtype} has no IREE element type")
         size = math.prod(shape) * dtype.itemsize
-        buffer = self._device.allocator.allocate_buffer(
-            memory_type=rt.MemoryType.DEVICE_LOCAL, allowed_usage=rt.BufferUsage.DEFAULT, allocation_size=max(1, size)
-        )
-        bv = rt.HalBufferView(buffer, list(shape), element_type)
+        bv = rt.HalBufferView(self._allocate(max(1, size)), list(shape), element_type)
         device_type, device_id = (_KDL_CUDA, self._cuda_index) if self._kind == "cuda" else (_KDL_CPU, 0)
         t = self._export_dlpack(bv, device_type, device_id)
         if t is None:
@@ -400,12 +397,7 @@ class Session:
         """Copies a buffer view into a fresh device buffer (device-side DMA)."""
         # queue_copy copies the whole source buffer; imported buffers are
         # whole allocations, so the view starts at offset 0.
-        size = src.get_buffer().byte_length()
-        dst = self._device.allocator.allocate_buffer(
-            memory_type=rt.MemoryType.DEVICE_LOCAL,
-            allowed_usage=rt.BufferUsage.DEFAULT,
-            allocation_size=size,
-        )
+        dst = self._allocate(src.get_buffer().byte_length())
         sem = self._device.create_semaphore(0)
         self._device.queue_copy(
             src.get_buffer(),
@@ -415,6 +407,12 @@ class Session:
         )
         rt.HalFence.create_at(sem, 1).wait()
         return rt.HalBufferView(dst, src.shape, src.element_type)
+
+    def _allocate(self, size: int) -> rt.HalBuffer:
+        """A fresh (unpooled, so exportable) device buffer of `size` bytes."""
+        return self._device.allocator.allocate_buffer(
+            memory_type=rt.MemoryType.DEVICE_LOCAL, allowed_usage=rt.BufferUsage.DEFAULT, allocation_size=size
+        )
 
     def _export_dlpack(
         self, bv: rt.HalBufferView, device_type: int, device_id: int, quiet: bool = False

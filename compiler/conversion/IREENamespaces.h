@@ -10,6 +10,8 @@
 #ifndef NOVA_CONVERSION_IREENAMESPACES_H
 #define NOVA_CONVERSION_IREENAMESPACES_H
 
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Dialect.h"
 
 namespace mlir::nova {
@@ -41,6 +43,18 @@ public:
   }
   static StringRef getDialectNamespace() { return "util"; }
 };
+
+/// A type of an IREE dialect, as opaque text: `!<dialect>.<body>`.
+inline Type ireeType(MLIRContext *context, StringRef dialect, StringRef body) {
+  return OpaqueType::get(StringAttr::get(context, dialect), body);
+}
+
+/// An attribute of an IREE dialect, as opaque text: `#<dialect>.<body>`.
+inline Attribute ireeAttr(MLIRContext *context, StringRef dialect,
+                          StringRef body, Type type = {}) {
+  return OpaqueAttr::get(StringAttr::get(context, dialect), body,
+                         type ? type : NoneType::get(context));
+}
 
 } // namespace mlir::nova
 

@@ -1,6 +1,7 @@
 //===- KernelDispatch.cpp - Nova kernels as IREE dispatches ---------------===//
 
 #include "compiler/conversion/NovaToIREE/KernelDispatch.h"
+#include "compiler/conversion/IREENamespaces.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "llvm/ADT/StringExtras.h"
@@ -10,12 +11,6 @@ using namespace mlir::nova;
 using namespace mlir::nova::nova_to_iree;
 
 namespace {
-
-/// An attribute of IREE's hal dialect, as opaque text (`#hal.<body>`).
-Attribute halAttr(MLIRContext *context, StringRef body) {
-  return OpaqueAttr::get(StringAttr::get(context, "hal"), body,
-                         NoneType::get(context));
-}
 
 std::string pipelineLayout(const KernelExport &kernel) {
   std::string layout =
@@ -51,21 +46,22 @@ void nova_to_iree::createExecutable(ModuleOp module, StringRef name,
           .str();
   OperationState source(loc, "hal.executable.source");
   source.propertiesAttr = b.getDictionaryAttr(
-      {b.getNamedAttr("objects", halAttr(context, objects)),
+      {b.getNamedAttr("objects", ireeAttr(context, "hal", objects)),
        b.getNamedAttr("sym_name", b.getStringAttr(name)),
        b.getNamedAttr("sym_visibility", b.getStringAttr("private"))});
   source.addRegion();
   Operation *sourceOp = b.create(source);
 
   b.setInsertionPointToStart(&sourceOp->getRegion(0).emplaceBlock());
-  Type device = OpaqueType::get(StringAttr::get(context, "hal"), "device");
+  Type device = ireeType(context, "hal", "device");
   for (auto [ordinal, kernel] : llvm::enumerate(exports)) {
     OperationState exportState(loc, "hal.executable.export");
     SmallVector<Attribute> workgroupSize;
     for (int64_t size : kernel.workgroupSize)
       workgroupSize.push_back(b.getIndexAttr(size));
     exportState.propertiesAttr = b.getDictionaryAttr(
-        {b.getNamedAttr("layout", halAttr(context, pipelineLayout(kernel))),
+        {b.getNamedAttr("layout",
+                        ireeAttr(context, "hal", pipelineLayout(kernel))),
          b.getNamedAttr("ordinal", b.getIndexAttr(ordinal)),
          b.getNamedAttr("sym_name", b.getStringAttr(kernel.name)),
          b.getNamedAttr("sym_visibility", b.getStringAttr("public")),

@@ -30,12 +30,9 @@ namespace mlir::nova {
 } // namespace mlir::nova
 
 using namespace mlir;
+using namespace mlir::nova;
 
 namespace {
-
-Type opaqueType(MLIRContext *context, StringRef dialect, StringRef body) {
-  return OpaqueType::get(StringAttr::get(context, dialect), body);
-}
 
 std::string typeText(Type type) {
   std::string text;
@@ -46,7 +43,7 @@ std::string typeText(Type type) {
 
 /// `!iree_tensor_ext.dispatch.tensor<access:tensor<...>>`.
 Type dispatchTensorType(RankedTensorType type, StringRef access) {
-  return opaqueType(type.getContext(), "iree_tensor_ext",
+  return ireeType(type.getContext(), "iree_tensor_ext",
                     ("dispatch.tensor<" + access + ":" + typeText(type) + ">")
                         .str());
 }
@@ -73,7 +70,7 @@ Operation *createGlobal(OpBuilder &b, Location loc, StringRef symbol,
         ("parameter.named<\"" + scope + "\"::\"" + key + "\">").str();
     props.push_back(b.getNamedAttr(
         "initial_value",
-        OpaqueAttr::get(StringAttr::get(context, "flow"), body, type)));
+        ireeAttr(context, "flow", body, type)));
   }
   OperationState state(loc, "util.global");
   state.propertiesAttr = b.getDictionaryAttr(props);
@@ -464,7 +461,7 @@ void ConvertTrainStepToIREEPass::runOnOperation() {
   auto hyperType = RankedTensorType::get({hypers}, f32);
   SmallVector<Type> stepInputs = {hyperType};
   llvm::append_range(stepInputs, batchTypes);
-  stepInputs.push_back(opaqueType(context, "hal", "buffer"));
+  stepInputs.push_back(ireeType(context, "hal", "buffer"));
   SmallVector<DictionaryAttr> argAttrs(stepInputs.size(),
                                        b.getDictionaryAttr({}));
   argAttrs.back() = b.getDictionaryAttr(
