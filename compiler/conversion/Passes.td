@@ -142,12 +142,18 @@ def ConvertNovaToIREEKernels
     Each op that a Nova kernel builder covers becomes a `flow.dispatch` of a
     `hal.executable.source` carrying the kernel's PTX inline (generated
     through MLIR, compiler/codegen/cuda), declared once per module; the glue
-    around it (reshapes, a zero table, adding `dest`) is linalg on tensors.
-    Today: f32 nova.scatter_add (IREE 3.13 runs its non-unique scatter on
-    one GPU thread). The hal/flow ops and attributes are emitted opaque, so
-    unregistered dialects must be allowed. Runs before
+    around it (reshapes, transposes, a zero table, adding `dest`) is linalg
+    on tensors. Today: f32 nova.scatter_add (IREE 3.13 runs its non-unique
+    scatter on one GPU thread) and nova.matmul configured for "wgmma_tma"
+    (sm_90 TMA + wgmma GEMM, bf16 and tf32). The hal/flow ops and attributes
+    are emitted opaque, so unregistered dialects must be allowed. Runs before
     convert-nova-to-linalg, on CUDA only.
   }];
+  let options = [
+    Option<"poisonOutputs", "poison-outputs", "bool", /*default=*/"false",
+           "GEMM outputs start as NaN instead of uninitialized memory, so a "
+           "check sees any element the kernel fails to write">
+  ];
   let dependentDialects = [
     "::mlir::linalg::LinalgDialect", "::mlir::tensor::TensorDialect",
     "::mlir::arith::ArithDialect"

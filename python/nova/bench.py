@@ -69,20 +69,50 @@ def make_optimizer(model: torch.nn.Module, fused: bool) -> torch.optim.Optimizer
     return torch.optim.AdamW(model.parameters(), lr=1e-4, fused=fused)
 
 
-def matmul_shapes() -> list[tuple[int, int, int]]:
-    """(M, N, K) of every GEMM in gpt-42m (B32) and gpt-146m (B16) training:
-    each Linear's forward, input-gradient and weight-gradient products, the
-    tied head, plus 4096^3 and 8192^3."""
+# How each GEMM of a Linear reads its operands (torch's x @ W.t() and its
+# gradients): "nt" = A[M, K] @ B[N, K]^T (forward), "nn" = A[M, K] @ B[K, N]
+# (input gradient), "tn" = A[K, M]^T @ B[K, N] (weight gradient).
+MATMUL_LAYOUTS = ("nt", "nn", "tn")
+
+
+def matmul_shapes() -> list[tuple[int, int, int, str]]:
+    """(M, N, K, layout) of every GEMM in gpt-42m (B32) and gpt-146m (B16)
+    training: each Linear's forward, input-gradient and weight-gradient
+    products (the tied head included), plus 4096^3 and 8192^3 (nn)."""
     from nova.models import GPT_CONFIGS
 
-    shapes: list[tuple[int, int, int]] = []
+    shapes: list[tuple[int, int, int, str]] = []
     for name, batch in (("gpt-42m", 32), ("gpt-146m", 16)):
         cfg = GPT_CONFIGS[name]
         d, vocab, tokens = cfg["d_model"], cfg["vocab"], batch * cfg["seq_len"]
         for fan_in, fan_out in ((d, 3 * d), (d, d), (d, 4 * d), (4 * d, d), (d, vocab)):
-            shapes += [(tokens, fan_out, fan_in), (tokens, fan_in, fan_out), (fan_out, fan_in, tokens)]
-    shapes += [(4096, 4096, 4096), (8192, 8192, 8192)]
+            shapes += [
+                (tokens, fan_out, fan_in, "nt"),
+                (tokens, fan_in, fan_out, "nn"),
+                (fan_out, fan_in, tokens, "tn"),
+            ]
+    shapes += [(4096, 4096, 4096, "nn"), (8192, 8192, 8192, "nn")]
     return list(dict.fromkeys(shapes))
+
+
+def matmul_operands(m: int, n: int, k: int, layout: str) -> tuple[tuple[int, int], tuple[int, int]]:
+    """The stored shapes of A and B for `layout`."""
+    return ((k, m) if layout[0] == "t" else (m, k)), ((n, k) if layout[1] == "t" else (k, n))
+
+
+def layout_matmul(layout: str):
+    """C = op(A) @ op(B) for `layout`, as torch code (what Nova captures)."""
+
+    def nn(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+        return a @ b
+
+    def nt(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+        return a @ b.t()
+
+    def tn(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+        return a.t() @ b
+
+    return {"nn": nn, "nt": nt, "tn": tn}[layout]
 
 
 def _artifact_name(kind: str, **parts: Any) -> str:
@@ -115,10 +145,17 @@ def prepare(args: argparse.Namespace) -> None:
     if args.matmul:
         for dtype in args.dtypes:
             torch_dtype = torch.bfloat16 if dtype == "bf16" else torch.float32
-            for m, n, k in matmul_shapes():
-                a, b = torch.empty(m, k, dtype=torch_dtype), torch.empty(k, n, dtype=torch_dtype)
-                name = _artifact_name("matmul", dtype=dtype, m=m, n=n, k=k)
-                export_function(torch.matmul, (a, b), out / name, target=args.target)
+            # tf32: the precision torch.compile users set for TF32 matmuls.
+            previous = torch.get_float32_matmul_precision()
+            torch.set_float32_matmul_precision("high" if dtype == "tf32" else "highest")
+            try:
+                for m, n, k, layout in matmul_shapes():
+                    a_shape, b_shape = matmul_operands(m, n, k, layout)
+                    a, b = torch.empty(a_shape, dtype=torch_dtype), torch.empty(b_shape, dtype=torch_dtype)
+                    name = _artifact_name("matmul", dtype=dtype, m=m, n=n, k=k, layout=layout)
+                    export_function(layout_matmul(layout), (a, b), out / name, target=args.target)
+            finally:
+                torch.set_float32_matmul_precision(previous)
 
 
 # ---------------------------------------------------------------------------
@@ -344,36 +381,61 @@ def _time_cuda(fn, iters: int) -> float:
     return start.elapsed_time(end) / 1e3 / iters
 
 
+def device_ms_per_kernel(fn, iters: int) -> dict[str, float]:
+    """GPU time per call of `fn` for each kernel it runs, in ms: CUPTI
+    (through torch.profiler) sees every kernel in the process, IREE's
+    dispatches included; summed over `iters` calls after a warmup."""
+    from torch.profiler import ProfilerActivity
+    from torch.profiler import profile as torch_profile
+
+    for _ in range(2):
+        fn()
+    torch.cuda.synchronize()
+    with torch_profile(activities=[ProfilerActivity.CUDA]) as prof:
+        for _ in range(iters):
+            fn()
+        torch.cuda.synchronize()
+    per_kernel: dict[str, float] = {}
+    for event in prof.events():
+        if event.device_type == torch.autograd.DeviceType.CUDA:
+            per_kernel[event.name] = per_kernel.get(event.name, 0.0) + event.device_time / 1e3 / iters
+    return per_kernel
+
+
 def matmul_bench(args: argparse.Namespace) -> list[dict[str, Any]]:
+    """Nova's exported matmul of each shape and layout next to cuBLAS
+    (torch.matmul on the same operands), both timed as GPU time per call
+    (all of each side's kernels: Nova's layout glue counts), with the max
+    error relative to an f64 product."""
     from nova.runtime import Session
 
     rows = []
     torch.backends.cuda.matmul.allow_tf32 = args.dtype == "tf32"
     torch_dtype = torch.bfloat16 if args.dtype == "bf16" else torch.float32
-    for m, n, k in matmul_shapes():
+    for m, n, k, layout in matmul_shapes():
         g = torch.Generator(device="cuda").manual_seed(0)
-        a = torch.randn(m, k, device="cuda", generator=g).to(torch_dtype)
-        b = torch.randn(k, n, device="cuda", generator=g).to(torch_dtype)
-        reference = (a.double() @ b.double()).float()
+        a_shape, b_shape = matmul_operands(m, n, k, layout)
+        a = torch.randn(a_shape, device="cuda", generator=g).to(torch_dtype)
+        b = torch.randn(b_shape, device="cuda", generator=g).to(torch_dtype)
+        fn = layout_matmul(layout)
+        reference = fn(a.double(), b.double())
+        scale = reference.abs().max()
         flops = 2.0 * m * n * k
-        row: dict[str, Any] = {"bench": "matmul", "dtype": args.dtype, "m": m, "n": n, "k": k}
-        cublas_s = _time_cuda(lambda: torch.matmul(a, b), iters=20)
-        cublas_out = torch.matmul(a, b).float()
-        row["cublas_tflops"] = flops / cublas_s / 1e12
-        row["cublas_max_rel_err"] = float((cublas_out - reference).abs().max() / reference.abs().max())
-        path = Path(args.artifacts) / _artifact_name("matmul", dtype=args.dtype, m=m, n=n, k=k) / "function.vmfb"
+        iters = max(3, min(50, int(4e12 / flops)))
+        row: dict[str, Any] = {"bench": "matmul", "dtype": args.dtype, "m": m, "n": n, "k": k, "layout": layout}
+        cublas_ms = sum(device_ms_per_kernel(lambda: fn(a, b), iters).values())
+        row["cublas_tflops"] = flops / cublas_ms / 1e9
+        row["cublas_max_rel_err"] = float((fn(a, b).double() - reference).abs().max() / scale)
+        path = Path(args.artifacts) / _artifact_name("matmul", dtype=args.dtype, m=m, n=n, k=k, layout=layout)
         try:
-            session = Session(path.read_bytes(), "cuda")
-            out = session.to_torch(session.invoke("main", a, b)[0]).float()
-            row["nova_max_rel_err"] = float((out - reference).abs().max() / reference.abs().max())
-            # invoke() waits for the device, so wall time per call is the kernel time plus launch.
-            iters = max(3, min(50, int(2e12 / flops)))
-            t0 = time.perf_counter()
-            for _ in range(iters):
-                session.invoke("main", a, b)
-            nova_s = (time.perf_counter() - t0) / iters
-            row["nova_tflops"] = flops / nova_s / 1e12
+            session = Session((path / "function.vmfb").read_bytes(), "cuda")
+            out = session.to_torch(session.invoke("main", a, b)[0]).double()
+            row["nova_max_rel_err"] = float((out - reference).abs().max() / scale)
+            kernels = device_ms_per_kernel(lambda: session.invoke("main", a, b), iters)
+            nova_ms = sum(kernels.values())
+            row["nova_tflops"] = flops / nova_ms / 1e9
             row["nova_vs_cublas"] = row["nova_tflops"] / row["cublas_tflops"]
+            row["nova_kernels"] = {name[:60]: round(ms * 1e3, 1) for name, ms in kernels.items()}  # us
         except Exception as e:
             row["nova_error"] = f"{type(e).__name__}: {e}"[:500]
         rows.append(row)

@@ -16,9 +16,12 @@ namespace {
 
 struct ConvertNovaToIREEKernelsPass
     : nova::impl::ConvertNovaToIREEKernelsBase<ConvertNovaToIREEKernelsPass> {
+  using Base::Base;
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    if (failed(nova_to_iree::injectScatterAddKernels(module)))
+    if (failed(nova_to_iree::injectScatterAddKernels(module)) ||
+        failed(nova_to_iree::injectGemmKernels(module, poisonOutputs)))
       signalPassFailure();
   }
 };

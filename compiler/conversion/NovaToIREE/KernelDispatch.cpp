@@ -59,13 +59,19 @@ void nova_to_iree::createExecutable(ModuleOp module, StringRef name,
     SmallVector<Attribute> workgroupSize;
     for (int64_t size : kernel.workgroupSize)
       workgroupSize.push_back(b.getIndexAttr(size));
-    exportState.propertiesAttr = b.getDictionaryAttr(
-        {b.getNamedAttr("layout",
-                        ireeAttr(context, "hal", pipelineLayout(kernel))),
-         b.getNamedAttr("ordinal", b.getIndexAttr(ordinal)),
-         b.getNamedAttr("sym_name", b.getStringAttr(kernel.name)),
-         b.getNamedAttr("sym_visibility", b.getStringAttr("public")),
-         b.getNamedAttr("workgroup_size", b.getArrayAttr(workgroupSize))});
+    SmallVector<NamedAttribute> properties = {
+        b.getNamedAttr("layout",
+                       ireeAttr(context, "hal", pipelineLayout(kernel))),
+        b.getNamedAttr("ordinal", b.getIndexAttr(ordinal)),
+        b.getNamedAttr("sym_name", b.getStringAttr(kernel.name)),
+        b.getNamedAttr("sym_visibility", b.getStringAttr("public")),
+        b.getNamedAttr("workgroup_size", b.getArrayAttr(workgroupSize))};
+    // IREE's CUDA HAL raises the kernel's dynamic shared memory limit to it.
+    if (kernel.sharedMemoryBytes)
+      properties.push_back(
+          b.getNamedAttr("workgroup_local_memory",
+                         b.getIndexAttr(kernel.sharedMemoryBytes)));
+    exportState.propertiesAttr = b.getDictionaryAttr(properties);
     exportState.addRegion(); // count(%device, %workload)
     exportState.addRegion(); // condition: none
     Operation *exportOp = b.create(exportState);
@@ -80,14 +86,19 @@ void nova_to_iree::createExecutable(ModuleOp module, StringRef name,
   b.create(OperationState(loc, "hal.executable.source_end"));
 }
 
-Value nova_to_iree::createDispatch(OpBuilder &b, Location loc,
-                                   StringRef executable, StringRef kernel,
-                                   Value workload, ValueRange arguments,
-                                   Type resultType, int64_t tiedTo) {
+ResultRange nova_to_iree::createDispatch(OpBuilder &b, Location loc,
+                                         StringRef executable,
+                                         StringRef kernel, Value workload,
+                                         ValueRange arguments,
+                                         TypeRange resultTypes,
+                                         ArrayRef<int64_t> tiedTo) {
   OperationState dispatch(loc, "flow.dispatch");
   dispatch.addOperands(workload);
   dispatch.addOperands(arguments);
-  dispatch.addTypes(resultType);
+  dispatch.addTypes(resultTypes);
+  SmallVector<Attribute> tied;
+  for (int64_t operand : tiedTo)
+    tied.push_back(b.getIndexAttr(operand));
   dispatch.propertiesAttr = b.getDictionaryAttr(
       {b.getNamedAttr("entry_points",
                       b.getArrayAttr({SymbolRefAttr::get(
@@ -97,7 +108,6 @@ Value nova_to_iree::createDispatch(OpBuilder &b, Location loc,
        b.getNamedAttr("operandSegmentSizes",
                       b.getDenseI32ArrayAttr(
                           {1, static_cast<int32_t>(arguments.size()), 0, 0})),
-       b.getNamedAttr("tied_operands",
-                      b.getArrayAttr({b.getIndexAttr(tiedTo)}))});
-  return b.create(dispatch)->getResult(0);
+       b.getNamedAttr("tied_operands", b.getArrayAttr(tied))});
+  return b.create(dispatch)->getResults();
 }

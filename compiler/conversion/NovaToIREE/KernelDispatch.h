@@ -32,6 +32,8 @@ struct KernelExport {
   SmallVector<bool> readOnlyBindings;
   int64_t constants = 0;
   std::array<int64_t, 3> workgroupSize = {1, 1, 1};
+  /// Dynamic shared memory per workgroup in bytes (0: none).
+  int64_t sharedMemoryBytes = 0;
   /// The grid (x, y, z) for a dispatch's workload (one index value).
   std::function<SmallVector<Value, 3>(OpBuilder &, Location, Value)> grid;
 };
@@ -44,11 +46,13 @@ bool hasExecutable(ModuleOp module, StringRef name);
 void createExecutable(ModuleOp module, StringRef name, StringRef ptx,
                       ArrayRef<KernelExport> exports);
 
-/// `flow.dispatch @executable::@kernel[workload](arguments)` returning one
-/// tensor of `resultType`, tied to (written in place into) argument `tiedTo`.
-Value createDispatch(OpBuilder &b, Location loc, StringRef executable,
-                     StringRef kernel, Value workload, ValueRange arguments,
-                     Type resultType, int64_t tiedTo);
+/// `flow.dispatch @executable::@kernel[workload](arguments)` returning
+/// tensors of `resultTypes`, result i tied to (written in place into)
+/// argument `tiedTo[i]`.
+ResultRange createDispatch(OpBuilder &b, Location loc, StringRef executable,
+                           StringRef kernel, Value workload,
+                           ValueRange arguments, TypeRange resultTypes,
+                           ArrayRef<int64_t> tiedTo);
 
 } // namespace mlir::nova::nova_to_iree
 

@@ -10,6 +10,10 @@ namespace mlir::nova::nova_to_iree {
 /// f32 nova.scatter_add -> a dispatch of Nova's scatter-add kernel.
 LogicalResult injectScatterAddKernels(ModuleOp module);
 
+/// nova.matmul with a "wgmma_tma" config -> a dispatch of Nova's sm_90 GEMM
+/// (into a NaN-filled output with `poisonOutputs`).
+LogicalResult injectGemmKernels(ModuleOp module, bool poisonOutputs);
+
 } // namespace mlir::nova::nova_to_iree
 
 #endif // NOVA_CONVERSION_NOVATOIREE_KERNELFAMILIES_H

@@ -79,8 +79,8 @@ void lowerScatterAddToCudaKernel(IRRewriter &rewriter, ScatterAddOp op) {
   Value sums = createDispatch(
       rewriter, loc, kScatterExecutable, kScatterKernel,
       arith::ConstantIndexOp::create(rewriter, loc, total),
-      {i32(total), i32(rowSize), i32(rows), zero, indices, updates}, tableType,
-      /*tiedTo=*/3);
+      {i32(total), i32(rowSize), i32(rows), zero, indices, updates},
+      {tableType}, /*tiedTo=*/{3})[0];
   sums = reshapeTensor(rewriter, loc, sums, destType);
   rewriter.replaceOp(op, addScatterDest(rewriter, loc, op.getDest(), sums));
 }

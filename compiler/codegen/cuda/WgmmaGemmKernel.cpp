@@ -1,0 +1,563 @@
+//===- WgmmaGemmKernel.cpp - sm_90 TMA + wgmma GEMM kernels ---------------===//
+
+#include "compiler/codegen/cuda/WgmmaGemmKernel.h"
+#include "compiler/codegen/cuda/PtxSerialization.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <mutex>
+
+using namespace mlir;
+using namespace mlir::nova;
+using namespace mlir::nova::cuda;
+
+namespace {
+
+// Registers per thread after setmaxnreg: 128 x 40 + 256 x 232 = 128 x 168
+// x 3, what ptxas allocates a 384-thread kernel at its cap.
+constexpr int32_t kProducerRegisters = 40, kConsumerRegisters = 232;
+// mbarrier.try_wait suspend-time hint (ns).
+constexpr int32_t kWaitTicks = 10000000;
+// Device-side tensor-map encodings (PTX ISA, tensormap.replace).
+constexpr int kTensorMapBf16 = 10, kTensorMapF32 = 7, kSwizzle128B = 3;
+
+/// Builds the kernel's IR: i32 arithmetic helpers over one OpBuilder.
+struct Builder {
+  OpBuilder &b;
+  Location loc;
+  const WgmmaGemmSpec &spec;
+  Type i32, i64, f32;
+  Type global, shared, generic; // !llvm.ptr<1>, <3>, <0>
+
+  Builder(OpBuilder &b, Location loc, const WgmmaGemmSpec &spec)
+      : b(b), loc(loc), spec(spec), i32(b.getI32Type()), i64(b.getI64Type()),
+        f32(b.getF32Type()),
+        global(LLVM::LLVMPointerType::get(b.getContext(), 1)),
+        shared(LLVM::LLVMPointerType::get(b.getContext(), 3)),
+        generic(LLVM::LLVMPointerType::get(b.getContext(), 0)) {}
+
+  Value c32(int64_t v) { return arith::ConstantIntOp::create(b, loc, v, 32); }
+  Value c64(int64_t v) { return arith::ConstantIntOp::create(b, loc, v, 64); }
+  Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
+  Value sub(Value x, Value y) { return arith::SubIOp::create(b, loc, x, y); }
+  Value mul(Value x, Value y) { return arith::MulIOp::create(b, loc, x, y); }
+  Value div(Value x, Value y) { return arith::DivUIOp::create(b, loc, x, y); }
+  Value rem(Value x, Value y) { return arith::RemUIOp::create(b, loc, x, y); }
+  Value min(Value x, Value y) { return arith::MinUIOp::create(b, loc, x, y); }
+  Value ceilDiv(Value x, int64_t y) { return div(add(x, c32(y - 1)), c32(y)); }
+  Value cmp(arith::CmpIPredicate p, Value x, Value y) {
+    return arith::CmpIOp::create(b, loc, p, x, y);
+  }
+  Value eq(Value x, int64_t y) {
+    return cmp(arith::CmpIPredicate::eq, x, c32(y));
+  }
+  Value andI(Value x, Value y) { return arith::AndIOp::create(b, loc, x, y); }
+  Value wide(Value x) { return arith::ExtUIOp::create(b, loc, i64, x); }
+  Value id(Value index) {
+    return arith::IndexCastUIOp::create(b, loc, i32, index);
+  }
+  Value byteOffset(Type ptrType, Value base, Value bytes) {
+    return LLVM::GEPOp::create(b, loc, ptrType, b.getI8Type(), base,
+                               ValueRange{bytes});
+  }
+  template <typename Fn> void ifThen(Value cond, Fn &&fn) {
+    auto op = scf::IfOp::create(b, loc, cond, /*withElse=*/false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(op.thenBlock());
+    fn();
+  }
+  /// `for iv in [lb, ub) step s` carrying `init`; `body` returns the yields.
+  template <typename Fn>
+  ValueRange loop(Value lb, Value ub, Value step, ValueRange init, Fn &&body) {
+    auto op = scf::ForOp::create(
+        b, loc, lb, ub, step, init,
+        [&](OpBuilder &nb, Location, Value iv, ValueRange args) {
+          OpBuilder::InsertionGuard guard(b);
+          b.setInsertionPoint(nb.getInsertionBlock(), nb.getInsertionPoint());
+          SmallVector<Value> yields = body(iv, args);
+          scf::YieldOp::create(b, loc, yields);
+        });
+    return op.getResults();
+  }
+};
+
+/// Where output tile `t` lies and which K tiles it reduces.
+struct Tile {
+  Value split, batch, row0, col0, kBegin, kCount;
+};
+
+struct GemmKernel : Builder {
+  using Builder::Builder;
+  Value a, bOperand, c, scratch, m, n, k, batch;
+  Value smem;
+  Value tilesM, tilesN, perBatch, perSplit, kTiles, kPerSplit;
+
+  Value aTile(Value stage) {
+    return byteOffset(shared, smem, mul(stage, c32(spec.stageBytes())));
+  }
+  Value bTile(Value stage) {
+    return byteOffset(shared, smem,
+                      add(mul(stage, c32(spec.stageBytes())),
+                          c32(spec.tileM * 128)));
+  }
+  Value fullBarrier(Value stage) {
+    return byteOffset(shared, smem,
+                      add(c32(spec.stages * spec.stageBytes()),
+                          mul(stage, c32(8))));
+  }
+  Value emptyBarrier(Value stage) {
+    return byteOffset(shared, smem,
+                      add(c32(spec.stages * spec.stageBytes() +
+                              8 * spec.stages),
+                          mul(stage, c32(8))));
+  }
+
+  Tile tile(Value t) {
+    Tile tile;
+    tile.split = div(t, perSplit);
+    Value r = rem(t, perSplit);
+    tile.batch = div(r, perBatch);
+    r = rem(r, perBatch);
+    // Raster bands of `rasterGroup` tile rows, column-major inside a band.
+    int64_t group = spec.rasterGroup;
+    Value span = mul(c32(group), tilesN);
+    Value firstM = mul(div(r, span), c32(group));
+    Value rows = min(sub(tilesM, firstM), c32(group));
+    Value inBand = rem(r, span);
+    tile.row0 = mul(add(firstM, rem(inBand, rows)), c32(spec.tileM));
+    tile.col0 = mul(div(inBand, rows), c32(spec.tileN));
+    tile.kBegin = mul(tile.split, kPerSplit);
+    Value left = arith::MaxSIOp::create(b, loc, sub(kTiles, tile.kBegin),
+                                        c32(0));
+    tile.kCount = min(left, kPerSplit);
+    return tile;
+  }
+
+  void replaceField(Value map, StringRef field, std::optional<int> ord,
+                    Value value, StringRef type = "b32") {
+    std::string ptx = ("tensormap.replace.tile." + field + ".global.b1024." +
+                       type + " [$0], " +
+                       (ord ? std::to_string(*ord) + ", " : std::string()) +
+                       "$1;")
+                          .str();
+    NVVM::InlinePtxOp::create(b, loc, TypeRange{}, ValueRange{map, value},
+                              ValueRange{}, ptx, Value());
+  }
+  void replaceField(Value map, StringRef field, int immediate) {
+    std::string ptx = ("tensormap.replace.tile." + field +
+                       ".global.b1024.b32 [$0], " + Twine(immediate) + ";")
+                          .str();
+    NVVM::InlinePtxOp::create(b, loc, TypeRange{}, ValueRange{map},
+                              ValueRange{}, ptx, Value());
+  }
+
+  /// A 3-d tiled tensor map over `base` = [batch, rows, K] (K innermost),
+  /// boxes of [1, boxRows, tileK], 128B swizzle, zero fill, written from a
+  /// zeroed 128 bytes.
+  void encodeTensorMap(Value map, Value base, Value rows, int64_t boxRows) {
+    auto zeros = arith::ConstantOp::create(
+        b, loc, DenseElementsAttr::get(VectorType::get({4}, i32),
+                                       b.getI32IntegerAttr(0)));
+    for (int64_t offset = 0; offset < kTensorMapBytes; offset += 16)
+      LLVM::StoreOp::create(b, loc, zeros, byteOffset(global, map, c32(offset)),
+                            /*alignment=*/16);
+    int64_t bytes = spec.elementBytes();
+    replaceField(map, "global_address", std::nullopt,
+                 LLVM::PtrToIntOp::create(b, loc, i64, base), "b64");
+    replaceField(map, "rank", 2); // rank - 1
+    replaceField(map, "box_dim", 0, c32(spec.tileK()));
+    replaceField(map, "box_dim", 1, c32(boxRows));
+    replaceField(map, "box_dim", 2, c32(1));
+    replaceField(map, "global_dim", 0, k);
+    replaceField(map, "global_dim", 1, rows);
+    replaceField(map, "global_dim", 2, batch);
+    Value rowStride = mul(wide(k), c64(bytes));
+    replaceField(map, "global_stride", 0, rowStride, "b64");
+    replaceField(map, "global_stride", 1, mul(rowStride, wide(rows)), "b64");
+    for (int ord = 0; ord < 3; ++ord)
+      replaceField(map, "element_stride", ord, c32(1));
+    replaceField(map, "elemtype", spec.tf32 ? kTensorMapF32 : kTensorMapBf16);
+    replaceField(map, "interleave_layout", 0);
+    replaceField(map, "swizzle_mode", kSwizzle128B);
+    replaceField(map, "fill_mode", 0);
+  }
+
+  Value toGeneric(Value ptr) {
+    return LLVM::AddrSpaceCastOp::create(b, loc, generic, ptr);
+  }
+
+  /// wgmma shared-memory descriptor of a K-major, 128B-swizzled tile whose
+  /// 8-row x 128-byte atoms are stacked 1024 bytes apart, at `byteAddress`.
+  Value matrixDescriptor(Value byteAddress) {
+    int64_t fixed = (int64_t(1) << 16) |       // leading byte offset (unused)
+                    (int64_t(1024 >> 4) << 32) | // stride byte offset
+                    (int64_t(1) << 62);          // 128B swizzle
+    Value start = arith::AndIOp::create(
+        b, loc, arith::ShRUIOp::create(b, loc, byteAddress, c64(4)),
+        c64(0x3FFF));
+    return arith::OrIOp::create(b, loc, start, c64(fixed));
+  }
+
+  void producer(Value tid, Value cta, Value ctas, Value total, Value mapA,
+                Value mapB) {
+    if (spec.movesRegisters())
+      NVVM::SetMaxRegisterOp::create(b, loc, kProducerRegisters,
+                                     NVVM::SetMaxRegisterAction::decrease);
+    ifThen(eq(tid, 0), [&] {
+      loop(cta, total, ctas, ValueRange{c32(0)},
+           [&](Value t, ValueRange args) -> SmallVector<Value> {
+             Tile tl = tile(t);
+             ValueRange end = loop(
+                 c32(0), tl.kCount, c32(1), args,
+                 [&](Value kk, ValueRange it) -> SmallVector<Value> {
+                   Value stage = rem(it[0], c32(spec.stages));
+                   Value parity = andI(div(it[0], c32(spec.stages)), c32(1));
+                   NVVM::MBarrierTryWaitParityOp::create(
+                       b, loc, emptyBarrier(stage),
+                       arith::XOrIOp::create(b, loc, parity, c32(1)),
+                       c32(kWaitTicks));
+                   Value full = fullBarrier(stage);
+                   NVVM::MBarrierArriveExpectTxOp::create(
+                       b, loc, Type(), full, c32(spec.stageBytes()),
+                       NVVM::MemScopeKind::CTA, false, Value());
+                   Value kElem = mul(add(tl.kBegin, kk), c32(spec.tileK()));
+                   auto load = [&](Value dst, Value map, Value row) {
+                     // The CTA's own shared memory as shared::cluster.
+                     dst = LLVM::AddrSpaceCastOp::create(
+                         b, loc,
+                         LLVM::LLVMPointerType::get(b.getContext(), 7), dst);
+                     NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
+                         b, loc, dst, map, ValueRange{kElem, row, tl.batch},
+                         full, ValueRange{}, Value(), Value(),
+                         NVVM::TMALoadMode::TILE, false, nullptr, Value());
+                   };
+                   load(aTile(stage), mapA, tl.row0);
+                   load(bTile(stage), mapB, tl.col0);
+                   return {add(it[0], c32(1))};
+                 });
+             return {end[0]};
+           });
+    });
+  }
+
+  void consumer(Value tid, Value cta, Value ctas, Value total,
+                Value group) {
+    if (spec.movesRegisters())
+      NVVM::SetMaxRegisterOp::create(b, loc, kConsumerRegisters,
+                                     NVVM::SetMaxRegisterAction::increase);
+    MLIRContext *context = b.getContext();
+    int64_t mTiles = spec.tileM / 64 / spec.consumers;
+    Type accType = LLVM::LLVMStructType::getLiteral(
+        context, SmallVector<Type>(spec.tileN / 2, f32));
+    Value thread = sub(tid, mul(group, c32(128)));
+    Value warp = div(thread, c32(32)), lane = rem(thread, c32(32));
+    Value consumerIndex = sub(group, c32(1));
+    // This warp group's first row of the A tile (bytes: 128 per row).
+    Value aRowBytes = mul(consumerIndex, c32(mTiles * 64 * 128));
+    auto sharedAddress = [&](Value ptr) {
+      return LLVM::PtrToIntOp::create(b, loc, i64, ptr).getResult();
+    };
+    auto release = [&](Value it) {
+      ifThen(eq(lane, 0), [&] {
+        NVVM::MBarrierArriveOp::create(
+            b, loc, i64, emptyBarrier(rem(it, c32(spec.stages))), Value(),
+            NVVM::MemScopeKind::CTA, false);
+      });
+    };
+
+    loop(cta, total, ctas, ValueRange{c32(0)},
+         [&](Value t, ValueRange args) -> SmallVector<Value> {
+           Tile tl = tile(t);
+           SmallVector<Value> init(mTiles,
+                                   LLVM::ZeroOp::create(b, loc, accType));
+           init.push_back(args[0]);
+           ValueRange end = loop(
+               c32(0), tl.kCount, c32(1), init,
+               [&](Value kk, ValueRange carried) -> SmallVector<Value> {
+                 Value it = carried.back();
+                 Value stage = rem(it, c32(spec.stages));
+                 Value parity = andI(div(it, c32(spec.stages)), c32(1));
+                 NVVM::MBarrierTryWaitParityOp::create(
+                     b, loc, fullBarrier(stage), parity, c32(kWaitTicks));
+                 Value aBase = add(sharedAddress(aTile(stage)),
+                                   wide(aRowBytes));
+                 Value bBase = sharedAddress(bTile(stage));
+                 SmallVector<Value> accs(carried.drop_back());
+                 NVVM::WgmmaFenceAlignedOp::create(b, loc);
+                 for (int64_t ks = 0; ks < spec.tileK() / spec.mmaK(); ++ks) {
+                   // One MMA's K slice is 32 bytes of the 128-byte row.
+                   Value descB = matrixDescriptor(add(bBase, c64(32 * ks)));
+                   for (int64_t mt = 0; mt < mTiles; ++mt) {
+                     Value descA = matrixDescriptor(
+                         add(aBase, c64(mt * 64 * 128 + 32 * ks)));
+                     NVVM::WGMMATypes type = spec.tf32 ? NVVM::WGMMATypes::tf32
+                                                       : NVVM::WGMMATypes::bf16;
+                     accs[mt] = NVVM::WgmmaMmaAsyncOp::create(
+                         b, loc, accType, accs[mt], descA, descB,
+                         NVVM::MMAShapeAttr::get(context, 64, spec.tileN,
+                                                 spec.mmaK()),
+                         type, type, NVVM::WGMMATypes::f32,
+                         NVVM::WGMMAScaleOut::one, NVVM::WGMMAScaleIn::one,
+                         NVVM::WGMMAScaleIn::one, NVVM::MMALayout::row,
+                         NVVM::MMALayout::col, nullptr);
+                   }
+                 }
+                 NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
+                 // The previous stage's MMAs are done: hand it back.
+                 NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 1);
+                 ifThen(cmp(arith::CmpIPredicate::ugt, kk, c32(0)),
+                        [&] { release(sub(it, c32(1))); });
+                 accs.push_back(add(it, c32(1)));
+                 return accs;
+               });
+           NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
+           Value itEnd = end.back();
+           ifThen(cmp(arith::CmpIPredicate::ugt, tl.kCount, c32(0)),
+                  [&] { release(sub(itEnd, c32(1))); });
+           epilogue(tl, end.drop_back(), consumerIndex, warp, lane, mTiles);
+           return {itEnd};
+         });
+  }
+
+  /// Accumulator fragment (row, col) of register 4i + 2h + {0, 1}: row
+  /// 16 warp + lane / 4 + 8 h, col 8 i + 2 (lane % 4) + {0, 1}.
+  void epilogue(const Tile &tl, ValueRange accs, Value consumerIndex,
+                Value warp, Value lane, int64_t mTiles) {
+    Type outElement = spec.writesPartials() || !spec.bf16Result
+                          ? f32
+                          : Type(b.getBF16Type());
+    unsigned outBytes = outElement.isF32() ? 4 : 2;
+    Value rowBase =
+        add(add(tl.row0, mul(consumerIndex, c32(mTiles * 64))),
+            add(mul(warp, c32(16)), div(lane, c32(4))));
+    Value colBase = add(tl.col0, mul(rem(lane, c32(4)), c32(2)));
+    // C (or this split's partial sums) of the tile's batch.
+    Value plane = add(mul(tl.split, batch), tl.batch);
+    Value planeOffset = mul(wide(plane), mul(wide(m), wide(n)));
+    Value nEven = eq(rem(n, c32(2)), 0);
+    Value inside = andI(
+        andI(cmp(arith::CmpIPredicate::ule, add(tl.row0, c32(spec.tileM)), m),
+             cmp(arith::CmpIPredicate::ule, add(tl.col0, c32(spec.tileN)), n)),
+        nEven);
+    auto convert = [&](Value v) -> Value {
+      return outElement.isF32() ? v : arith::TruncFOp::create(b, loc, outElement, v).getResult();
+    };
+    auto address = [&](Value row, Value col) {
+      Value offset = add(planeOffset, add(mul(wide(row), wide(n)), wide(col)));
+      return LLVM::GEPOp::create(b, loc, global, outElement, c,
+                                 ValueRange{offset})
+          .getResult();
+    };
+    auto stores = [&](bool predicated) {
+      for (int64_t mt = 0; mt < mTiles; ++mt) {
+        for (int64_t i = 0; i < spec.tileN / 8; ++i) {
+          for (int64_t h = 0; h < 2; ++h) {
+            Value row = add(rowBase, c32(mt * 64 + 8 * h));
+            Value col = add(colBase, c32(8 * i));
+            int64_t reg = 4 * i + 2 * h;
+            Value v0 = convert(LLVM::ExtractValueOp::create(b, loc, accs[mt], reg));
+            Value v1 = convert(
+                LLVM::ExtractValueOp::create(b, loc, accs[mt], reg + 1));
+            if (!predicated) {
+              Value pair = vector::FromElementsOp::create(
+                  b, loc, VectorType::get({2}, outElement), ValueRange{v0, v1});
+              LLVM::StoreOp::create(b, loc, pair, address(row, col),
+                                    2 * outBytes);
+              continue;
+            }
+            Value rowOk = cmp(arith::CmpIPredicate::ult, row, m);
+            ifThen(andI(rowOk, cmp(arith::CmpIPredicate::ult, col, n)), [&] {
+              LLVM::StoreOp::create(b, loc, v0, address(row, col), outBytes);
+            });
+            Value col1 = add(col, c32(1));
+            ifThen(andI(rowOk, cmp(arith::CmpIPredicate::ult, col1, n)), [&] {
+              LLVM::StoreOp::create(b, loc, v1, address(row, col1), outBytes);
+            });
+          }
+        }
+      }
+    };
+    auto branch = scf::IfOp::create(b, loc, inside, /*withElse=*/true);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(branch.thenBlock());
+    stores(false);
+    b.setInsertionPointToStart(branch.elseBlock());
+    stores(true);
+  }
+
+  void body(gpu::GPUFuncOp func, LLVM::GlobalOp smemGlobal) {
+    Block &entry = func.getBody().front();
+    a = entry.getArgument(0);
+    bOperand = entry.getArgument(1);
+    c = entry.getArgument(2);
+    scratch = entry.getArgument(3);
+    m = entry.getArgument(4);
+    n = entry.getArgument(5);
+    k = entry.getArgument(6);
+    batch = entry.getArgument(7);
+    smem = LLVM::AddressOfOp::create(b, loc, smemGlobal);
+
+    Value tid = id(gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x));
+    Value cta = id(gpu::BlockIdOp::create(b, loc, gpu::Dimension::x));
+    Value ctas = id(gpu::GridDimOp::create(b, loc, gpu::Dimension::x));
+    tilesM = ceilDiv(m, spec.tileM);
+    tilesN = ceilDiv(n, spec.tileN);
+    perBatch = mul(tilesM, tilesN);
+    perSplit = mul(perBatch, batch);
+    kTiles = ceilDiv(k, spec.tileK());
+    kPerSplit = div(add(kTiles, c32(spec.splitK - 1)), c32(spec.splitK));
+    Value total = mul(perSplit, c32(spec.splitK));
+
+    Value mapA = byteOffset(global, scratch,
+                            mul(cta, c32(kDescriptorBytesPerCta)));
+    Value mapB = byteOffset(global, mapA, c32(kTensorMapBytes));
+    ifThen(eq(tid, 0), [&] {
+      encodeTensorMap(mapA, a, m, spec.tileM);
+      encodeTensorMap(mapB, bOperand, n, spec.tileN);
+      NVVM::FenceProxyReleaseOp::create(b, loc, NVVM::MemScopeKind::GPU);
+      for (Value map : {mapA, mapB})
+        NVVM::FenceProxyAcquireOp::create(b, loc, NVVM::MemScopeKind::GPU,
+                                          toGeneric(map),
+                                          c32(kTensorMapBytes));
+      for (int64_t s = 0; s < spec.stages; ++s) {
+        NVVM::MBarrierInitOp::create(b, loc, fullBarrier(c32(s)), c32(1),
+                                     Value());
+        NVVM::MBarrierInitOp::create(b, loc, emptyBarrier(c32(s)),
+                                     c32(4 * spec.consumers), Value());
+      }
+      NVVM::FenceMbarrierInitOp::create(b, loc);
+    });
+    gpu::BarrierOp::create(b, loc);
+
+    Value group = div(tid, c32(128));
+    auto roles = scf::IfOp::create(b, loc, eq(group, 0), /*withElse=*/true);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(roles.thenBlock());
+      producer(tid, cta, ctas, total, toGeneric(mapA), toGeneric(mapB));
+      b.setInsertionPointToStart(roles.elseBlock());
+      consumer(tid, cta, ctas, total, group);
+    }
+    gpu::ReturnOp::create(b, loc);
+  }
+};
+
+} // namespace
+
+std::string WgmmaGemmSpec::kernelName() const {
+  return llvm::formatv("nova_gemm_{0}_{1}_{2}x{3}x{4}_s{5}_c{6}_g{7}_k{8}",
+                       tf32 ? "tf32" : "bf16",
+                       writesPartials() ? "partial"
+                       : bf16Result     ? "bf16"
+                                        : "f32",
+                       tileM, tileN, tileK(), stages, consumers, rasterGroup,
+                       splitK)
+      .str();
+}
+
+FailureOr<WgmmaGemmSpec> cuda::wgmmaGemmSpec(LoweringConfigAttr config,
+                                             bool bf16Result,
+                                             std::string &why) {
+  WgmmaGemmSpec spec;
+  if (config.getKernel() != "wgmma_tma") {
+    why = "kernel family is not wgmma_tma";
+    return failure();
+  }
+  if (config.getPrecision() == "tf32")
+    spec.tf32 = true;
+  else if (config.getPrecision() != "bf16") {
+    why = ("no wgmma kernel for precision " + config.getPrecision()).str();
+    return failure();
+  }
+  ArrayRef<int64_t> tile = config.getTileSizes();
+  ArrayRef<int64_t> warps = config.getWarpLayout();
+  if (tile.size() != 3 || warps.size() != 2 || warps[1] != 1) {
+    why = "expected a [M, N, K] tile over [consumers, 1] warp groups";
+    return failure();
+  }
+  spec.tileM = tile[0];
+  spec.tileN = tile[1];
+  spec.consumers = warps[0];
+  spec.stages = config.getPipelineStages();
+  spec.rasterGroup = config.getRasterGroup();
+  spec.splitK = config.getSplitK();
+  spec.bf16Result = bf16Result;
+  if (tile[2] != spec.tileK() || config.getSwizzle() != 128) {
+    why = "expected one 128-byte swizzled K row per stage";
+    return failure();
+  }
+  if (spec.consumers < 1 || spec.consumers > 2 ||
+      spec.tileM % (64 * spec.consumers) || spec.tileN % 8 ||
+      spec.tileN > 256 || spec.tileM > 256 || spec.stages < 1 ||
+      spec.rasterGroup < 1 || spec.splitK < 1) {
+    why = "tile, warp groups or stages out of the kernel's range";
+    return failure();
+  }
+  return spec;
+}
+
+OwningOpRef<ModuleOp> cuda::buildWgmmaGemmKernel(MLIRContext *context,
+                                                 const WgmmaGemmSpec &spec) {
+  OpBuilder b(context);
+  Location loc = b.getUnknownLoc();
+  OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
+  b.setInsertionPointToStart(module->getBody());
+  // sm_90a: wgmma and setmaxnreg; PTX 8.3: tensormap.replace.
+  auto target = NVVM::NVVMTargetAttr::get(context, /*optLevel=*/3,
+                                          "nvptx64-nvidia-cuda", "sm_90a",
+                                          "+ptx83");
+  std::string name = spec.kernelName();
+  auto gpuModule =
+      gpu::GPUModuleOp::create(b, loc, name, b.getArrayAttr({target}));
+  b.setInsertionPointToStart(gpuModule.getBody());
+  // The dynamic shared memory (tiles, then barriers); 1024-aligned for the
+  // 128B swizzle atoms.
+  auto smem = LLVM::GlobalOp::create(
+      b, loc, LLVM::LLVMArrayType::get(b.getI8Type(), 0), /*isConstant=*/false,
+      LLVM::Linkage::External, "nova_gemm_shared", Attribute(),
+      /*alignment=*/1024, /*addrSpace=*/3);
+
+  Type ptr = LLVM::LLVMPointerType::get(context, 1), i32 = b.getI32Type();
+  auto func = gpu::GPUFuncOp::create(
+      b, loc, name,
+      b.getFunctionType({ptr, ptr, ptr, ptr, i32, i32, i32, i32}, {}));
+  func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
+  func.setKnownBlockSizeAttr(
+      b.getDenseI32ArrayAttr({int32_t(spec.threads()), 1, 1}));
+  b.setInsertionPointToStart(&func.getBody().front());
+  GemmKernel(b, loc, spec).body(func, smem);
+  return module;
+}
+
+std::string cuda::wgmmaGemmPtx(const WgmmaGemmSpec &spec, std::string &error) {
+  static std::mutex mutex;
+  static llvm::StringMap<std::string> cache;
+  std::string name = spec.kernelName();
+  std::lock_guard<std::mutex> lock(mutex);
+  auto cached = cache.find(name);
+  if (cached != cache.end())
+    return cached->second;
+  std::unique_ptr<MLIRContext> context = createKernelContext();
+  std::string diagnostics;
+  llvm::raw_string_ostream os(diagnostics);
+  ScopedDiagnosticHandler handler(context.get(), [&](Diagnostic &diag) {
+    os << diag << "\n";
+    return success();
+  });
+  OwningOpRef<ModuleOp> module = buildWgmmaGemmKernel(context.get(), spec);
+  FailureOr<std::string> ptx = serializeToPtx(*module);
+  if (failed(ptx)) {
+    error = diagnostics;
+    return {};
+  }
+  return cache[name] = std::move(*ptx);
+}

@@ -1,0 +1,89 @@
+//===- WgmmaGemmKernel.h - sm_90 TMA + wgmma GEMM kernels -------*- C++ -*-===//
+//
+// Nova's Hopper GEMM: C[b, m, n] = sum_k A[b, m, k] * B[b, n, k], both
+// operands K-contiguous ("TN": the layout TF32 wgmma requires and BF16 takes
+// without transposition), built from a #nova.lowering_config through the
+// gpu/nvvm dialects.
+//
+// - Warp specialized: warp group 0 produces (one thread issues TMA loads of
+//   128-byte, 128B-swizzled K rows into a `stages`-deep ring of shared memory,
+//   full/empty mbarriers), warp groups 1..consumers consume (wgmma from shared
+//   memory, one group in flight); setmaxnreg moves registers to consumers.
+// - Persistent: the grid (one CTA per SM at most) walks output tiles in
+//   raster bands of `raster_group` tile rows; split-K CTAs write f32 partial
+//   sums to `[split, batch, M, N]`, reduced by the caller.
+// - Edges: TMA zero-fills out-of-range rows and K; stores are predicated
+//   only in tiles that cross an edge.
+// - TMA descriptors are made on the device (an IREE dispatch gets only
+//   buffer pointers): each CTA writes its two 128-byte tensor maps into its
+//   slot of a scratch binding with `tensormap.replace` (PTX ISA 8.3, no MLIR
+//   op in MLIR 22: one inline instruction per field) and acquires them for
+//   the tensor-map proxy.
+//
+// ABI: parameters (A, B, C, descriptor scratch) as global pointers, then M,
+// N, K, batch as i32; block 128 x (1 + consumers) threads; grid x = CTAs;
+// dynamic shared memory `sharedMemoryBytes()`; scratch of
+// `kDescriptorBytesPerCta` bytes per CTA. Requires K x element bytes to be a
+// multiple of 16 (TMA strides) and 16-byte aligned operand bases.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NOVA_CODEGEN_CUDA_WGMMAGEMMKERNEL_H
+#define NOVA_CODEGEN_CUDA_WGMMAGEMMKERNEL_H
+
+#include "compiler/dialect/NovaAttrs.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
+
+#include <string>
+
+namespace mlir::nova::cuda {
+
+constexpr int64_t kTensorMapBytes = 128;
+constexpr int64_t kDescriptorBytesPerCta = 2 * kTensorMapBytes;
+
+/// One kernel variant (the part of a lowering config the code depends on).
+struct WgmmaGemmSpec {
+  bool tf32 = false;       // f32 operands computed as TF32; else bf16
+  bool bf16Result = false; // C's element type when not split (else f32)
+  int64_t tileM = 128, tileN = 256, stages = 4, consumers = 2;
+  int64_t rasterGroup = 1, splitK = 1;
+
+  int64_t elementBytes() const { return tf32 ? 4 : 2; }
+  /// One 128-byte swizzle row of K per stage.
+  int64_t tileK() const { return 128 / elementBytes(); }
+  int64_t mmaK() const { return tf32 ? 8 : 16; }
+  int64_t stageBytes() const { return (tileM + tileN) * 128; }
+  int64_t sharedMemoryBytes() const {
+    return stages * stageBytes() + 2 * 8 * stages; // tiles, then mbarriers
+  }
+  int64_t threads() const { return 128 * (1 + consumers); }
+  /// Whether the producer hands registers to the consumers (setmaxnreg
+  /// 40 / 232). Only balanced when ptxas allocates its cap of 168 per thread
+  /// for 384 threads (an increase waits for registers the CTA's decreases
+  /// free), which wide accumulators guarantee; one consumer needs no move.
+  bool movesRegisters() const {
+    return consumers == 2 && tileM / 64 / consumers * tileN / 2 >= 64;
+  }
+  /// Whether C holds f32 partial sums per split (split_k > 1).
+  bool writesPartials() const { return splitK > 1; }
+  std::string kernelName() const;
+};
+
+/// The spec for `config` (kernel "wgmma_tma", precision bf16 or tf32), or
+/// failure with the reason in `why`.
+FailureOr<WgmmaGemmSpec> wgmmaGemmSpec(LoweringConfigAttr config,
+                                       bool bf16Result, std::string &why);
+
+/// A module holding one gpu.module (named kernelName()) with the kernel.
+OwningOpRef<ModuleOp> buildWgmmaGemmKernel(MLIRContext *context,
+                                           const WgmmaGemmSpec &spec);
+
+/// The kernel's PTX (built once per spec per process); empty with the
+/// diagnostics in `error` on failure.
+std::string wgmmaGemmPtx(const WgmmaGemmSpec &spec, std::string &error);
+
+} // namespace mlir::nova::cuda
+
+#endif // NOVA_CODEGEN_CUDA_WGMMAGEMMKERNEL_H

@@ -1,0 +1,248 @@
+//===- Gemm.cpp - configured matmuls through Nova's sm_90 GEMM ------------===//
+//
+// A nova.matmul that the configurator gave a "wgmma_tma" config (bf16, or
+// f32 as TF32) becomes a dispatch of Nova's TMA + wgmma kernel
+// (compiler/codegen/cuda/WgmmaGemmKernel.h). The kernel reads both operands
+// K-contiguous, so an M-contiguous lhs or an N-contiguous rhs is transposed
+// first; TF32 operands are rounded to nearest (the tensor cores would
+// truncate, ~8e-4 relative error); K is zero-padded when its rows are not a
+// multiple of 16 bytes (TMA strides). Split-K partial sums are added here.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/codegen/cuda/WgmmaGemmKernel.h"
+#include "compiler/conversion/NovaToIREE/KernelDispatch.h"
+#include "compiler/conversion/NovaToIREE/KernelFamilies.h"
+#include "compiler/conversion/NovaToLinalg/Utils.h"
+#include "compiler/dialect/NovaOps.h"
+
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+#include <cmath>
+#include <limits>
+
+using namespace mlir;
+using namespace mlir::nova;
+using namespace mlir::nova::nova_to_iree;
+using namespace mlir::nova::nova_to_linalg;
+
+namespace {
+
+struct GemmShape {
+  int64_t batch = 1, m = 0, n = 0, k = 0;
+};
+
+/// The kernel spec for `op`, or failure when it stays on IREE's codegen.
+FailureOr<cuda::WgmmaGemmSpec> kernelSpec(MatmulOp op, GemmShape &shape) {
+  LoweringConfigAttr config = op.getLoweringConfigAttr();
+  if (!config)
+    return failure();
+  RankedTensorType lhs = tensorType(op.getLhs()), rhs = tensorType(op.getRhs());
+  RankedTensorType result = op.getType();
+  if (!lhs.hasStaticShape() || !rhs.hasStaticShape())
+    return failure();
+  Type element = lhs.getElementType(), out = result.getElementType();
+  if (!(out.isF32() || out.isBF16()))
+    return failure();
+  std::string why;
+  FailureOr<cuda::WgmmaGemmSpec> spec =
+      cuda::wgmmaGemmSpec(config, out.isBF16(), why);
+  if (failed(spec) || (spec->tf32 ? !element.isF32() : !element.isBF16()))
+    return failure();
+  for (int64_t d : lhs.getShape().drop_back(2))
+    shape.batch *= d;
+  ArrayRef<int64_t> a = lhs.getShape().take_back(2);
+  ArrayRef<int64_t> b = rhs.getShape().take_back(2);
+  shape.m = op.getTransposeLhs() ? a[1] : a[0];
+  shape.k = op.getTransposeLhs() ? a[0] : a[1];
+  shape.n = op.getTransposeRhs() ? b[0] : b[1];
+  constexpr int64_t limit = std::numeric_limits<int32_t>::max() / 2;
+  if (shape.m < 1 || shape.n < 1 || shape.k < 1 || shape.batch > limit ||
+      shape.m > limit || shape.n > limit || shape.k > limit)
+    return failure();
+  return spec;
+}
+
+/// `x` with its last two dims swapped.
+Value transposeInner(OpBuilder &b, Location loc, Value x) {
+  RankedTensorType type = tensorType(x);
+  int64_t rank = type.getRank();
+  SmallVector<int64_t> shape(type.getShape());
+  std::swap(shape[rank - 1], shape[rank - 2]);
+  SmallVector<unsigned> permutation =
+      llvm::to_vector(llvm::seq<unsigned>(0, rank));
+  std::swap(permutation[rank - 1], permutation[rank - 2]);
+  return copyThroughMap(
+      b, loc, RankedTensorType::get(shape, type.getElementType()), x,
+      AffineMap::getPermutationMap(permutation, b.getContext()));
+}
+
+/// f32 rounded to the nearest TF32 (10 mantissa bits; ties away from zero).
+Value roundToTf32(OpBuilder &b, Location loc, Value x) {
+  return elementwise(
+      b, loc, tensorType(x), x, [](OpBuilder &nb, Location l, ValueRange v) {
+        Type i32 = nb.getI32Type();
+        Value bits = arith::BitcastOp::create(nb, l, i32, v[0]);
+        Value rounded = arith::AndIOp::create(
+            nb, l,
+            arith::AddIOp::create(
+                nb, l, bits, arith::ConstantIntOp::create(nb, l, 0x1000, 32)),
+            arith::ConstantIntOp::create(nb, l, int32_t(0xFFFFE000u), 32));
+        return arith::BitcastOp::create(nb, l, nb.getF32Type(), rounded)
+            .getResult();
+      });
+}
+
+/// [batch, rows, K] of `x` (K innermost), K zero-padded to `paddedK`.
+Value kernelOperand(OpBuilder &b, Location loc, Value x, int64_t batch,
+                    int64_t rows, int64_t paddedK) {
+  RankedTensorType type = tensorType(x);
+  int64_t k = type.getShape().back();
+  x = reshapeTensor(
+      b, loc, x, RankedTensorType::get({batch, rows, k}, type.getElementType()));
+  if (paddedK == k)
+    return x;
+  auto paddedType =
+      RankedTensorType::get({batch, rows, paddedK}, type.getElementType());
+  Value zero = scalarConstant(b, loc, type.getElementType(), 0);
+  SmallVector<OpFoldResult> low(3, b.getIndexAttr(0));
+  SmallVector<OpFoldResult> high = {b.getIndexAttr(0), b.getIndexAttr(0),
+                                    b.getIndexAttr(paddedK - k)};
+  return tensor::PadOp::create(b, loc, paddedType, x, low, high, zero);
+}
+
+/// The sum over dim 0 of f32 `partials` [split, batch, M, N].
+Value sumSplits(OpBuilder &b, Location loc, Value partials) {
+  RankedTensorType type = tensorType(partials);
+  auto sumType = RankedTensorType::get(type.getShape().drop_front(),
+                                       type.getElementType());
+  MLIRContext *context = b.getContext();
+  AffineExpr d0 = getAffineDimExpr(0, context), d1 = getAffineDimExpr(1, context),
+             d2 = getAffineDimExpr(2, context), d3 = getAffineDimExpr(3, context);
+  SmallVector<AffineMap> maps = {AffineMap::get(4, 0, {d3, d0, d1, d2}, context),
+                                 AffineMap::get(4, 0, {d0, d1, d2}, context)};
+  SmallVector<utils::IteratorType> iterators(3, utils::IteratorType::parallel);
+  iterators.push_back(utils::IteratorType::reduction);
+  Value init = filledTensor(b, loc, sumType,
+                            scalarConstant(b, loc, b.getF32Type(), 0));
+  return linalg::GenericOp::create(
+             b, loc, sumType, partials, init, maps, iterators,
+             [](OpBuilder &nb, Location l, ValueRange args) {
+               linalg::YieldOp::create(
+                   nb, l, arith::AddFOp::create(nb, l, args[0], args[1])
+                              .getResult());
+             })
+      ->getResult(0);
+}
+
+LogicalResult lowerToGemmKernel(IRRewriter &rewriter, ModuleOp module,
+                                MatmulOp op, const cuda::WgmmaGemmSpec &spec,
+                                const GemmShape &shape, bool poisonOutputs) {
+  Location loc = op.getLoc();
+  std::string name = spec.kernelName();
+  if (!hasExecutable(module, name)) {
+    std::string error;
+    std::string ptx = cuda::wgmmaGemmPtx(spec, error);
+    if (ptx.empty())
+      return op.emitOpError() << "could not build Nova's GEMM kernel " << name
+                              << ":\n"
+                              << error;
+    KernelExport kernel;
+    kernel.name = name;
+    kernel.readOnlyBindings = {true, true, false, false}; // A, B, C, scratch
+    kernel.constants = 4;                                 // M, N, K, batch
+    kernel.workgroupSize = {spec.threads(), 1, 1};
+    kernel.sharedMemoryBytes = spec.sharedMemoryBytes();
+    // The workload is the grid: one CTA per SM at most, computed here.
+    kernel.grid = [](OpBuilder &b, Location l, Value workload) {
+      Value one = arith::ConstantIndexOp::create(b, l, 1);
+      return SmallVector<Value, 3>{workload, one, one};
+    };
+    createExecutable(module, name, ptx, {kernel});
+  }
+
+  rewriter.setInsertionPoint(op);
+  Value lhs = op.getLhs(), rhs = op.getRhs();
+  if (op.getTransposeLhs())
+    lhs = transposeInner(rewriter, loc, lhs);
+  if (!op.getTransposeRhs())
+    rhs = transposeInner(rewriter, loc, rhs);
+  if (spec.tf32) {
+    lhs = roundToTf32(rewriter, loc, lhs);
+    rhs = roundToTf32(rewriter, loc, rhs);
+  }
+  int64_t kAlign = 16 / spec.elementBytes();
+  int64_t paddedK = (shape.k + kAlign - 1) / kAlign * kAlign;
+  lhs = kernelOperand(rewriter, loc, lhs, shape.batch, shape.m, paddedK);
+  rhs = kernelOperand(rewriter, loc, rhs, shape.batch, shape.n, paddedK);
+
+  LoweringConfigAttr config = op.getLoweringConfigAttr();
+  int64_t tiles = spec.splitK * shape.batch *
+                  ((shape.m + spec.tileM - 1) / spec.tileM) *
+                  ((shape.n + spec.tileN - 1) / spec.tileN);
+  int64_t grid = config.getPersistentCtas()
+                     ? std::min(tiles, config.getPersistentCtas())
+                     : tiles;
+  Type resultElement = op.getType().getElementType();
+  RankedTensorType outType =
+      spec.writesPartials()
+          ? RankedTensorType::get(
+                {spec.splitK, shape.batch, shape.m, shape.n},
+                rewriter.getF32Type())
+          : RankedTensorType::get({shape.batch, shape.m, shape.n},
+                                  resultElement);
+  auto scratchType = RankedTensorType::get(
+      {grid * cuda::kDescriptorBytesPerCta / 4}, rewriter.getI32Type());
+  auto i32 = [&](int64_t v) -> Value {
+    return arith::ConstantIntOp::create(rewriter, loc, v, 32);
+  };
+  ResultRange results = createDispatch(
+      rewriter, loc, name, name, arith::ConstantIndexOp::create(rewriter, loc, grid),
+      {lhs, rhs,
+       poisonOutputs
+           ? filledTensor(rewriter, loc, outType,
+                          scalarConstant(rewriter, loc,
+                                         outType.getElementType(), NAN))
+           : emptyTensor(rewriter, loc, outType),
+       emptyTensor(rewriter, loc, scratchType), i32(shape.m), i32(shape.n),
+       i32(paddedK), i32(shape.batch)},
+      {outType, scratchType}, /*tiedTo=*/{2, 3});
+  Value product = results[0];
+  if (spec.writesPartials()) {
+    product = sumSplits(rewriter, loc, product);
+    if (!resultElement.isF32())
+      product = elementwise(
+          rewriter, loc,
+          RankedTensorType::get({shape.batch, shape.m, shape.n}, resultElement),
+          product, [&](OpBuilder &b, Location l, ValueRange args) {
+            return castScalar(b, l, args[0], resultElement);
+          });
+  }
+  rewriter.replaceOp(op, reshapeTensor(rewriter, loc, product, op.getType()));
+  return success();
+}
+
+} // namespace
+
+LogicalResult nova_to_iree::injectGemmKernels(ModuleOp module,
+                                              bool poisonOutputs) {
+  SmallVector<std::tuple<MatmulOp, cuda::WgmmaGemmSpec, GemmShape>> ops;
+  module.walk([&](MatmulOp op) {
+    GemmShape shape;
+    FailureOr<cuda::WgmmaGemmSpec> spec = kernelSpec(op, shape);
+    if (succeeded(spec))
+      ops.emplace_back(op, *spec, shape);
+  });
+  if (ops.empty())
+    return success();
+  if (!module.getContext()->allowsUnregisteredDialects())
+    return std::get<0>(ops.front()).emitOpError()
+           << "convert-nova-to-iree-kernels emits IREE's hal/flow ops "
+              "unregistered: allow unregistered dialects";
+  IRRewriter rewriter(module.getContext());
+  for (auto &[op, spec, shape] : ops)
+    if (failed(lowerToGemmKernel(rewriter, module, op, spec, shape,
+                                 poisonOutputs)))
+      return failure();
+  return success();
+}

@@ -1,0 +1,198 @@
+"""Nova's sm_90 GEMM kernel (TMA + wgmma) on the H200: every config class
+against an f64 reference, on random data, with NaN-poisoned outputs and odd
+shapes; times next to cuBLAS (device time of all of each side's kernels per
+call, through CUPTI).
+
+Build box (compiler installed):
+    .venv/bin/python tools/gemm_check.py prepare --out bench-artifacts/gemm-check
+GPU box (torch + iree.runtime + python/nova only):
+    . tools/device/gpu-env.sh && python tools/gemm_check.py run --dir bench-artifacts/gemm-check
+
+Each case is `@main(lhs, rhs) -> result` with one nova.matmul in the layout
+given (`tl`: lhs stored [K, M]; `tr`: rhs stored [N, K]). A case with a
+`config` pins that #nova.lowering_config (a config class the configurator
+might not pick for the shape); the others are configured for sm_90.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import zlib
+from pathlib import Path
+
+# (name, dtype, out dtype, batch, M, N, K, tl, tr, config or None)
+CASES = [
+    ("fwd-bf16", "bf16", "bf16", 1, 4096, 3072, 768, False, True, None),
+    ("dgrad-bf16-nn", "bf16", "bf16", 1, 4096, 768, 3072, False, False, None),
+    ("wgrad-bf16-tn-f32out", "bf16", "f32", 1, 768, 768, 16384, True, False, None),
+    ("head-bf16", "bf16", "bf16", 1, 2048, 32000, 512, False, True, None),
+    ("odd-bf16", "bf16", "bf16", 1, 1000, 1000, 1000, False, True, None),
+    ("tiny-odd-bf16-kpad", "bf16", "f32", 1, 77, 130, 100, False, True, None),
+    ("batched-bf16-qk", "bf16", "bf16", 64, 512, 512, 64, False, True, None),
+    ("batched-bf16-pv", "bf16", "bf16", 64, 512, 64, 512, False, False, None),
+    ("tile64x64-bf16", "bf16", "f32", 1, 300, 200, 256, False, True,
+     dict(tile=(64, 64), consumers=1, stages=3)),
+    ("tile256x128-bf16", "bf16", "bf16", 1, 1024, 1024, 512, False, True,
+     dict(tile=(256, 128), consumers=2, stages=4, raster=4)),
+    ("splitk3-bf16", "bf16", "bf16", 1, 256, 384, 4000, True, False,
+     dict(tile=(128, 128), consumers=2, stages=4, split=3)),
+    ("persistent-raster-bf16", "bf16", "f32", 2, 1000, 1500, 520, False, True,
+     dict(tile=(128, 192), consumers=2, stages=4, persistent=20, raster=2)),
+    ("fwd-tf32", "f32", "f32", 1, 4096, 3072, 768, False, True, None),
+    ("wgrad-tf32-tn", "f32", "f32", 1, 768, 768, 16384, True, False, None),
+    ("odd-tf32-kpad", "f32", "f32", 1, 333, 517, 129, False, False, None),
+    ("batched-tf32", "f32", "f32", 16, 512, 512, 64, False, True, None),
+    ("splitk2-tf32", "f32", "f32", 1, 200, 264, 3000, False, True,
+     dict(tile=(128, 128), consumers=2, stages=4, split=2)),
+]
+
+def _case(spec: tuple) -> dict:
+    name, dtype, out, batch, m, n, k, tl, tr, config = spec
+    return {"name": name, "dtype": dtype, "out": out, "batch": batch, "m": m, "n": n, "k": k,
+            "tl": tl, "tr": tr, "config": config}
+
+
+def _shapes(case: dict) -> tuple[list[int], list[int], list[int]]:
+    pre = [case["batch"]] if case["batch"] > 1 else []
+    m, n, k = case["m"], case["n"], case["k"]
+    lhs = pre + ([k, m] if case["tl"] else [m, k])
+    rhs = pre + ([n, k] if case["tr"] else [k, n])
+    return lhs, rhs, pre + [m, n]
+
+
+def _config_attr(case: dict) -> str:
+    c = case["config"]
+    bk = 64 if case["dtype"] == "bf16" else 32
+    mma_k = 16 if case["dtype"] == "bf16" else 8
+    precision = "bf16" if case["dtype"] == "bf16" else "tf32"
+    bm, bn = c["tile"]
+    return (
+        f"#nova.lowering_config<tile_sizes = [{bm}, {bn}, {bk}], warp_layout = [{c['consumers']}, 1], "
+        f"mma_shape = [64, {bn}, {mma_k}], pipeline_stages = {c['stages']}, swizzle = 128, "
+        f'kernel = "wgmma_tma", precision = "{precision}", producer_warpgroups = 1, '
+        f"split_k = {c.get('split', 1)}, persistent_ctas = {c.get('persistent', 0)}, "
+        f"raster_group = {c.get('raster', 1)}>"
+    )
+
+
+def module_text(case: dict) -> str:
+    lhs, rhs, out = _shapes(case)
+
+    def ty(shape: list[int], dtype: str) -> str:
+        return "tensor<" + "x".join(map(str, shape)) + f"x{dtype}>"
+
+    attrs = [name for name, on in (("transpose_lhs", case["tl"]), ("transpose_rhs", case["tr"])) if on]
+    if case["config"]:
+        attrs.append("lowering_config = " + _config_attr(case))
+    attr_text = " {" + ", ".join(attrs) + "}" if attrs else ""
+    a, b, c = ty(lhs, case["dtype"]), ty(rhs, case["dtype"]), ty(out, case["out"])
+    return (
+        f"func.func @main(%a: {a}, %b: {b}) -> {c} {{\n"
+        f"  %0 = nova.matmul %a, %b{attr_text} : {a}, {b} -> {c}\n"
+        f"  return %0 : {c}\n}}\n"
+    )
+
+
+PIPELINE = (
+    "builtin.module(nova-configure-kernels{{target={arch} f32-matmul-precision=high}}, convert-nova-to-iree-kernels{{poison-outputs=true}}, "
+    "convert-nova-to-linalg, canonicalize, cse)"
+)
+
+
+def prepare(out: Path, target: str) -> None:
+    from nova import compiler
+    from nova.runtime.iree_compile import compile_to_vmfb
+
+    out.mkdir(parents=True, exist_ok=True)
+    arch = target.split(":", 1)[1]
+    cases = [_case(spec) for spec in CASES]
+    for case in cases:
+        text = compiler.run_pipeline(module_text(case), PIPELINE.format(arch=arch), allow_unregistered_dialects=True)
+        assert "nova_gemm_" in text, f"{case['name']}: the GEMM kernel path was not taken"
+        config = text.split("entry_points = [@", 1)[1].split("::", 1)[0]
+        case["kernel"] = config
+        text = compiler.run_pipeline(text, "builtin.module()", allow_unregistered_dialects=True, generic_output=True)
+        (out / f"{case['name']}.vmfb").write_bytes(compile_to_vmfb(text, target))
+        print(case["name"], config, flush=True)
+    (out / "cases.json").write_text(json.dumps({"target": target, "cases": cases}, indent=1))
+    print(f"wrote {len(cases)} cases to {out}")
+
+
+TOLERANCE = {("bf16", "bf16"): 1e-2, ("bf16", "f32"): 1e-4, ("f32", "f32"): 5e-4}
+
+
+def _torch_matmul(case: dict, torch):
+    tl, tr = case["tl"], case["tr"]
+
+    def fn(a, b):
+        a = a.transpose(-1, -2) if tl else a
+        b = b.transpose(-1, -2) if tr else b
+        return torch.matmul(a, b)
+
+    return fn
+
+
+def run(directory: Path, iters: int) -> int:
+    import torch
+
+    from nova.bench import device_ms_per_kernel
+    from nova.runtime import Session
+
+    torch.backends.cuda.matmul.allow_tf32 = True
+    spec = json.loads((directory / "cases.json").read_text())
+    failed = 0
+    for case in spec["cases"]:
+        lhs_shape, rhs_shape, _ = _shapes(case)
+        dtype = torch.bfloat16 if case["dtype"] == "bf16" else torch.float32
+        g = torch.Generator(device="cuda").manual_seed(zlib.crc32(case["name"].encode()))
+        a = torch.randn(lhs_shape, device="cuda", generator=g).to(dtype)
+        b = torch.randn(rhs_shape, device="cuda", generator=g).to(dtype)
+        matmul = _torch_matmul(case, torch)
+        reference = matmul(a.double(), b.double())
+        row = {"case": case["name"], "kernel": case["kernel"]}
+        try:
+            session = Session((directory / f"{case['name']}.vmfb").read_bytes(), "cuda")
+            got = session.to_torch(session.invoke("main", a, b)[0]).double()
+            torch.cuda.synchronize()
+            row["nan_or_inf"] = int((~torch.isfinite(got)).sum())
+            row["max_rel_err"] = float((got - reference).abs().max() / reference.abs().max())
+            cublas = matmul(a, b).double()
+            row["cublas_max_rel_err"] = float((cublas - reference).abs().max() / reference.abs().max())
+            tol = TOLERANCE[(case["dtype"], case["out"])]
+            row["ok"] = row["nan_or_inf"] == 0 and row["max_rel_err"] < tol
+            flops = 2.0 * case["batch"] * case["m"] * case["n"] * case["k"]
+            # The GEMM kernel alone: the poison fill and layout glue are not the kernel's.
+            nova = device_ms_per_kernel(lambda: session.invoke("main", a, b), iters)
+            gemm_ms = sum(ms for name, ms in nova.items() if name.startswith("nova_gemm"))
+            cublas_ms = sum(device_ms_per_kernel(lambda: matmul(a, b), iters).values())
+            row.update(gemm_tflops=flops / gemm_ms / 1e9, cublas_tflops=flops / cublas_ms / 1e9,
+                       other_kernels_ms=sum(nova.values()) - gemm_ms)
+            row["gemm_vs_cublas"] = row["gemm_tflops"] / row["cublas_tflops"]
+        except Exception as e:  # a failed case is reported, the others still run
+            row.update(ok=False, error=f"{type(e).__name__}: {e}"[:400])
+        failed += not row["ok"]
+        print(json.dumps(row), flush=True)
+    print(json.dumps({"cases": len(spec["cases"]), "failed": failed}))
+    return 1 if failed else 0
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="cmd", required=True)
+    p = sub.add_parser("prepare")
+    p.add_argument("--out", type=Path, default=Path("bench-artifacts/gemm-check"))
+    p.add_argument("--target", default="cuda:sm_90")
+    r = sub.add_parser("run")
+    r.add_argument("--dir", type=Path, default=Path("bench-artifacts/gemm-check"))
+    r.add_argument("--iters", type=int, default=10)
+    args = parser.parse_args()
+    if args.cmd == "prepare":
+        prepare(args.out, args.target)
+        return 0
+    return run(args.dir, args.iters)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
