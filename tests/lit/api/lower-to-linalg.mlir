@@ -1,16 +1,23 @@
-// RUN: nova-opt %s --pass-pipeline="builtin.module(nova-lower-to-linalg{target=cuda:sm_90 f32-matmul-precision=high})" --mlir-print-ir-after=nova-configure-kernels 2>&1 | FileCheck %s --check-prefix=CUDA
+// RUN: nova-opt %s --allow-unregistered-dialect --pass-pipeline="builtin.module(nova-lower-to-linalg{target=cuda:sm_90 f32-matmul-precision=high})" --mlir-print-ir-after=nova-configure-kernels 2>&1 | FileCheck %s --check-prefix=CUDA
 // RUN: nova-opt %s --pass-pipeline="builtin.module(nova-lower-to-linalg{target=cpu})" | FileCheck %s --check-prefix=CPU
-// RUN: nova-opt %s --pass-pipeline="builtin.module(nova-lower-to-linalg{target=cuda:sm_90 sm-count=114 shared-memory-per-sm=233472})" --mlir-print-ir-after=nova-configure-kernels -o /dev/null 2>&1 | FileCheck %s --check-prefix=GPU
+// RUN: nova-opt %s --allow-unregistered-dialect --pass-pipeline="builtin.module(nova-lower-to-linalg{target=cuda:sm_90 sm-count=114 shared-memory-per-sm=233472})" --mlir-print-ir-after=nova-configure-kernels -o /dev/null 2>&1 | FileCheck %s --check-prefix=GPU
 
 // For CUDA the configurator runs before the lowering (with torch's f32 matmul
-// precision), and nothing of nova, its module attributes included, is left.
+// precision), the configured matmul becomes a dispatch of Nova's GEMM kernel
+// (its rhs transposed to K-major and both operands rounded to TF32 by linalg
+// around it), and nothing of the nova dialect, its module attributes
+// included, is left.
 // CUDA: IR Dump After NovaConfigureKernels
 // CUDA: module attributes {nova.target = #nova.target<arch = "sm_90"
 // CUDA: nova.matmul {{.*}}kernel = "wgmma_tma", precision = "tf32"
 // CUDA: {{^}}module {
-// CUDA-NOT: nova
+// CUDA-NOT: nova.
+// CUDA: "hal.executable.source"
+// CUDA-SAME: sym_name = "nova_gemm_tf32_f32_64x64x32_s4_c1_g1_k1"
 // CUDA: linalg.generic
-// CUDA-NOT: nova
+// CUDA-NOT: nova.
+// CUDA: "flow.dispatch"{{.*}}@nova_gemm_tf32_f32_64x64x32_s4_c1_g1_k1::@nova_gemm_tf32_f32_64x64x32_s4_c1_g1_k1
+// CUDA-NOT: nova.
 // Compiling on a GPU, its SM count and shared memory replace the table's
 // (an H100 PCIe has 114 SMs).
 // GPU: module attributes {nova.target = #nova.target<arch = "sm_90", sm_count = 114, shared_memory_per_sm = 233472
