@@ -125,37 +125,38 @@ def _artifact_name(kind: str, **parts: Any) -> str:
 
 
 def prepare(args: argparse.Namespace) -> None:
+    """Exports each (model, dtype) train step, and with --matmul the matmul
+    sweep. tf32 captures with torch's matmul precision "high" (TF32 matmuls,
+    as the peers run with allow_tf32), bf16 with "highest" under autocast."""
     from nova.export import export_function, export_train_step
 
     out = Path(args.out)
-    for model_name in args.models:
+    previous = torch.get_float32_matmul_precision()
+    try:
         for dtype in args.dtypes:
-            batch = args.batch or {"gpt-42m": 32, "gpt-146m": 16}.get(model_name, 8)
-            model, example = train_setup(model_name, batch, "cpu")
-            name = _artifact_name("train", model=model_name, dtype=dtype, batch=batch)
-            export_train_step(
-                model,
-                make_optimizer(model, fused=False),
-                example,
-                out / name,
-                target=args.target,
-                autocast_dtype=torch.bfloat16 if dtype == "bf16" else None,
-                write_inputs=False,
-            )
-    if args.matmul:
-        for dtype in args.dtypes:
-            torch_dtype = torch.bfloat16 if dtype == "bf16" else torch.float32
-            # tf32: the precision torch.compile users set for TF32 matmuls.
-            previous = torch.get_float32_matmul_precision()
             torch.set_float32_matmul_precision("high" if dtype == "tf32" else "highest")
-            try:
+            for model_name in args.models:
+                batch = args.batch or {"gpt-42m": 32, "gpt-146m": 16}.get(model_name, 8)
+                model, example = train_setup(model_name, batch, "cpu")
+                name = _artifact_name("train", model=model_name, dtype=dtype, batch=batch)
+                export_train_step(
+                    model,
+                    make_optimizer(model, fused=False),
+                    example,
+                    out / name,
+                    target=args.target,
+                    autocast_dtype=torch.bfloat16 if dtype == "bf16" else None,
+                    write_inputs=False,
+                )
+            if args.matmul:
+                torch_dtype = torch.bfloat16 if dtype == "bf16" else torch.float32
                 for m, n, k, layout in matmul_shapes():
                     a_shape, b_shape = matmul_operands(m, n, k, layout)
                     a, b = torch.empty(a_shape, dtype=torch_dtype), torch.empty(b_shape, dtype=torch_dtype)
                     name = _artifact_name("matmul", dtype=dtype, m=m, n=n, k=k, layout=layout)
                     export_function(layout_matmul(layout), (a, b), out / name, target=args.target)
-            finally:
-                torch.set_float32_matmul_precision(previous)
+    finally:
+        torch.set_float32_matmul_precision(previous)
 
 
 # ---------------------------------------------------------------------------
@@ -446,7 +447,8 @@ def matmul_bench(args: argparse.Namespace) -> list[dict[str, Any]]:
 def check(args: argparse.Namespace) -> dict[str, Any]:
     """Nova's exported step vs eager CUDA from the same weights, a different
     batch each step: per-step loss and the parameters after `steps` steps.
-    Nova computes f32 exactly (no TF32), so eager runs with TF32 off.
+    Both run TF32 matmuls for dtype tf32 (prepare captures it so), bf16
+    autocast for bf16.
 
     It also checks the asynchronous ordering with torch's stream: each
     step's batch is copied into the same two device tensors on torch's
@@ -456,7 +458,8 @@ def check(args: argparse.Namespace) -> dict[str, Any]:
     until all steps are enqueued."""
     from nova.models import GPT_CONFIGS
 
-    torch.backends.cuda.matmul.allow_tf32 = False
+    # tf32: eager runs TF32 matmuls too, as Nova's step was captured to.
+    torch.backends.cuda.matmul.allow_tf32 = args.dtype == "tf32"
     torch.backends.cudnn.allow_tf32 = False
     eager_model, (idx, tgt) = train_setup(args.model, args.batch, "cuda")
     nova_model, _ = train_setup(args.model, args.batch, "cuda")
