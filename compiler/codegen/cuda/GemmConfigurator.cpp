@@ -31,8 +31,10 @@ constexpr double kSharedBytesPerCycle = 128;
 // (about one DRAM latency) and draining the accumulator through shared
 // memory (counted separately from the result's bytes).
 constexpr double kTileFillCycles = 1000;
-// Shared memory the driver reserves per CTA (bytes).
-constexpr int64_t kReservedSharedMemory = 1024;
+// Latency of one stage's loads (L2 hit, TMA): with S stages, S - 1 loads are
+// in flight while one stage is computed, so a K step takes at least this /
+// (S - 1).
+constexpr double kLoadLatencyCycles = 1500;
 // Registers: a Hopper consumer warp group gets 232 per thread through
 // setmaxnreg (2 x 128 x 232 + 128 x 40 producer <= 65536); the accumulator may
 // use 160 of them. mma.sync warps keep 128 accumulators of 255.
@@ -121,7 +123,6 @@ cuda::configureGemm(const GemmProblem &problem, TargetAttr target,
   for (int64_t bm : kTileM) {
     for (int64_t bn : kTileN) {
       Candidate c{bm, bn, bk, 0, 1, {}, {}, 0, {}};
-      int64_t epilogueBytes = 0;
       if (hopper) {
         int64_t consumers = std::min<int64_t>(bm / 64, 2);
         if (bm * bn / (consumers * 128) > kHopperAccumulatorRegs)
@@ -129,8 +130,6 @@ cuda::configureGemm(const GemmProblem &problem, TargetAttr target,
         c.warpLayout = {consumers, 1};
         c.mma = {64, bn, mmaK};
         c.producers = 1;
-        // The epilogue stages one consumer's 64-row subtile for TMA stores.
-        epilogueBytes = 64 * bn * problem.resultBytes;
       } else {
         if (bn == 192)
           continue;
@@ -145,12 +144,21 @@ cuda::configureGemm(const GemmProblem &problem, TargetAttr target,
         c.mma = {16, 8, mmaK};
       }
       int64_t stageBytes = (bm + bn) * bk * elementBytes;
-      int64_t stages = std::min((smemPerCta - epilogueBytes) / stageBytes,
-                                hopper ? kHopperMaxStages : kAmpereMaxStages);
-      stages = std::min(stages, kSteps);
+      // The stages that fit next to the epilogue's shared memory: sm_90
+      // stages the whole C tile (in the bytes C is written in: f32 for
+      // split-K partials) for TMA stores, when C's rows allow them.
+      auto stagesFor = [&](int64_t outBytes) {
+        int64_t epilogueBytes = 0;
+        if (hopper && problem.n * outBytes % 16 == 0 &&
+            bn % (128 / outBytes) == 0)
+          epilogueBytes = bm * bn * outBytes;
+        int64_t fit = std::min((smemPerCta - epilogueBytes) / stageBytes,
+                               hopper ? kHopperMaxStages : kAmpereMaxStages);
+        return std::min(fit, kSteps);
+      };
+      int64_t stages = stagesFor(problem.resultBytes);
       if (stages < std::min<int64_t>(2, kSteps))
         continue;
-      c.stages = stages;
 
       int64_t tiles = problem.batch * ceilDiv(problem.m, bm) *
                       ceilDiv(problem.n, bn);
@@ -161,6 +169,10 @@ cuda::configureGemm(const GemmProblem &problem, TargetAttr target,
         maxSplit = std::max<int64_t>(
             1, std::min(sms / tiles, kSteps / std::max<int64_t>(stages, 4)));
       for (int64_t split = 1; split <= maxSplit; ++split) {
+        c.stages = split > 1 ? std::min(stagesFor(4), ceilDiv(kSteps, split))
+                             : stages;
+        if (c.stages < std::min<int64_t>(2, ceilDiv(kSteps, split)))
+          continue;
         int64_t ctas = tiles * split;
         int64_t kPerCta = ceilDiv(kSteps, split) * bk;
         // Each consumer warp group reads its rows of A and all of B.
@@ -168,10 +180,17 @@ cuda::configureGemm(const GemmProblem &problem, TargetAttr target,
             double(hopper ? bm + c.warpLayout[0] * bn
                           : bm * c.warpLayout[1] + bn * c.warpLayout[0]) *
             kPerCta * elementBytes;
+        int64_t kSplitSteps = ceilDiv(kSteps, split);
+        double latencyUs =
+            c.stages > 1 ? kSplitSteps * kLoadLatencyCycles * cycleUs /
+                               double(c.stages - 1)
+                         : 0;
         double tileUs =
-            1e6 * std::max({2.0 * bm * bn * kPerCta / smPeak,
-                            double(bm + bn) * kPerCta * elementBytes / smL2,
-                            sharedBytes / smShared}) +
+            std::max(1e6 * std::max({2.0 * bm * bn * kPerCta / smPeak,
+                                     double(bm + bn) * kPerCta *
+                                         elementBytes / smL2,
+                                     sharedBytes / smShared}),
+                     latencyUs) +
             kTileFillCycles * cycleUs +
             1e6 * double(bm) * bn * problem.resultBytes / smShared;
         double computeUs = ceilDiv(ctas, sms) * tileUs;
@@ -195,7 +214,7 @@ cuda::configureGemm(const GemmProblem &problem, TargetAttr target,
         if (trace)
           trace->push_back(llvm::formatv("{0}x{1}x{2}, {3} stages, split {4}: "
                                          "{5}",
-                                         bm, bn, bk, stages, split,
+                                         bm, bn, bk, c.stages, split,
                                          plan.summary())
                                .str());
         bool better =

@@ -18,6 +18,9 @@
 
 namespace mlir::nova::cuda {
 
+/// Shared memory the driver reserves per CTA (bytes).
+constexpr int64_t kReservedSharedMemory = 1024;
+
 /// What the tensor cores compute in.
 enum class GemmPrecision { BF16, F16, TF32, TF32x3 };
 

@@ -109,15 +109,16 @@ struct GemmKernel : Builder {
                       add(mul(stage, c32(spec.stageBytes())),
                           c32(spec.tileM * 128)));
   }
+  int64_t barriersOffset() const {
+    return spec.stages * spec.stageBytes() + spec.epilogueBytes();
+  }
   Value fullBarrier(Value stage) {
     return byteOffset(shared, smem,
-                      add(c32(spec.stages * spec.stageBytes()),
-                          mul(stage, c32(8))));
+                      add(c32(barriersOffset()), mul(stage, c32(8))));
   }
   Value emptyBarrier(Value stage) {
     return byteOffset(shared, smem,
-                      add(c32(spec.stages * spec.stageBytes() +
-                              8 * spec.stages),
+                      add(c32(barriersOffset() + 8 * spec.stages),
                           mul(stage, c32(8))));
   }
 
@@ -160,32 +161,33 @@ struct GemmKernel : Builder {
                               ValueRange{}, ptx, Value());
   }
 
-  /// A 3-d tiled tensor map over `base` = [batch, rows, K] (K innermost),
-  /// boxes of [1, boxRows, tileK], 128B swizzle, zero fill, written from a
-  /// zeroed 128 bytes.
-  void encodeTensorMap(Value map, Value base, Value rows, int64_t boxRows) {
+  /// A 3-d tiled tensor map over `base` = [planes, rows, inner] (inner
+  /// contiguous, elements of `bytes`), boxes of [1, boxRows, 128 bytes],
+  /// 128B swizzle, zero fill, written from a zeroed 128 bytes.
+  void encodeTensorMap(Value map, Value base, Value planes, Value rows,
+                       Value inner, int64_t boxRows, int64_t bytes,
+                       int elementType) {
     auto zeros = arith::ConstantOp::create(
         b, loc, DenseElementsAttr::get(VectorType::get({4}, i32),
                                        b.getI32IntegerAttr(0)));
     for (int64_t offset = 0; offset < kTensorMapBytes; offset += 16)
       LLVM::StoreOp::create(b, loc, zeros, byteOffset(global, map, c32(offset)),
                             /*alignment=*/16);
-    int64_t bytes = spec.elementBytes();
     replaceField(map, "global_address", std::nullopt,
                  LLVM::PtrToIntOp::create(b, loc, i64, base), "b64");
     replaceField(map, "rank", 2); // rank - 1
-    replaceField(map, "box_dim", 0, c32(spec.tileK()));
+    replaceField(map, "box_dim", 0, c32(128 / bytes));
     replaceField(map, "box_dim", 1, c32(boxRows));
     replaceField(map, "box_dim", 2, c32(1));
-    replaceField(map, "global_dim", 0, k);
+    replaceField(map, "global_dim", 0, inner);
     replaceField(map, "global_dim", 1, rows);
-    replaceField(map, "global_dim", 2, batch);
-    Value rowStride = mul(wide(k), c64(bytes));
+    replaceField(map, "global_dim", 2, planes);
+    Value rowStride = mul(wide(inner), c64(bytes));
     replaceField(map, "global_stride", 0, rowStride, "b64");
     replaceField(map, "global_stride", 1, mul(rowStride, wide(rows)), "b64");
     for (int ord = 0; ord < 3; ++ord)
       replaceField(map, "element_stride", ord, c32(1));
-    replaceField(map, "elemtype", spec.tf32 ? kTensorMapF32 : kTensorMapBf16);
+    replaceField(map, "elemtype", elementType);
     replaceField(map, "interleave_layout", 0);
     replaceField(map, "swizzle_mode", kSwizzle128B);
     replaceField(map, "fill_mode", 0);
@@ -249,8 +251,8 @@ struct GemmKernel : Builder {
     });
   }
 
-  void consumer(Value tid, Value cta, Value ctas, Value total,
-                Value group) {
+  void consumer(Value tid, Value cta, Value ctas, Value total, Value group,
+                Value mapC) {
     if (spec.movesRegisters())
       NVVM::SetMaxRegisterOp::create(b, loc, kConsumerRegisters,
                                      NVVM::SetMaxRegisterAction::increase);
@@ -323,9 +325,105 @@ struct GemmKernel : Builder {
            Value itEnd = end.back();
            ifThen(cmp(arith::CmpIPredicate::ugt, tl.kCount, c32(0)),
                   [&] { release(sub(itEnd, c32(1))); });
-           epilogue(tl, end.drop_back(), consumerIndex, warp, lane, mTiles);
+           if (spec.tmaStore)
+             tmaStoreEpilogue(tl, end.drop_back(), consumerIndex, thread, warp,
+                              lane, mTiles, mapC);
+           else
+             epilogue(tl, end.drop_back(), consumerIndex, warp, lane, mTiles);
            return {itEnd};
          });
+    // The last tile's stores must have read shared memory before exit.
+    if (spec.tmaStore)
+      ifThen(eq(thread, 0), [&] {
+        NVVM::CpAsyncBulkWaitGroupOp::create(b, loc, b.getI32IntegerAttr(0),
+                                             nullptr);
+      });
+  }
+
+  Value convert(Value v, Type element) {
+    return element.isF32()
+               ? v
+               : arith::TruncFOp::create(b, loc, element, v).getResult();
+  }
+
+  /// The consumer's C rows into its 128B-swizzled boxes of [64 rows, 128
+  /// bytes] in shared memory, then TMA stores of them. Fragment (r, c) goes
+  /// to box (mt, c / boxCols), byte r * 128 + ((u ^ r % 8) * 16) + within,
+  /// u the 16-byte unit of c in the row: the eight rows one store
+  /// instruction touches land in eight different units, no bank conflicts.
+  void tmaStoreEpilogue(const Tile &tl, ValueRange accs, Value consumerIndex,
+                        Value thread, Value warp, Value lane, int64_t mTiles,
+                        Value mapC) {
+    Type outElement = spec.outBytes() == 2 ? Type(b.getBF16Type()) : f32;
+    int64_t outBytes = spec.outBytes();
+    int64_t boxCols = 128 / outBytes, boxes = spec.tileN / boxCols;
+    int64_t consumerBytes = mTiles * boxes * 64 * 128;
+    Value buffer = byteOffset(
+        shared, smem,
+        add(c32(spec.stages * spec.stageBytes()),
+            mul(consumerIndex, c32(consumerBytes))));
+    Value barrierId = add(consumerIndex, c32(1)); // 0 is the CTA's
+    auto groupBarrier = [&] {
+      NVVM::BarrierOp::create(b, loc, Type(), barrierId, c32(128), nullptr,
+                              Value());
+    };
+    // The previous tile's stores have read the buffer.
+    ifThen(eq(thread, 0), [&] {
+      NVVM::CpAsyncBulkWaitGroupOp::create(b, loc, b.getI32IntegerAttr(0),
+                                           b.getUnitAttr());
+    });
+    groupBarrier();
+    Value rowInTile = add(mul(warp, c32(16)), div(lane, c32(4)));
+    Value pairCol = mul(rem(lane, c32(4)), c32(2));
+    for (int64_t mt = 0; mt < mTiles; ++mt) {
+      for (int64_t i = 0; i < spec.tileN / 8; ++i) {
+        for (int64_t h = 0; h < 2; ++h) {
+          Value row = add(rowInTile, c32(8 * h)); // 0..63 in the box
+          int64_t col0 = 8 * i;                   // + pairCol
+          int64_t box = mt * boxes + col0 / boxCols;
+          Value byteInRow =
+              mul(add(c32(col0 % boxCols), pairCol), c32(outBytes));
+          Value unit = arith::XOrIOp::create(b, loc, div(byteInRow, c32(16)),
+                                             rem(row, c32(8)));
+          Value offset = add(
+              add(c32(box * 64 * 128), mul(row, c32(128))),
+              add(mul(unit, c32(16)), rem(byteInRow, c32(16))));
+          int64_t reg = 4 * i + 2 * h;
+          Value v0 = convert(
+              LLVM::ExtractValueOp::create(b, loc, accs[mt], reg), outElement);
+          Value v1 = convert(
+              LLVM::ExtractValueOp::create(b, loc, accs[mt], reg + 1),
+              outElement);
+          Value pair = vector::FromElementsOp::create(
+              b, loc, VectorType::get({2}, outElement), ValueRange{v0, v1});
+          LLVM::StoreOp::create(b, loc, pair,
+                                byteOffset(shared, buffer, offset),
+                                2 * outBytes);
+        }
+      }
+    }
+    // Generic-proxy writes before the TMA (async proxy) reads them.
+    NVVM::FenceProxyOp::create(
+        b, loc, NVVM::ProxyKindAttr::get(b.getContext(),
+                                         NVVM::ProxyKind::async_shared),
+        NVVM::SharedSpaceAttr::get(b.getContext(),
+                                   NVVM::SharedSpace::shared_cta));
+    groupBarrier();
+    ifThen(eq(thread, 0), [&] {
+      Value plane = add(mul(tl.split, batch), tl.batch);
+      for (int64_t mt = 0; mt < mTiles; ++mt)
+        for (int64_t j = 0; j < boxes; ++j) {
+          Value row =
+              add(tl.row0, add(mul(consumerIndex, c32(mTiles * 64)),
+                               c32(mt * 64)));
+          NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp::create(
+              b, loc, mapC,
+              byteOffset(shared, buffer, c32((mt * boxes + j) * 64 * 128)),
+              ValueRange{add(tl.col0, c32(j * boxCols)), row, plane}, Value(),
+              NVVM::TMAStoreMode::TILE, Value());
+        }
+      NVVM::CpAsyncBulkCommitGroupOp::create(b, loc);
+    });
   }
 
   /// Accumulator fragment (row, col) of register 4i + 2h + {0, 1}: row
@@ -420,11 +518,24 @@ struct GemmKernel : Builder {
     Value mapA = byteOffset(global, scratch,
                             mul(cta, c32(kDescriptorBytesPerCta)));
     Value mapB = byteOffset(global, mapA, c32(kTensorMapBytes));
+    Value mapC = byteOffset(global, mapA, c32(2 * kTensorMapBytes));
     ifThen(eq(tid, 0), [&] {
-      encodeTensorMap(mapA, a, m, spec.tileM);
-      encodeTensorMap(mapB, bOperand, n, spec.tileN);
+      int operandType = spec.tf32 ? kTensorMapF32 : kTensorMapBf16;
+      encodeTensorMap(mapA, a, batch, m, k, spec.tileM, spec.elementBytes(),
+                      operandType);
+      encodeTensorMap(mapB, bOperand, batch, n, k, spec.tileN,
+                      spec.elementBytes(), operandType);
+      // C (or the partial sums) as [split x batch, M, N] in boxes of one
+      // consumer's 64 rows.
+      if (spec.tmaStore)
+        encodeTensorMap(mapC, c, mul(batch, c32(spec.splitK)), m, n, 64,
+                        spec.outBytes(),
+                        spec.outBytes() == 2 ? kTensorMapBf16 : kTensorMapF32);
       NVVM::FenceProxyReleaseOp::create(b, loc, NVVM::MemScopeKind::GPU);
-      for (Value map : {mapA, mapB})
+      SmallVector<Value> maps = {mapA, mapB};
+      if (spec.tmaStore)
+        maps.push_back(mapC);
+      for (Value map : maps)
         NVVM::FenceProxyAcquireOp::create(b, loc, NVVM::MemScopeKind::GPU,
                                           toGeneric(map),
                                           c32(kTensorMapBytes));
@@ -445,7 +556,7 @@ struct GemmKernel : Builder {
       b.setInsertionPointToStart(roles.thenBlock());
       producer(tid, cta, ctas, total, toGeneric(mapA), toGeneric(mapB));
       b.setInsertionPointToStart(roles.elseBlock());
-      consumer(tid, cta, ctas, total, group);
+      consumer(tid, cta, ctas, total, group, toGeneric(mapC));
     }
     gpu::ReturnOp::create(b, loc);
   }
@@ -454,18 +565,19 @@ struct GemmKernel : Builder {
 } // namespace
 
 std::string WgmmaGemmSpec::kernelName() const {
-  return llvm::formatv("nova_gemm_{0}_{1}_{2}x{3}x{4}_s{5}_c{6}_g{7}_k{8}",
+  return llvm::formatv("nova_gemm_{0}_{1}_{2}x{3}x{4}_s{5}_c{6}_g{7}_k{8}{9}",
                        tf32 ? "tf32" : "bf16",
                        writesPartials() ? "partial"
                        : bf16Result     ? "bf16"
                                         : "f32",
                        tileM, tileN, tileK(), stages, consumers, rasterGroup,
-                       splitK)
+                       splitK, tmaStore ? "_tma" : "")
       .str();
 }
 
 FailureOr<WgmmaGemmSpec> cuda::wgmmaGemmSpec(LoweringConfigAttr config,
-                                             bool bf16Result,
+                                             bool bf16Result, int64_t n,
+                                             int64_t sharedMemoryLimit,
                                              std::string &why) {
   WgmmaGemmSpec spec;
   if (config.getKernel() != "wgmma_tma") {
@@ -491,6 +603,10 @@ FailureOr<WgmmaGemmSpec> cuda::wgmmaGemmSpec(LoweringConfigAttr config,
   spec.rasterGroup = config.getRasterGroup();
   spec.splitK = config.getSplitK();
   spec.bf16Result = bf16Result;
+  spec.tmaStore = n * spec.outBytes() % 16 == 0 &&
+                  spec.tileN % (128 / spec.outBytes()) == 0;
+  if (spec.sharedMemoryBytes() > sharedMemoryLimit)
+    spec.tmaStore = false; // the config's stages leave no room for C
   if (tile[2] != spec.tileK() || config.getSwizzle() != 128) {
     why = "expected one 128-byte swizzled K row per stage";
     return failure();
@@ -500,6 +616,10 @@ FailureOr<WgmmaGemmSpec> cuda::wgmmaGemmSpec(LoweringConfigAttr config,
       spec.tileN > 256 || spec.tileM > 256 || spec.stages < 1 ||
       spec.rasterGroup < 1 || spec.splitK < 1) {
     why = "tile, warp groups or stages out of the kernel's range";
+    return failure();
+  }
+  if (spec.sharedMemoryBytes() > sharedMemoryLimit) {
+    why = "the stages need more shared memory than a CTA has";
     return failure();
   }
   return spec;

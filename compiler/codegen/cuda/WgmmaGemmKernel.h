@@ -12,15 +12,20 @@
 // - Persistent: the grid (one CTA per SM at most) walks output tiles in
 //   raster bands of `raster_group` tile rows; split-K CTAs write f32 partial
 //   sums to `[split, batch, M, N]`, reduced by the caller.
-// - Edges: TMA zero-fills out-of-range rows and K; stores are predicated
-//   only in tiles that cross an edge.
+// - Epilogue: each consumer writes its accumulators, converted, into a
+//   128B-swizzled C tile in shared memory and one thread TMA-stores it
+//   (clipped at the edges) asynchronously, waited for only before the next
+//   tile's epilogue reuses the buffer; without TMA stores (C rows not a
+//   multiple of 16 bytes) each thread stores its fragments, predicated only
+//   in tiles that cross an edge.
+// - Edges: TMA zero-fills out-of-range rows and K.
 // - TMA descriptors are made on the device (an IREE dispatch gets only
 //   buffer pointers): each CTA writes its two 128-byte tensor maps into its
 //   slot of a scratch binding with `tensormap.replace` (PTX ISA 8.3, no MLIR
 //   op in MLIR 22: one inline instruction per field) and acquires them for
 //   the tensor-map proxy.
 //
-// ABI: parameters (A, B, C, descriptor scratch) as global pointers, then M,
+// ABI: parameters (A, B, C, tensor-map scratch) as global pointers, then M,
 // N, K, batch as i32; block 128 x (1 + consumers) threads; grid x = CTAs;
 // dynamic shared memory `sharedMemoryBytes()`; scratch of
 // `kDescriptorBytesPerCta` bytes per CTA. Requires K x element bytes to be a
@@ -41,7 +46,7 @@
 namespace mlir::nova::cuda {
 
 constexpr int64_t kTensorMapBytes = 128;
-constexpr int64_t kDescriptorBytesPerCta = 2 * kTensorMapBytes;
+constexpr int64_t kDescriptorBytesPerCta = 3 * kTensorMapBytes; // A, B, C
 
 /// One kernel variant (the part of a lowering config the code depends on).
 struct WgmmaGemmSpec {
@@ -49,14 +54,23 @@ struct WgmmaGemmSpec {
   bool bf16Result = false; // C's element type when not split (else f32)
   int64_t tileM = 128, tileN = 256, stages = 4, consumers = 2;
   int64_t rasterGroup = 1, splitK = 1;
+  /// Epilogue through shared memory and TMA stores (needs C's rows to be a
+  /// multiple of 16 bytes); else each thread stores its fragments.
+  bool tmaStore = false;
 
   int64_t elementBytes() const { return tf32 ? 4 : 2; }
   /// One 128-byte swizzle row of K per stage.
   int64_t tileK() const { return 128 / elementBytes(); }
   int64_t mmaK() const { return tf32 ? 8 : 16; }
   int64_t stageBytes() const { return (tileM + tileN) * 128; }
+  int64_t outBytes() const { return bf16Result && !writesPartials() ? 2 : 4; }
+  /// The epilogue's C tile in shared memory (TMA stores only).
+  int64_t epilogueBytes() const {
+    return tmaStore ? tileM * tileN * outBytes() : 0;
+  }
   int64_t sharedMemoryBytes() const {
-    return stages * stageBytes() + 2 * 8 * stages; // tiles, then mbarriers
+    // Operand stages, the C tile, then the mbarriers.
+    return stages * stageBytes() + epilogueBytes() + 2 * 8 * stages;
   }
   int64_t threads() const { return 128 * (1 + consumers); }
   /// Whether the producer hands registers to the consumers (setmaxnreg
@@ -73,8 +87,12 @@ struct WgmmaGemmSpec {
 
 /// The spec for `config` (kernel "wgmma_tma", precision bf16 or tf32), or
 /// failure with the reason in `why`.
+/// `n` is C's row length and `sharedMemoryLimit` the bytes a CTA may use:
+/// the epilogue stores through TMA when both allow it.
 FailureOr<WgmmaGemmSpec> wgmmaGemmSpec(LoweringConfigAttr config,
-                                       bool bf16Result, std::string &why);
+                                       bool bf16Result, int64_t n,
+                                       int64_t sharedMemoryLimit,
+                                       std::string &why);
 
 /// A module holding one gpu.module (named kernelName()) with the kernel.
 OwningOpRef<ModuleOp> buildWgmmaGemmKernel(MLIRContext *context,

@@ -10,6 +10,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "compiler/codegen/cuda/GemmConfigurator.h"
+#include "compiler/codegen/cuda/KnownTargets.h"
 #include "compiler/codegen/cuda/WgmmaGemmKernel.h"
 #include "compiler/conversion/NovaToIREE/KernelDispatch.h"
 #include "compiler/conversion/NovaToIREE/KernelFamilies.h"
@@ -32,6 +34,17 @@ struct GemmShape {
   int64_t batch = 1, m = 0, n = 0, k = 0;
 };
 
+/// Dynamic shared memory a CTA may use on the module's target (sm_90's when
+/// it names none).
+int64_t sharedMemoryLimit(MatmulOp op) {
+  auto module = op->getParentOfType<ModuleOp>();
+  auto target = module->getAttrOfType<TargetAttr>("nova.target");
+  std::optional<TargetAttr> known = cuda::getKnownTarget(op.getContext(), "sm_90");
+  int64_t perSm = target ? target.getSharedMemoryPerSm()
+                         : known->getSharedMemoryPerSm();
+  return perSm - cuda::kReservedSharedMemory;
+}
+
 /// The kernel spec for `op`, or failure when it stays on IREE's codegen.
 FailureOr<cuda::WgmmaGemmSpec> kernelSpec(MatmulOp op, GemmShape &shape) {
   LoweringConfigAttr config = op.getLoweringConfigAttr();
@@ -44,11 +57,6 @@ FailureOr<cuda::WgmmaGemmSpec> kernelSpec(MatmulOp op, GemmShape &shape) {
   Type element = lhs.getElementType(), out = result.getElementType();
   if (!(out.isF32() || out.isBF16()))
     return failure();
-  std::string why;
-  FailureOr<cuda::WgmmaGemmSpec> spec =
-      cuda::wgmmaGemmSpec(config, out.isBF16(), why);
-  if (failed(spec) || (spec->tf32 ? !element.isF32() : !element.isBF16()))
-    return failure();
   for (int64_t d : lhs.getShape().drop_back(2))
     shape.batch *= d;
   ArrayRef<int64_t> a = lhs.getShape().take_back(2);
@@ -59,6 +67,14 @@ FailureOr<cuda::WgmmaGemmSpec> kernelSpec(MatmulOp op, GemmShape &shape) {
   constexpr int64_t limit = std::numeric_limits<int32_t>::max() / 2;
   if (shape.m < 1 || shape.n < 1 || shape.k < 1 || shape.batch > limit ||
       shape.m > limit || shape.n > limit || shape.k > limit)
+    return failure();
+  std::string why;
+  FailureOr<cuda::WgmmaGemmSpec> spec = cuda::wgmmaGemmSpec(
+      config, out.isBF16(), shape.n, sharedMemoryLimit(op), why);
+  if (failed(spec) || (spec->tf32 ? !element.isF32() : !element.isBF16()))
+    return failure();
+  // The split-K planes must fit the tensor maps' 32-bit dims.
+  if (spec->splitK * shape.batch > limit)
     return failure();
   return spec;
 }
@@ -149,7 +165,7 @@ LogicalResult lowerToGemmKernel(IRRewriter &rewriter, ModuleOp module,
                               << error;
     KernelExport kernel;
     kernel.name = name;
-    kernel.readOnlyBindings = {true, true, false, false}; // A, B, C, scratch
+    kernel.readOnlyBindings = {true, true, false, false}; // A, B, C, maps
     kernel.constants = 4;                                 // M, N, K, batch
     kernel.workgroupSize = {spec.threads(), 1, 1};
     kernel.sharedMemoryBytes = spec.sharedMemoryBytes();

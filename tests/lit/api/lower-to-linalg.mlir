@@ -13,10 +13,10 @@
 // CUDA: {{^}}module {
 // CUDA-NOT: nova.
 // CUDA: "hal.executable.source"
-// CUDA-SAME: sym_name = "nova_gemm_tf32_f32_64x64x32_s4_c1_g1_k1"
+// CUDA-SAME: sym_name = "nova_gemm_tf32_f32_64x64x32_s4_c1_g1_k1_tma"
 // CUDA: linalg.generic
 // CUDA-NOT: nova.
-// CUDA: "flow.dispatch"{{.*}}@nova_gemm_tf32_f32_64x64x32_s4_c1_g1_k1::@nova_gemm_tf32_f32_64x64x32_s4_c1_g1_k1
+// CUDA: "flow.dispatch"{{.*}}@nova_gemm_tf32_f32_64x64x32_s4_c1_g1_k1_tma::@nova_gemm_tf32_f32_64x64x32_s4_c1_g1_k1_tma
 // CUDA-NOT: nova.
 // Compiling on a GPU, its SM count and shared memory replace the table's
 // (an H100 PCIe has 114 SMs).

@@ -5,15 +5,17 @@
 // tensormap.replace); IREE's ABI (A, B, C, descriptor scratch, then M, N, K,
 // batch); a producer warp group and two consumers.
 
-// The forward 16384x3072x768 (bf16 out): 128x256 tiles, 4 stages, 2 consumers.
+// The forward 16384x3072x768 (bf16 out): 128x256 tiles, 3 stages next to
+// the 64 KiB C tile of the TMA-store epilogue, 2 consumers.
 // CHECK:      .version 8.3
 // CHECK:      .target sm_90a
 // CHECK:      .extern .shared .align 1024 .b8 nova_gemm_shared[];
-// CHECK:      .visible .entry nova_gemm_bf16_bf16_128x256x64_s4_c2_g16_k1(
+// CHECK:      .visible .entry nova_gemm_bf16_bf16_128x256x64_s3_c2_g16_k1_tma(
 // CHECK-COUNT-4: .param .u64 .ptr .global
 // CHECK-COUNT-4: .param .u32
 // CHECK:      .maxntid 384, 1, 1
-// Each CTA encodes its two tensor maps in its scratch slot, on the device.
+// Each CTA encodes its three tensor maps (A, B, C) in its scratch slot, on
+// the device.
 // CHECK:      st.global.v4.b32 {{.*}}{0, 0, 0, 0};
 // CHECK:      tensormap.replace.tile.global_address.global.b1024.b64
 // CHECK:      tensormap.replace.tile.rank.global.b1024.b32 [%rd{{[0-9]+}}], 2;
@@ -23,13 +25,16 @@
 // CHECK:      tensormap.replace.tile.swizzle_mode.global.b1024.b32 [%rd{{[0-9]+}}], 3;
 // CHECK:      fence.proxy.tensormap::generic.release.gpu;
 // CHECK:      fence.proxy.tensormap::generic.acquire.gpu [%rd{{[0-9]+}}], 128;
-// CHECK:      mbarrier.init.shared.b64 [nova_gemm_shared+196608], %r{{[0-9]+}};
+// CHECK:      fence.proxy.tensormap::generic.acquire.gpu [%rd{{[0-9]+}}], 128;
+// CHECK:      fence.proxy.tensormap::generic.acquire.gpu [%rd{{[0-9]+}}], 128;
+// CHECK:      mbarrier.init.shared.b64 [nova_gemm_shared+212992], %r{{[0-9]+}};
 // CHECK:      fence.mbarrier_init.release.cluster;
 // CHECK:      bar.sync 0;
 // The roles (in whatever block order LLVM lays them out): the producer gives
 // registers away and streams K tiles with TMA; the consumers take them, keep
-// one wgmma group in flight and free stages; whole tiles store bf16 pairs,
-// edge tiles element by element.
+// one wgmma group in flight and free stages, then write bf16 pairs into
+// their swizzled C tile and TMA-store it, waiting (for its reads of shared
+// memory) only before the next tile's epilogue.
 // CHECK-DAG:  setmaxnreg.dec.sync.aligned.u32 40;
 // CHECK-DAG:  mbarrier.arrive.expect_tx.shared.b64
 // CHECK-DAG:  cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
@@ -41,9 +46,15 @@
 // CHECK-DAG:  wgmma.wait_group.sync.aligned 1;
 // CHECK-DAG:  mbarrier.arrive.shared.b64
 // CHECK-DAG:  wgmma.wait_group.sync.aligned 0;
+// CHECK-DAG:  cp.async.bulk.wait_group.read 0;
+// CHECK-DAG:  bar.sync %r{{[0-9]+}}, 128;
 // CHECK-DAG:  cvt.rn.bf16x2.f32
-// CHECK-DAG:  st.global.b32
-// CHECK-DAG:  st.global.b16
+// CHECK-DAG:  st.shared.b32
+// CHECK-DAG:  fence.proxy.async.shared::cta;
+// CHECK-DAG:  cp.async.bulk.tensor.3d.global.shared::cta.tile.bulk_group
+// CHECK-DAG:  cp.async.bulk.commit_group;
+// CHECK-DAG:  cp.async.bulk.wait_group 0;
+// CHECK-NOT:  st.global.b16
 func.func @forward(%x: tensor<16384x768xbf16>, %w: tensor<3072x768xbf16>) -> tensor<16384x3072xbf16> {
   %0 = nova.matmul %x, %w {transpose_rhs} : tensor<16384x768xbf16>, tensor<3072x768xbf16> -> tensor<16384x3072xbf16>
   return %0 : tensor<16384x3072xbf16>
@@ -53,14 +64,28 @@ func.func @forward(%x: tensor<16384x768xbf16>, %w: tensor<3072x768xbf16>) -> ten
 
 // TF32 (f32 tensor maps, k8 MMAs); one consumer warp group keeps its
 // registers (no setmaxnreg); f32 results.
-// CHECK:      .visible .entry nova_gemm_tf32_f32_64x64x32_s4_c1_g1_k1(
+// CHECK:      .visible .entry nova_gemm_tf32_f32_64x64x32_s4_c1_g1_k1_tma(
 // CHECK:      .maxntid 256, 1, 1
 // CHECK:      tensormap.replace.tile.elemtype.global.b1024.b32 [%rd{{[0-9]+}}], 7;
 // CHECK-NOT:  setmaxnreg
 // CHECK-DAG:  wgmma.mma_async.sync.aligned.m64n64k8.f32.tf32.tf32
-// CHECK-DAG:  st.global.v2.b32
+// CHECK-DAG:  st.shared.v2.b32
 // CHECK-NOT:  setmaxnreg
 func.func @tf32(%a: tensor<256x128xf32>, %b: tensor<64x128xf32>) -> tensor<256x64xf32> {
   %0 = nova.matmul %a, %b {transpose_rhs, lowering_config = #nova.lowering_config<tile_sizes = [64, 64, 32], warp_layout = [1, 1], mma_shape = [64, 64, 8], pipeline_stages = 4, swizzle = 128, kernel = "wgmma_tma", precision = "tf32", producer_warpgroups = 1>} : tensor<256x128xf32>, tensor<64x128xf32> -> tensor<256x64xf32>
   return %0 : tensor<256x64xf32>
+}
+
+// -----
+
+// C rows of 66 bf16 (132 bytes) cannot be TMA-stored: each thread stores its
+// fragments, bf16 pairs in whole tiles, element by element at the edges.
+// CHECK:      .visible .entry nova_gemm_bf16_bf16_64x64x64_s2_c1_g1_k1(
+// CHECK-NOT:  cp.async.bulk.tensor.3d.global
+// CHECK-DAG:  st.global.b32
+// CHECK-DAG:  st.global.b16
+// CHECK-NOT:  cp.async.bulk.tensor.3d.global
+func.func @direct_stores(%a: tensor<128x128xbf16>, %b: tensor<66x128xbf16>) -> tensor<128x66xbf16> {
+  %0 = nova.matmul %a, %b {transpose_rhs, lowering_config = #nova.lowering_config<tile_sizes = [64, 64, 64], warp_layout = [1, 1], mma_shape = [64, 64, 16], pipeline_stages = 2, swizzle = 128, kernel = "wgmma_tma", precision = "bf16", producer_warpgroups = 1>} : tensor<128x128xbf16>, tensor<66x128xbf16> -> tensor<128x66xbf16>
+  return %0 : tensor<128x66xbf16>
 }
