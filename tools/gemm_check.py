@@ -40,6 +40,8 @@ CASES = [
      dict(tile=(128, 128), consumers=2, stages=4, split=3)),
     ("persistent-raster-bf16", "bf16", "f32", 2, 1000, 1500, 520, False, True,
      dict(tile=(128, 192), consumers=2, stages=4, persistent=20, raster=2)),
+    # M = 100 rows are not 16-byte multiples: A is transposed, B read MN-major.
+    ("tn-odd-m-bf16", "bf16", "bf16", 1, 100, 72, 256, True, False, None),
     ("fwd-tf32", "f32", "f32", 1, 4096, 3072, 768, False, True, None),
     ("wgrad-tf32-tn", "f32", "f32", 1, 768, 768, 16384, True, False, None),
     ("odd-tf32-kpad", "f32", "f32", 1, 333, 517, 129, False, False, None),

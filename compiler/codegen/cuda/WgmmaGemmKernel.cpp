@@ -197,10 +197,14 @@ struct GemmKernel : Builder {
     return LLVM::AddrSpaceCastOp::create(b, loc, generic, ptr);
   }
 
-  /// wgmma shared-memory descriptor of a K-major, 128B-swizzled tile whose
-  /// 8-row x 128-byte atoms are stacked 1024 bytes apart, at `byteAddress`.
-  Value matrixDescriptor(Value byteAddress) {
-    int64_t fixed = (int64_t(1) << 16) |       // leading byte offset (unused)
+  /// wgmma shared-memory descriptor at `byteAddress` of a 128B-swizzled
+  /// tile of 8-row x 128-byte atoms stacked 1024 bytes apart (the stride
+  /// byte offset). K-major rows hold 128 bytes of K (the leading offset is
+  /// unused); MN-major rows hold 64 M (or N) elements of one K, and the
+  /// leading offset steps to the next 64 M, one [64 K, 128 B] box later.
+  Value matrixDescriptor(Value byteAddress, bool mnMajor) {
+    int64_t leading = mnMajor ? 64 * 128 : 16;
+    int64_t fixed = (int64_t(leading >> 4) << 16) |
                     (int64_t(1024 >> 4) << 32) | // stride byte offset
                     (int64_t(1) << 62);          // 128B swizzle
     Value start = arith::AndIOp::create(
@@ -232,18 +236,31 @@ struct GemmKernel : Builder {
                        b, loc, Type(), full, c32(spec.stageBytes()),
                        NVVM::MemScopeKind::CTA, false, Value());
                    Value kElem = mul(add(tl.kBegin, kk), c32(spec.tileK()));
-                   auto load = [&](Value dst, Value map, Value row) {
+                   auto box = [&](Value dst, Value map, Value inner,
+                                  Value row) {
                      // The CTA's own shared memory as shared::cluster.
                      dst = LLVM::AddrSpaceCastOp::create(
                          b, loc,
                          LLVM::LLVMPointerType::get(b.getContext(), 7), dst);
                      NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
-                         b, loc, dst, map, ValueRange{kElem, row, tl.batch},
+                         b, loc, dst, map, ValueRange{inner, row, tl.batch},
                          full, ValueRange{}, Value(), Value(),
                          NVVM::TMALoadMode::TILE, false, nullptr, Value());
                    };
-                   load(aTile(stage), mapA, tl.row0);
-                   load(bTile(stage), mapB, tl.col0);
+                   // K-major: one box of [rows, 128 B of K]; MN-major: one
+                   // [K, 64 elements] box per 64 rows, 8 KiB apart.
+                   auto load = [&](Value dst, Value map, Value row0,
+                                   int64_t rows, bool mnMajor) {
+                     if (!mnMajor)
+                       return box(dst, map, kElem, row0);
+                     for (int64_t j = 0; j < rows / 64; ++j)
+                       box(byteOffset(shared, dst, c32(j * 64 * 128)), map,
+                           add(row0, c32(64 * j)), kElem);
+                   };
+                   load(aTile(stage), mapA, tl.row0, spec.tileM,
+                        spec.aMnMajor);
+                   load(bTile(stage), mapB, tl.col0, spec.tileN,
+                        spec.bMnMajor);
                    return {add(it[0], c32(1))};
                  });
              return {end[0]};
@@ -295,12 +312,19 @@ struct GemmKernel : Builder {
                  Value bBase = sharedAddress(bTile(stage));
                  SmallVector<Value> accs(carried.drop_back());
                  NVVM::WgmmaFenceAlignedOp::create(b, loc);
+                 // One MMA's K slice: 32 bytes of a K-major row, or 16
+                 // MN-major rows (2 KiB).
+                 auto kStep = [](bool mnMajor) { return mnMajor ? 2048 : 32; };
                  for (int64_t ks = 0; ks < spec.tileK() / spec.mmaK(); ++ks) {
-                   // One MMA's K slice is 32 bytes of the 128-byte row.
-                   Value descB = matrixDescriptor(add(bBase, c64(32 * ks)));
+                   Value descB = matrixDescriptor(
+                       add(bBase, c64(kStep(spec.bMnMajor) * ks)),
+                       spec.bMnMajor);
                    for (int64_t mt = 0; mt < mTiles; ++mt) {
+                     // Rows (or 64-element M chunks) of this subtile: 8 KiB.
                      Value descA = matrixDescriptor(
-                         add(aBase, c64(mt * 64 * 128 + 32 * ks)));
+                         add(aBase,
+                             c64(mt * 64 * 128 + kStep(spec.aMnMajor) * ks)),
+                         spec.aMnMajor);
                      NVVM::WGMMATypes type = spec.tf32 ? NVVM::WGMMATypes::tf32
                                                        : NVVM::WGMMATypes::bf16;
                      accs[mt] = NVVM::WgmmaMmaAsyncOp::create(
@@ -309,8 +333,12 @@ struct GemmKernel : Builder {
                                                  spec.mmaK()),
                          type, type, NVVM::WGMMATypes::f32,
                          NVVM::WGMMAScaleOut::one, NVVM::WGMMAScaleIn::one,
-                         NVVM::WGMMAScaleIn::one, NVVM::MMALayout::row,
-                         NVVM::MMALayout::col, nullptr);
+                         NVVM::WGMMAScaleIn::one,
+                         spec.aMnMajor ? NVVM::MMALayout::col
+                                       : NVVM::MMALayout::row,
+                         spec.bMnMajor ? NVVM::MMALayout::row
+                                       : NVVM::MMALayout::col,
+                         nullptr);
                    }
                  }
                  NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
@@ -521,10 +549,19 @@ struct GemmKernel : Builder {
     Value mapC = byteOffset(global, mapA, c32(2 * kTensorMapBytes));
     ifThen(eq(tid, 0), [&] {
       int operandType = spec.tf32 ? kTensorMapF32 : kTensorMapBf16;
-      encodeTensorMap(mapA, a, batch, m, k, spec.tileM, spec.elementBytes(),
-                      operandType);
-      encodeTensorMap(mapB, bOperand, batch, n, k, spec.tileN,
-                      spec.elementBytes(), operandType);
+      // K-major [batch, rows, K] in boxes of all the tile's rows; MN-major
+      // [batch, K, rows] in boxes of the stage's K rows.
+      auto operandMap = [&](Value map, Value base, Value rows, int64_t tileRows,
+                            bool mnMajor) {
+        if (mnMajor)
+          encodeTensorMap(map, base, batch, k, rows, spec.tileK(),
+                          spec.elementBytes(), operandType);
+        else
+          encodeTensorMap(map, base, batch, rows, k, tileRows,
+                          spec.elementBytes(), operandType);
+      };
+      operandMap(mapA, a, m, spec.tileM, spec.aMnMajor);
+      operandMap(mapB, bOperand, n, spec.tileN, spec.bMnMajor);
       // C (or the partial sums) as [split x batch, M, N] in boxes of one
       // consumer's 64 rows.
       if (spec.tmaStore)
@@ -565,13 +602,17 @@ struct GemmKernel : Builder {
 } // namespace
 
 std::string WgmmaGemmSpec::kernelName() const {
-  return llvm::formatv("nova_gemm_{0}_{1}_{2}x{3}x{4}_s{5}_c{6}_g{7}_k{8}{9}",
+  return llvm::formatv("nova_gemm_{0}{10}_{1}_{2}x{3}x{4}_s{5}_c{6}_g{7}_k{8}{9}",
                        tf32 ? "tf32" : "bf16",
                        writesPartials() ? "partial"
                        : bf16Result     ? "bf16"
                                         : "f32",
                        tileM, tileN, tileK(), stages, consumers, rasterGroup,
-                       splitK, tmaStore ? "_tma" : "")
+                       splitK, tmaStore ? "_tma" : "",
+                       aMnMajor || bMnMajor
+                           ? std::string("_") + (aMnMajor ? "m" : "k") +
+                                 (bMnMajor ? "n" : "k")
+                           : std::string())
       .str();
 }
 

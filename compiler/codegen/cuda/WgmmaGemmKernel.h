@@ -1,9 +1,10 @@
 //===- WgmmaGemmKernel.h - sm_90 TMA + wgmma GEMM kernels -------*- C++ -*-===//
 //
-// Nova's Hopper GEMM: C[b, m, n] = sum_k A[b, m, k] * B[b, n, k], both
-// operands K-contiguous ("TN": the layout TF32 wgmma requires and BF16 takes
-// without transposition), built from a #nova.lowering_config through the
-// gpu/nvvm dialects.
+// Nova's Hopper GEMM: C[b, m, n] = sum_k A[b, m, k] * B[b, n, k], operands
+// K-contiguous (the layout TF32 wgmma requires) or, for bf16, either one
+// MN-contiguous (A stored [b, k, m], B [b, k, n]: wgmma reads it
+// transposed), built from a #nova.lowering_config through the gpu/nvvm
+// dialects.
 //
 // - Warp specialized: warp group 0 produces (one thread issues TMA loads of
 //   128-byte, 128B-swizzled K rows into a `stages`-deep ring of shared memory,
@@ -28,8 +29,8 @@
 // ABI: parameters (A, B, C, tensor-map scratch) as global pointers, then M,
 // N, K, batch as i32; block 128 x (1 + consumers) threads; grid x = CTAs;
 // dynamic shared memory `sharedMemoryBytes()`; scratch of
-// `kDescriptorBytesPerCta` bytes per CTA. Requires K x element bytes to be a
-// multiple of 16 (TMA strides) and 16-byte aligned operand bases.
+// `kDescriptorBytesPerCta` bytes per CTA. Requires the operands' contiguous
+// dims to be multiples of 16 bytes (TMA strides) and 16-byte aligned bases.
 //
 //===----------------------------------------------------------------------===//
 
@@ -57,6 +58,9 @@ struct WgmmaGemmSpec {
   /// Epilogue through shared memory and TMA stores (needs C's rows to be a
   /// multiple of 16 bytes); else each thread stores its fragments.
   bool tmaStore = false;
+  /// bf16 operands may also be MN-major (A stored [K, M], B [K, N]; wgmma's
+  /// transposed operand modes); TF32 must be K-major.
+  bool aMnMajor = false, bMnMajor = false;
 
   int64_t elementBytes() const { return tf32 ? 4 : 2; }
   /// One 128-byte swizzle row of K per stage.

@@ -2,9 +2,10 @@
 //
 // A nova.matmul that the configurator gave a "wgmma_tma" config (bf16, or
 // f32 as TF32) becomes a dispatch of Nova's TMA + wgmma kernel
-// (compiler/codegen/cuda/WgmmaGemmKernel.h). The kernel reads both operands
-// K-contiguous, so an M-contiguous lhs or an N-contiguous rhs is transposed
-// first; TF32 operands are rounded to nearest (the tensor cores would
+// (compiler/codegen/cuda/WgmmaGemmKernel.h). bf16 operands are read in
+// either layout; TF32 ones must be K-contiguous, so an M-contiguous lhs or an
+// N-contiguous rhs is transposed first (bf16 too when its rows or K are not
+// 16-byte multiples); TF32 operands are rounded to nearest (the tensor cores would
 // truncate, ~8e-4 relative error); K is zero-padded when its rows are not a
 // multiple of 16 bytes (TMA strides). Split-K partial sums are added here.
 //
@@ -76,6 +77,12 @@ FailureOr<cuda::WgmmaGemmSpec> kernelSpec(MatmulOp op, GemmShape &shape) {
   // The split-K planes must fit the tensor maps' 32-bit dims.
   if (spec->splitK * shape.batch > limit)
     return failure();
+  // bf16 operands stored MN-contiguous are read as they are (no transpose)
+  // when their rows and K are 16-byte multiples.
+  if (!spec->tf32 && shape.k % 8 == 0) {
+    spec->aMnMajor = op.getTransposeLhs() && shape.m % 8 == 0;
+    spec->bMnMajor = !op.getTransposeRhs() && shape.n % 8 == 0;
+  }
   return spec;
 }
 
@@ -179,9 +186,9 @@ LogicalResult lowerToGemmKernel(IRRewriter &rewriter, ModuleOp module,
 
   rewriter.setInsertionPoint(op);
   Value lhs = op.getLhs(), rhs = op.getRhs();
-  if (op.getTransposeLhs())
+  if (op.getTransposeLhs() && !spec.aMnMajor)
     lhs = transposeInner(rewriter, loc, lhs);
-  if (!op.getTransposeRhs())
+  if (!op.getTransposeRhs() && !spec.bMnMajor)
     rhs = transposeInner(rewriter, loc, rhs);
   if (spec.tf32) {
     lhs = roundToTf32(rewriter, loc, lhs);
@@ -189,8 +196,17 @@ LogicalResult lowerToGemmKernel(IRRewriter &rewriter, ModuleOp module,
   }
   int64_t kAlign = 16 / spec.elementBytes();
   int64_t paddedK = (shape.k + kAlign - 1) / kAlign * kAlign;
-  lhs = kernelOperand(rewriter, loc, lhs, shape.batch, shape.m, paddedK);
-  rhs = kernelOperand(rewriter, loc, rhs, shape.batch, shape.n, paddedK);
+  // MN-major operands ([batch, K, rows]) need no padding: K % 8 == 0 there.
+  lhs = spec.aMnMajor
+            ? reshapeTensor(rewriter, loc, lhs,
+                            RankedTensorType::get({shape.batch, shape.k, shape.m},
+                                                  rewriter.getBF16Type()))
+            : kernelOperand(rewriter, loc, lhs, shape.batch, shape.m, paddedK);
+  rhs = spec.bMnMajor
+            ? reshapeTensor(rewriter, loc, rhs,
+                            RankedTensorType::get({shape.batch, shape.k, shape.n},
+                                                  rewriter.getBF16Type()))
+            : kernelOperand(rewriter, loc, rhs, shape.batch, shape.n, paddedK);
 
   LoweringConfigAttr config = op.getLoweringConfigAttr();
   int64_t tiles = spec.splitK * shape.batch *

@@ -1,26 +1,26 @@
 // RUN: nova-opt %s --split-input-file --allow-unregistered-dialect --convert-nova-to-iree-kernels | FileCheck %s
 // RUN: nova-opt %s --split-input-file --allow-unregistered-dialect --convert-nova-to-iree-kernels=poison-outputs=true | FileCheck %s --check-prefix=POISON
 
-// A "wgmma_tma" matmul becomes a dispatch of Nova's GEMM kernel. It reads
-// both operands K-contiguous: an N-contiguous rhs is transposed first. Its
-// bindings are A, B (read-only), C and the per-CTA tensor-map scratch (tied
+// A "wgmma_tma" matmul becomes a dispatch of Nova's GEMM kernel. A bf16
+// rhs stored [K, N] is read as it is (MN-major, "kn" in the kernel's name).
+// Its bindings are A, B (read-only), C and the per-CTA tensor-map scratch (tied
 // results), then M, N, K, batch; the workload is the grid (one CTA per tile
 // here), 384 bytes of scratch per CTA (three tensor maps); dynamic shared
 // memory = stages x (128 + 192) x 128 bytes + the 128 x 192 bf16 C tile +
 // the mbarriers.
 // CHECK-LABEL: "hal.executable.source"
-// CHECK-SAME:    sym_name = "nova_gemm_bf16_bf16_128x192x64_s2_c2_g1_k1_tma"
+// CHECK-SAME:    sym_name = "nova_gemm_bf16_kn_bf16_128x192x64_s2_c2_g1_k1_tma"
 // CHECK:         "hal.executable.export"() <{layout = #hal.pipeline.layout<constants = 4, bindings = [#hal.pipeline.binding<storage_buffer, ReadOnly>, #hal.pipeline.binding<storage_buffer, ReadOnly>, #hal.pipeline.binding<storage_buffer>, #hal.pipeline.binding<storage_buffer>]>
 // CHECK-SAME:    workgroup_local_memory = 131104 : index, workgroup_size = [384 : index, 1 : index, 1 : index]
 // CHECK:         "hal.return"(%arg1, %{{.+}}, %{{.+}})
 // CHECK-LABEL: func.func @nn_bf16
-// CHECK:         %[[BT:.+]] = linalg.generic {{.*}} ins(%arg1 : tensor<128x192xbf16>) outs(%{{.+}} : tensor<192x128xbf16>)
+// CHECK-NOT:     linalg.generic
 // CHECK-DAG:     %[[A:.+]] = tensor.expand_shape %arg0 {{.*}} into tensor<1x256x128xbf16>
-// CHECK-DAG:     %[[B:.+]] = tensor.expand_shape %[[BT]] {{.*}} into tensor<1x192x128xbf16>
+// CHECK-DAG:     %[[B:.+]] = tensor.expand_shape %arg1 {{.*}} into tensor<1x128x192xbf16>
 // CHECK-DAG:     %[[C:.+]] = tensor.empty() : tensor<1x256x192xbf16>
 // CHECK-DAG:     %[[S:.+]] = tensor.empty() : tensor<192xi32>
 // CHECK-DAG:     %[[GRID:.+]] = arith.constant 2 : index
-// CHECK:         %[[R:.+]]:2 = "flow.dispatch"(%[[GRID]], %[[A]], %[[B]], %[[C]], %[[S]], %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}) <{entry_points = [@nova_gemm_bf16_bf16_128x192x64_s2_c2_g1_k1_tma::@nova_gemm_bf16_bf16_128x192x64_s2_c2_g1_k1_tma], operandSegmentSizes = array<i32: 1, 8, 0, 0>, tied_operands = [2 : index, 3 : index]}>
+// CHECK:         %[[R:.+]]:2 = "flow.dispatch"(%[[GRID]], %[[A]], %[[B]], %[[C]], %[[S]], %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}) <{entry_points = [@nova_gemm_bf16_kn_bf16_128x192x64_s2_c2_g1_k1_tma::@nova_gemm_bf16_kn_bf16_128x192x64_s2_c2_g1_k1_tma], operandSegmentSizes = array<i32: 1, 8, 0, 0>, tied_operands = [2 : index, 3 : index]}>
 // CHECK:         tensor.collapse_shape %[[R]]#0 {{.*}} into tensor<256x192xbf16>
 // POISON-LABEL: func.func @nn_bf16
 // POISON:         %[[NAN:.+]] = arith.constant 0x7FC0 : bf16
@@ -33,14 +33,15 @@ func.func @nn_bf16(%a: tensor<256x128xbf16>, %b: tensor<128x192xbf16>) -> tensor
 
 // -----
 
-// A weight gradient (lhs stored [K, M], rhs [K, N]: both transposed) split
-// over K three ways: f32 partial sums [split, batch, M, N], summed and
+// A weight gradient (lhs stored [K, M], rhs [K, N]: both read MN-major)
+// split over K three ways: f32 partial sums [split, batch, M, N], summed and
 // rounded to bf16 after.
 // CHECK-LABEL: func.func @tn_split_k
-// CHECK:         linalg.generic {{.*}} ins(%arg0 : tensor<4096x64xbf16>) outs(%{{.+}} : tensor<64x4096xbf16>)
-// CHECK:         linalg.generic {{.*}} ins(%arg1 : tensor<4096x128xbf16>) outs(%{{.+}} : tensor<128x4096xbf16>)
+// CHECK-NOT:     linalg.generic
+// CHECK:         %[[A:.+]] = tensor.expand_shape %arg0 {{.*}} into tensor<1x4096x64xbf16>
+// CHECK:         %[[B:.+]] = tensor.expand_shape %arg1 {{.*}} into tensor<1x4096x128xbf16>
 // CHECK:         %[[P:.+]] = tensor.empty() : tensor<3x1x64x128xf32>
-// CHECK:         %[[R:.+]]:2 = "flow.dispatch"(%{{.+}}, %{{.+}}, %{{.+}}, %[[P]], {{.*}}@nova_gemm_bf16_partial_64x128x64_s4_c1_g1_k3_tma::
+// CHECK:         %[[R:.+]]:2 = "flow.dispatch"(%{{.+}}, %[[A]], %[[B]], %[[P]], {{.*}}@nova_gemm_bf16_mn_partial_64x128x64_s4_c1_g1_k3_tma::
 // CHECK:         %[[SUM:.+]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%[[R]]#0 : tensor<3x1x64x128xf32>) outs(%{{.+}} : tensor<1x64x128xf32>)
 // CHECK:           arith.addf
 // CHECK:         linalg.generic {{.*}} ins(%[[SUM]] : tensor<1x64x128xf32>) outs(%{{.+}} : tensor<1x64x128xbf16>)
@@ -48,6 +49,17 @@ func.func @nn_bf16(%a: tensor<256x128xbf16>, %b: tensor<128x192xbf16>) -> tensor
 func.func @tn_split_k(%a: tensor<4096x64xbf16>, %b: tensor<4096x128xbf16>) -> tensor<64x128xbf16> {
   %0 = nova.matmul %a, %b {transpose_lhs, lowering_config = #nova.lowering_config<tile_sizes = [64, 128, 64], warp_layout = [1, 1], mma_shape = [64, 128, 16], pipeline_stages = 4, swizzle = 128, kernel = "wgmma_tma", precision = "bf16", producer_warpgroups = 1, split_k = 3>} : tensor<4096x64xbf16>, tensor<4096x128xbf16> -> tensor<64x128xbf16>
   return %0 : tensor<64x128xbf16>
+}
+
+// -----
+
+// TF32 reads only K-major operands: a rhs stored [K, N] is transposed.
+// CHECK-LABEL: func.func @tf32_nn
+// CHECK:         linalg.generic {{.*}} ins(%arg1 : tensor<64x96xf32>) outs(%{{.+}} : tensor<96x64xf32>)
+// CHECK:         "flow.dispatch"{{.*}}@nova_gemm_tf32_f32_64x64x32_s2_c1_g1_k1_tma::
+func.func @tf32_nn(%a: tensor<128x64xf32>, %b: tensor<64x96xf32>) -> tensor<128x96xf32> {
+  %0 = nova.matmul %a, %b {lowering_config = #nova.lowering_config<tile_sizes = [64, 64, 32], warp_layout = [1, 1], mma_shape = [64, 64, 8], pipeline_stages = 2, swizzle = 128, kernel = "wgmma_tma", precision = "tf32", producer_warpgroups = 1>} : tensor<128x64xf32>, tensor<64x96xf32> -> tensor<128x96xf32>
+  return %0 : tensor<128x96xf32>
 }
 
 // -----

@@ -89,3 +89,18 @@ func.func @direct_stores(%a: tensor<128x128xbf16>, %b: tensor<66x128xbf16>) -> t
   %0 = nova.matmul %a, %b {transpose_rhs, lowering_config = #nova.lowering_config<tile_sizes = [64, 64, 64], warp_layout = [1, 1], mma_shape = [64, 64, 16], pipeline_stages = 2, swizzle = 128, kernel = "wgmma_tma", precision = "bf16", producer_warpgroups = 1>} : tensor<128x128xbf16>, tensor<66x128xbf16> -> tensor<128x66xbf16>
   return %0 : tensor<128x66xbf16>
 }
+
+// -----
+
+// A bf16 weight gradient with both operands stored [K, rows]: read MN-major
+// (wgmma's transpose bits set, "mn" in the name), one [64 K, 64] TMA box per
+// 64 rows of each operand.
+// (LLVM lays the consumers' blocks out before the producer's.)
+// CHECK:      .visible .entry nova_gemm_bf16_mn_f32_128x128x64_s4_c2_g1_k1_tma(
+// CHECK:      wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {{.*}}, p, 1, 1, 1, 1;
+// CHECK-COUNT-4: cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
+// CHECK-NOT:  cp.async.bulk.tensor.3d.shared::cluster.global
+func.func @weight_gradient(%g: tensor<512x256xbf16>, %x: tensor<512x128xbf16>) -> tensor<256x128xf32> {
+  %0 = nova.matmul %g, %x {transpose_lhs, lowering_config = #nova.lowering_config<tile_sizes = [128, 128, 64], warp_layout = [2, 1], mma_shape = [64, 128, 16], pipeline_stages = 4, swizzle = 128, kernel = "wgmma_tma", precision = "bf16", producer_warpgroups = 1>} : tensor<512x256xbf16>, tensor<512x128xbf16> -> tensor<256x128xf32>
+  return %0 : tensor<256x128xf32>
+}
