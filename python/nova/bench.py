@@ -19,6 +19,7 @@ import contextlib
 import datetime
 import json
 import logging
+import math
 import os
 import subprocess
 import sys
@@ -554,6 +555,7 @@ def profile(args: argparse.Namespace) -> dict[str, Any]:
     top = sorted(per_kernel.items(), key=lambda kv: -kv[1][0])[: args.top]
     return {
         "bench": "profile",
+        "runtime_flags": os.environ.get("NOVA_IREE_RUNTIME_FLAGS", ""),
         "model": args.model,
         "dtype": args.dtype,
         "batch": args.batch,
@@ -656,16 +658,28 @@ def report(rows: list[dict[str, Any]]) -> str:
     matmul_rows = [r for r in rows if r["bench"] == "matmul"]
     if matmul_rows:
         out += [
-            "| dtype | M | N | K | Nova TFLOP/s | cuBLAS TFLOP/s | Nova / cuBLAS | Nova max rel err | cuBLAS max rel err |",
-            "|---|---|---|---|---|---|---|---|---|",
+            "GPU time per call of all of each side's kernels (CUPTI); layout nt = A @ B^T (forward), "
+            "nn = A @ B (input gradient), tn = A^T @ B (weight gradient).\n",
+            "| dtype | M | N | K | layout | Nova TFLOP/s | cuBLAS TFLOP/s | Nova / cuBLAS | Nova max rel err "
+            "| cuBLAS max rel err |",
+            "|---|---|---|---|---|---|---|---|---|---|",
         ]
         for r in matmul_rows:
             out.append(
-                f"| {r['dtype']} | {r['m']} | {r['n']} | {r['k']} | {r.get('nova_tflops', 0):.1f} "
-                f"| {r['cublas_tflops']:.1f} | {r.get('nova_vs_cublas', 0):.3f} | {r.get('nova_max_rel_err', 0):.2e} "
-                f"| {r['cublas_max_rel_err']:.2e} |"
+                f"| {r['dtype']} | {r['m']} | {r['n']} | {r['k']} | {r.get('layout', 'nn')} "
+                f"| {r.get('nova_tflops', 0):.1f} | {r['cublas_tflops']:.1f} | {r.get('nova_vs_cublas', 0):.3f} "
+                f"| {r.get('nova_max_rel_err', 0):.2e} | {r['cublas_max_rel_err']:.2e} |"
             )
         out.append("")
+        for dtype in dict.fromkeys(r["dtype"] for r in matmul_rows):
+            model = [r for r in matmul_rows if r["dtype"] == dtype and not (r["m"] == r["n"] == r["k"])]
+            ratios = [r["nova_vs_cublas"] for r in model if r.get("nova_vs_cublas")]
+            if ratios:
+                geomean = math.exp(sum(math.log(x) for x in ratios) / len(ratios))
+                out.append(
+                    f"{dtype}: geomean Nova / cuBLAS over the {len(ratios)} model shapes: {geomean:.3f} "
+                    f"(min {min(ratios):.3f}, max {max(ratios):.3f}).\n"
+                )
     for r in rows:
         if r["bench"] == "check":
             ordering = " (batches written on torch's stream, losses read after all steps)" if "loop_ms" in r else ""
@@ -680,8 +694,9 @@ def report(rows: list[dict[str, Any]]) -> str:
                 if "step_ms" in r
                 else ""
             )
+            flags = f" (IREE runtime flags `{r['runtime_flags']}`)" if r.get("runtime_flags") else ""
             out.append(
-                f"Profile, {r['model']} {r['dtype']} B{r['batch']}: {r['gpu_ms_per_step']:.2f} GPU ms/step in "
+                f"Profile, {r['model']} {r['dtype']} B{r['batch']}{flags}: {r['gpu_ms_per_step']:.2f} GPU ms/step in "
                 f"{r['kernels_per_step']:.0f} kernels{overhead}; top dispatches:\n"
             )
             out += ["| dispatch | ms/step | share | calls/step |", "|---|---|---|---|"]

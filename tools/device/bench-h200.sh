@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # The H200 runs of one session, in phases that each fit one device call:
-#   smoke   ordering/correctness check (gpt-42m f32 vs eager CUDA), Nova's
-#           gpt-42m bf16 row and its profile (host overhead)
+#   kernels Nova's GEMM kernel check (tools/gemm_check.py: every config class
+#           vs f64, poisoned outputs) and the matmul sweep vs cuBLAS, bf16 and tf32
+#   smoke   ordering/correctness checks (gpt-42m tf32 and bf16 vs eager CUDA),
+#           Nova's rows and the gpt-42m bf16 profile (host overhead), also
+#           with CUDA graphs (--cuda_use_streams=false)
 #   42m     gpt-42m B32 bf16 and tf32, every mode (Nova and all peers)
 #   146m    gpt-146m B16 bf16, every mode, and Nova's profile
 # Carry .whl, bench-artifacts and .nova-commit (nova bench prepare output).
 # Results: $OUT/<phase>.jsonl and $OUT/<phase>.log.
 set -uo pipefail
-phase=${1:?phase: smoke, 42m or 146m}
+phase=${1:?phase: kernels, smoke, 42m or 146m}
 . tools/device/gpu-env.sh
 export PYTHONUNBUFFERED=1
 out=${OUT:-/tmp}/$phase.jsonl
@@ -15,10 +18,20 @@ bench() { python3 -m nova.cli bench "$@" --artifacts bench-artifacts --json-out 
 {
   nvidia-smi --query-gpu=name,driver_version,memory.used,clocks.sm --format=csv
   case $phase in
+    kernels)
+      python3 tools/gemm_check.py run --dir bench-artifacts/gemm-check | tee "${OUT:-/tmp}/gemm-check.jsonl"
+      bench matmul --dtype bf16
+      bench matmul --dtype tf32
+      ;;
     smoke)
       bench check --model gpt-42m --dtype tf32 --batch 32 --steps 12
+      bench check --model gpt-42m --dtype bf16 --batch 32 --steps 12
       bench train --model gpt-42m --dtype bf16 --batch 32 --modes nova
+      bench train --model gpt-42m --dtype tf32 --batch 32 --modes nova
+      bench train --model gpt-146m --dtype bf16 --batch 16 --modes nova
       bench profile --model gpt-42m --dtype bf16 --batch 32 --steps 3
+      NOVA_IREE_RUNTIME_FLAGS=--cuda_use_streams=false \
+        bench profile --model gpt-42m --dtype bf16 --batch 32 --steps 3
       ;;
     42m)
       bench train --model gpt-42m --dtype bf16 --batch 32

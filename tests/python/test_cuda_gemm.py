@@ -1,0 +1,76 @@
+"""CUDA lowering of nova.matmul to Nova's sm_90 GEMM kernel (compile only).
+
+For sm_90, every configured matmul of a captured train step becomes a
+dispatch of Nova's TMA + wgmma kernel (compiler/codegen/cuda/
+WgmmaGemmKernel.cpp) at the precision torch was set to at capture; other
+targets and exact f32 keep IREE's code generation. iree-compile accepts the
+result (no GPU needed); the numerics run on the GPU box
+(tools/gemm_check.py, `nova bench check`).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from nova.pipeline import _Stages, lower_to_iree_input
+from nova.runtime.iree_compile import compile_to_vmfb
+
+REPO = Path(__file__).resolve().parents[2]
+GPT_TINY = REPO / "tests" / "lit" / "torch-inputs" / "gpt_tiny_adamw_train_step.mlir"
+
+
+def _lower(tmp_path: Path, target: str, precision: str) -> tuple[str, str]:
+    """(the optimized nova text, the IREE input text) of gpt-tiny's step."""
+    dump = tmp_path / f"{target.replace(':', '_')}-{precision}"
+    text = lower_to_iree_input(
+        GPT_TINY.read_text(), target=target, f32_matmul_precision=precision, stages=_Stages("gpt-tiny", dump)
+    )
+    nova = next(dump.glob("*-nova-optimized.mlir")).read_text()
+    return nova, text
+
+
+def _gemm_dispatches(text: str) -> list[str]:
+    return re.findall(r'"flow\.dispatch"\([^)]*\) <\{entry_points = \[@(nova_gemm_\w+)::', text)
+
+
+def test_every_matmul_of_the_step_runs_on_nova_gemm_with_tf32(tmp_path):
+    nova, text = _lower(tmp_path, "cuda:sm_90", "high")
+    matmuls = nova.count("nova.matmul")
+    assert matmuls >= 10  # forward, input and weight gradients of each Linear, attention, head
+    kernels = _gemm_dispatches(text)
+    assert len(kernels) == matmuls, (matmuls, kernels)
+    assert all(k.startswith("nova_gemm_tf32_") for k in kernels)
+    # Each distinct configuration is one executable, declared once.
+    assert text.count('"hal.executable.source"') >= len(set(kernels))
+    assert len(compile_to_vmfb(text, "cuda:sm_90")) > 0
+
+
+def test_exact_f32_and_other_targets_keep_iree_codegen(tmp_path):
+    # "highest" is exact f32 (tf32x3): no kernel yet, never TF32 behind the user's back.
+    _, highest = _lower(tmp_path, "cuda:sm_90", "highest")
+    assert _gemm_dispatches(highest) == []
+    _, ampere = _lower(tmp_path, "cuda:sm_80", "high")
+    assert _gemm_dispatches(ampere) == []
+
+
+@pytest.mark.parametrize("layout, kernel_layout", [("nt", ""), ("nn", "_kn"), ("tn", "_mn")])
+def test_bf16_matmul_layouts_need_no_transposes(layout, kernel_layout):
+    """x @ W.t(), dy @ W and dy.t() @ x: bf16 operands are read in the
+    layout they are stored in (MN-major ones through wgmma's transposed
+    modes), so the IR around the kernel has no copy, only reshapes."""
+    import torch
+
+    from nova import capture
+    from nova.bench import layout_matmul, matmul_operands
+    from nova.importer import import_to_torch_mlir
+
+    a_shape, b_shape = matmul_operands(256, 192, 128, layout)
+    operands = (torch.empty(a_shape, dtype=torch.bfloat16), torch.empty(b_shape, dtype=torch.bfloat16))
+    captured = capture.capture_function(layout_matmul(layout), operands)
+    text = lower_to_iree_input(import_to_torch_mlir(captured), target="cuda:sm_90")
+    (kernel,) = _gemm_dispatches(text)
+    assert re.fullmatch(rf"nova_gemm_bf16{kernel_layout}_bf16_\w+", kernel), kernel
+    assert '"linalg.generic"' not in text
