@@ -22,7 +22,8 @@ import sys
 import zlib
 from pathlib import Path
 
-# (name, dtype, out dtype, batch, M, N, K, tl, tr, config or None)
+# (name, dtype, out dtype, batch, M, N, K, tl, tr, config or None); dtype
+# f32 runs TF32, f32x3 exact f32.
 CASES = [
     ("fwd-bf16", "bf16", "bf16", 1, 4096, 3072, 768, False, True, None),
     ("dgrad-bf16-nn", "bf16", "bf16", 1, 4096, 768, 3072, False, False, None),
@@ -48,7 +49,15 @@ CASES = [
     ("batched-tf32", "f32", "f32", 16, 512, 512, 64, False, True, None),
     ("splitk2-tf32", "f32", "f32", 1, 200, 264, 3000, False, True,
      dict(tile=(128, 128), consumers=2, stages=4, split=2)),
+    # Exact f32 (torch's "highest"): hi*hi + hi*lo + lo*hi in one TF32 GEMM.
+    ("fwd-f32-exact", "f32x3", "f32", 1, 4096, 3072, 768, False, True, None),
+    ("wgrad-f32-exact-tn", "f32x3", "f32", 1, 768, 768, 16384, True, False, None),
+    ("odd-f32-exact", "f32x3", "f32", 3, 333, 517, 129, False, False, None),
 ]
+
+# The MLIR element type and f32-matmul-precision of each case dtype.
+ELEMENT = {"bf16": "bf16", "f32": "f32", "f32x3": "f32"}
+PRECISION = {"bf16": "high", "f32": "high", "f32x3": "highest"}
 
 def _case(spec: tuple) -> dict:
     name, dtype, out, batch, m, n, k, tl, tr, config = spec
@@ -68,7 +77,7 @@ def _config_attr(case: dict) -> str:
     c = case["config"]
     bk = 64 if case["dtype"] == "bf16" else 32
     mma_k = 16 if case["dtype"] == "bf16" else 8
-    precision = "bf16" if case["dtype"] == "bf16" else "tf32"
+    precision = {"bf16": "bf16", "f32": "tf32", "f32x3": "tf32x3"}[case["dtype"]]
     bm, bn = c["tile"]
     return (
         f"#nova.lowering_config<tile_sizes = [{bm}, {bn}, {bk}], warp_layout = [{c['consumers']}, 1], "
@@ -89,7 +98,8 @@ def module_text(case: dict) -> str:
     if case["config"]:
         attrs.append("lowering_config = " + _config_attr(case))
     attr_text = " {" + ", ".join(attrs) + "}" if attrs else ""
-    a, b, c = ty(lhs, case["dtype"]), ty(rhs, case["dtype"]), ty(out, case["out"])
+    element = ELEMENT[case["dtype"]]
+    a, b, c = ty(lhs, element), ty(rhs, element), ty(out, case["out"])
     return (
         f"func.func @main(%a: {a}, %b: {b}) -> {c} {{\n"
         f"  %0 = nova.matmul %a, %b{attr_text} : {a}, {b} -> {c}\n"
@@ -98,7 +108,8 @@ def module_text(case: dict) -> str:
 
 
 PIPELINE = (
-    "builtin.module(nova-configure-kernels{{target={arch} f32-matmul-precision=high}}, convert-nova-to-iree-kernels{{poison-outputs=true}}, "
+    "builtin.module(nova-configure-kernels{{target={arch} f32-matmul-precision={precision}}}, "
+    "convert-nova-to-iree-kernels{{poison-outputs=true}}, "
     "convert-nova-to-linalg, canonicalize, cse)"
 )
 
@@ -111,7 +122,7 @@ def prepare(out: Path, target: str) -> None:
     arch = target.split(":", 1)[1]
     cases = [_case(spec) for spec in CASES]
     for case in cases:
-        text = compiler.run_pipeline(module_text(case), PIPELINE.format(arch=arch), allow_unregistered_dialects=True)
+        text = compiler.run_pipeline(module_text(case), PIPELINE.format(arch=arch, precision=PRECISION[case["dtype"]]), allow_unregistered_dialects=True)
         assert "nova_gemm_" in text, f"{case['name']}: the GEMM kernel path was not taken"
         config = text.split("entry_points = [@", 1)[1].split("::", 1)[0]
         case["kernel"] = config
@@ -122,7 +133,7 @@ def prepare(out: Path, target: str) -> None:
     print(f"wrote {len(cases)} cases to {out}")
 
 
-TOLERANCE = {("bf16", "bf16"): 1e-2, ("bf16", "f32"): 1e-4, ("f32", "f32"): 5e-4}
+TOLERANCE = {("bf16", "bf16"): 1e-2, ("bf16", "f32"): 1e-4, ("f32", "f32"): 5e-4, ("f32x3", "f32"): 1e-5}
 
 
 def _torch_matmul(case: dict, torch):
@@ -142,12 +153,13 @@ def run(directory: Path, iters: int) -> int:
     from nova.bench import device_ms_per_kernel
     from nova.runtime import Session
 
-    torch.backends.cuda.matmul.allow_tf32 = True
     spec = json.loads((directory / "cases.json").read_text())
     failed = 0
     for case in spec["cases"]:
         lhs_shape, rhs_shape, _ = _shapes(case)
         dtype = torch.bfloat16 if case["dtype"] == "bf16" else torch.float32
+        # cuBLAS as the case's precision: TF32 for tf32, SGEMM for exact f32.
+        torch.backends.cuda.matmul.allow_tf32 = case["dtype"] == "f32"
         g = torch.Generator(device="cuda").manual_seed(zlib.crc32(case["name"].encode()))
         a = torch.randn(lhs_shape, device="cuda", generator=g).to(dtype)
         b = torch.randn(rhs_shape, device="cuda", generator=g).to(dtype)

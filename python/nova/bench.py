@@ -70,6 +70,10 @@ def make_optimizer(model: torch.nn.Module, fused: bool) -> torch.optim.Optimizer
     return torch.optim.AdamW(model.parameters(), lr=1e-4, fused=fused)
 
 
+# f32: exact f32 matmuls (torch's "highest"; Nova: three TF32 products, cuBLAS:
+# SGEMM); tf32: TF32 matmuls ("high", allow_tf32); bf16: autocast.
+BENCH_DTYPES = ["f32", "tf32", "bf16"]
+
 # How each GEMM of a Linear reads its operands (torch's x @ W.t() and its
 # gradients): "nt" = A[M, K] @ B[N, K]^T (forward), "nn" = A[M, K] @ B[K, N]
 # (input gradient), "tn" = A[K, M]^T @ B[K, N] (weight gradient).
@@ -128,7 +132,8 @@ def _artifact_name(kind: str, **parts: Any) -> str:
 def prepare(args: argparse.Namespace) -> None:
     """Exports each (model, dtype) train step, and with --matmul the matmul
     sweep. tf32 captures with torch's matmul precision "high" (TF32 matmuls,
-    as the peers run with allow_tf32), bf16 with "highest" under autocast."""
+    as the peers run with allow_tf32), f32 and bf16 (under autocast) with
+    "highest"."""
     from nova.export import export_function, export_train_step
 
     out = Path(args.out)
@@ -756,7 +761,7 @@ def main(argv: list[str] | None = None) -> None:
 
     p = commands.add_parser("prepare", help="build box: export Nova's steps and matmuls for the GPU target")
     p.add_argument("--models", nargs="*", default=["gpt-42m"])
-    p.add_argument("--dtypes", nargs="+", default=["tf32", "bf16"], choices=["tf32", "bf16"])
+    p.add_argument("--dtypes", nargs="+", default=["tf32", "bf16"], choices=BENCH_DTYPES)
     p.add_argument("--batch", type=int, default=0, help="0: 32 for gpt-42m, 16 for gpt-146m")
     p.add_argument("--target", default="cuda:sm_90")
     p.add_argument("--matmul", action="store_true", help="also export the matmul sweep")
@@ -766,7 +771,7 @@ def main(argv: list[str] | None = None) -> None:
         """A subcommand that runs an exported step of one (model, dtype, batch)."""
         sub = commands.add_parser(name, help=help)
         sub.add_argument("--model", default="gpt-42m")
-        sub.add_argument("--dtype", default=dtype, choices=["tf32", "bf16"])
+        sub.add_argument("--dtype", default=dtype, choices=BENCH_DTYPES)
         sub.add_argument("--batch", type=int, default=32)
         sub.add_argument("--steps", type=int, default=steps)
         sub.add_argument("--artifacts", default="bench-artifacts")
@@ -787,7 +792,7 @@ def main(argv: list[str] | None = None) -> None:
     )  # fmt: skip
 
     m = commands.add_parser("matmul", help="GPU box: Nova's matmul vs cuBLAS over the model GEMM shapes")
-    m.add_argument("--dtype", default="bf16", choices=["tf32", "bf16"])
+    m.add_argument("--dtype", default="bf16", choices=BENCH_DTYPES)
     m.add_argument("--artifacts", default="bench-artifacts")
     m.add_argument("--json-out", default=None)
 

@@ -2,8 +2,8 @@
 
 For sm_90, every configured matmul of a captured train step becomes a
 dispatch of Nova's TMA + wgmma kernel (compiler/codegen/cuda/
-WgmmaGemmKernel.cpp) at the precision torch was set to at capture; other
-targets and exact f32 keep IREE's code generation. iree-compile accepts the
+WgmmaGemmKernel.cpp) at the precision torch was set to at capture (exact f32
+as three TF32 products); other targets keep IREE's code generation. iree-compile accepts the
 result (no GPU needed); the numerics run on the GPU box
 (tools/gemm_check.py, `nova bench check`).
 """
@@ -36,22 +36,26 @@ def _gemm_dispatches(text: str) -> list[str]:
     return re.findall(r'"flow\.dispatch"\([^)]*\) <\{entry_points = \[@(nova_gemm_\w+)::', text)
 
 
-def test_every_matmul_of_the_step_runs_on_nova_gemm_with_tf32(tmp_path):
-    nova, text = _lower(tmp_path, "cuda:sm_90", "high")
+@pytest.mark.parametrize("precision", ["high", "highest"])
+def test_every_matmul_of_the_step_runs_on_nova_gemm(precision, tmp_path):
+    """TF32 at "high"; at "highest" (exact f32) three TF32 products per
+    product, as one GEMM over hi/lo parts laid along K."""
+    nova, text = _lower(tmp_path, "cuda:sm_90", precision)
     matmuls = nova.count("nova.matmul")
     assert matmuls >= 10  # forward, input and weight gradients of each Linear, attention, head
     kernels = _gemm_dispatches(text)
     assert len(kernels) == matmuls, (matmuls, kernels)
     assert all(k.startswith("nova_gemm_tf32_") for k in kernels)
     # Each distinct configuration is one executable, declared once.
-    assert text.count('"hal.executable.source"') >= len(set(kernels))
+    sources = re.findall(r'sym_name = "(nova_gemm_\w+)", sym_visibility = "private"', text)
+    assert sorted(sources) == sorted(set(kernels))
+    # Exact f32 lays out each operand's hi/lo parts: three insert_slices each.
+    slices = text.count('"tensor.insert_slice"')
+    assert slices >= 6 * matmuls if precision == "highest" else slices < 6 * matmuls
     assert len(compile_to_vmfb(text, "cuda:sm_90")) > 0
 
 
-def test_exact_f32_and_other_targets_keep_iree_codegen(tmp_path):
-    # "highest" is exact f32 (tf32x3): no kernel yet, never TF32 behind the user's back.
-    _, highest = _lower(tmp_path, "cuda:sm_90", "highest")
-    assert _gemm_dispatches(highest) == []
+def test_other_targets_keep_iree_codegen(tmp_path):
     _, ampere = _lower(tmp_path, "cuda:sm_80", "high")
     assert _gemm_dispatches(ampere) == []
 

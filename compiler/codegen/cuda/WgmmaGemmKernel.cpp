@@ -625,7 +625,8 @@ FailureOr<WgmmaGemmSpec> cuda::wgmmaGemmSpec(LoweringConfigAttr config,
     why = "kernel family is not wgmma_tma";
     return failure();
   }
-  if (config.getPrecision() == "tf32")
+  // tf32x3 runs the TF32 kernel over hi/lo parts its caller lays out.
+  if (config.getPrecision() == "tf32" || config.getPrecision() == "tf32x3")
     spec.tf32 = true;
   else if (config.getPrecision() != "bf16") {
     why = ("no wgmma kernel for precision " + config.getPrecision()).str();

@@ -1,7 +1,8 @@
 //===- Gemm.cpp - configured matmuls through Nova's sm_90 GEMM ------------===//
 //
 // A nova.matmul that the configurator gave a "wgmma_tma" config (bf16, or
-// f32 as TF32) becomes a dispatch of Nova's TMA + wgmma kernel
+// f32 as TF32, or exact f32 as three TF32 products) becomes a dispatch of
+// Nova's TMA + wgmma kernel
 // (compiler/codegen/cuda/WgmmaGemmKernel.h). bf16 operands are read in
 // either layout; TF32 ones must be K-contiguous, so an M-contiguous lhs or an
 // N-contiguous rhs is transposed first (bf16 too when its rows or K are not
@@ -67,7 +68,7 @@ FailureOr<cuda::WgmmaGemmSpec> kernelSpec(MatmulOp op, GemmShape &shape) {
   shape.n = op.getTransposeRhs() ? b[0] : b[1];
   constexpr int64_t limit = std::numeric_limits<int32_t>::max() / 2;
   if (shape.m < 1 || shape.n < 1 || shape.k < 1 || shape.batch > limit ||
-      shape.m > limit || shape.n > limit || shape.k > limit)
+      shape.m > limit || shape.n > limit || 3 * shape.k > limit)
     return failure();
   std::string why;
   FailureOr<cuda::WgmmaGemmSpec> spec = cuda::wgmmaGemmSpec(
@@ -114,6 +115,36 @@ Value roundToTf32(OpBuilder &b, Location loc, Value x) {
         return arith::BitcastOp::create(nb, l, nb.getF32Type(), rounded)
             .getResult();
       });
+}
+
+/// `x` [batch, rows, K] as TF32 parts side by side along K: per entry of
+/// `high`, its TF32 rounding (hi) or the TF32 rounding of the rest (lo).
+Value splitTf32(OpBuilder &b, Location loc, Value x, ArrayRef<bool> high) {
+  RankedTensorType type = tensorType(x);
+  Value hi = roundToTf32(b, loc, x);
+  Value lo = roundToTf32(
+      b, loc,
+      elementwise(b, loc, type, ValueRange{x, hi},
+                  [](OpBuilder &nb, Location l, ValueRange v) {
+                    return arith::SubFOp::create(nb, l, v[0], v[1]).getResult();
+                  }));
+  ArrayRef<int64_t> shape = type.getShape();
+  int64_t k = shape[2];
+  Value parts = emptyTensor(
+      b, loc,
+      RankedTensorType::get({shape[0], shape[1], k * int64_t(high.size())},
+                            type.getElementType()));
+  for (auto [i, isHigh] : llvm::enumerate(high)) {
+    SmallVector<OpFoldResult> offsets = {b.getIndexAttr(0), b.getIndexAttr(0),
+                                         b.getIndexAttr(int64_t(i) * k)};
+    SmallVector<OpFoldResult> sizes = {b.getIndexAttr(shape[0]),
+                                       b.getIndexAttr(shape[1]),
+                                       b.getIndexAttr(k)};
+    SmallVector<OpFoldResult> strides(3, b.getIndexAttr(1));
+    parts = tensor::InsertSliceOp::create(b, loc, isHigh ? hi : lo, parts,
+                                          offsets, sizes, strides);
+  }
+  return parts;
 }
 
 /// [batch, rows, K] of `x` (K innermost), K zero-padded to `paddedK`.
@@ -190,10 +221,6 @@ LogicalResult lowerToGemmKernel(IRRewriter &rewriter, ModuleOp module,
     lhs = transposeInner(rewriter, loc, lhs);
   if (!op.getTransposeRhs() && !spec.bMnMajor)
     rhs = transposeInner(rewriter, loc, rhs);
-  if (spec.tf32) {
-    lhs = roundToTf32(rewriter, loc, lhs);
-    rhs = roundToTf32(rewriter, loc, rhs);
-  }
   int64_t kAlign = 16 / spec.elementBytes();
   int64_t paddedK = (shape.k + kAlign - 1) / kAlign * kAlign;
   // MN-major operands ([batch, K, rows]) need no padding: K % 8 == 0 there.
@@ -207,8 +234,19 @@ LogicalResult lowerToGemmKernel(IRRewriter &rewriter, ModuleOp module,
                             RankedTensorType::get({shape.batch, shape.k, shape.n},
                                                   rewriter.getBF16Type()))
             : kernelOperand(rewriter, loc, rhs, shape.batch, shape.n, paddedK);
-
   LoweringConfigAttr config = op.getLoweringConfigAttr();
+  int64_t kernelK = paddedK;
+  if (config.getPrecision() == "tf32x3") {
+    // f32 accuracy from TF32: a b = hi hi + hi lo + lo hi (+ lo lo, below
+    // f32 rounding), one GEMM over K three times as long.
+    lhs = splitTf32(rewriter, loc, lhs, {true, true, false});
+    rhs = splitTf32(rewriter, loc, rhs, {true, false, true});
+    kernelK = 3 * paddedK;
+  } else if (spec.tf32) {
+    lhs = roundToTf32(rewriter, loc, lhs);
+    rhs = roundToTf32(rewriter, loc, rhs);
+  }
+
   int64_t tiles = spec.splitK * shape.batch *
                   ((shape.m + spec.tileM - 1) / spec.tileM) *
                   ((shape.n + spec.tileN - 1) / spec.tileN);
@@ -237,7 +275,7 @@ LogicalResult lowerToGemmKernel(IRRewriter &rewriter, ModuleOp module,
                                          outType.getElementType(), NAN))
            : emptyTensor(rewriter, loc, outType),
        emptyTensor(rewriter, loc, scratchType), i32(shape.m), i32(shape.n),
-       i32(paddedK), i32(shape.batch)},
+       i32(kernelK), i32(shape.batch)},
       {outType, scratchType}, /*tiedTo=*/{2, 3});
   Value product = results[0];
   if (spec.writesPartials()) {

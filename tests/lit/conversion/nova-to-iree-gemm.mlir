@@ -64,23 +64,49 @@ func.func @tf32_nn(%a: tensor<128x64xf32>, %b: tensor<64x96xf32>) -> tensor<128x
 
 // -----
 
-// TF32: both operands rounded to nearest TF32 (+0x1000, clear 13 bits); K =
-// 30 f32 is 120 bytes, not a multiple of 16, so it is zero-padded to 32; the
-// batch is the tensor maps' third dim; a persistent grid of 4 CTAs.
+// TF32: K = 30 f32 is 120 bytes, not a multiple of 16, so both operands are
+// zero-padded to 32, then rounded to nearest TF32 (+0x1000, clear 13 bits);
+// the batch is the tensor maps' third dim; a persistent grid of 4 CTAs; C
+// rows of 50 f32 (200 bytes) are stored without TMA.
 // CHECK-LABEL: func.func @tf32_batched_odd_k
-// CHECK:         %[[RA:.+]] = linalg.generic {{.*}} ins(%arg0 : tensor<3x100x30xf32>)
+// CHECK:         %[[PA:.+]] = tensor.pad %arg0 low[0, 0, 0] high[0, 0, 2]
+// CHECK:         %[[PB:.+]] = tensor.pad %arg1 low[0, 0, 0] high[0, 0, 2]
+// CHECK:         %[[RA:.+]] = linalg.generic {{.*}} ins(%[[PA]] : tensor<3x100x32xf32>)
 // CHECK-DAG:       arith.constant -8192 : i32
 // CHECK-DAG:       arith.constant 4096 : i32
-// CHECK:         %[[RB:.+]] = linalg.generic {{.*}} ins(%arg1 : tensor<3x50x30xf32>)
-// CHECK:         %[[PA:.+]] = tensor.pad %[[RA]] low[0, 0, 0] high[0, 0, 2]
-// CHECK:         %[[PB:.+]] = tensor.pad %[[RB]] low[0, 0, 0] high[0, 0, 2]
+// CHECK:         %[[RB:.+]] = linalg.generic {{.*}} ins(%[[PB]] : tensor<3x50x32xf32>)
 // CHECK-DAG:     %[[K:.+]] = arith.constant 32 : i32
 // CHECK-DAG:     %[[BATCH:.+]] = arith.constant 3 : i32
 // CHECK-DAG:     %[[GRID:.+]] = arith.constant 4 : index
-// CHECK:         "flow.dispatch"(%[[GRID]], %[[PA]], %[[PB]], %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %[[K]], %[[BATCH]]) {{.*}}@nova_gemm_tf32_f32_64x64x32_s1_c1_g1_k1::{{.*}} -> (tensor<3x100x50xf32>, tensor<384xi32>)
+// CHECK:         "flow.dispatch"(%[[GRID]], %[[RA]], %[[RB]], %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %[[K]], %[[BATCH]]) {{.*}}@nova_gemm_tf32_f32_64x64x32_s1_c1_g1_k1::{{.*}} -> (tensor<3x100x50xf32>, tensor<384xi32>)
 func.func @tf32_batched_odd_k(%a: tensor<3x100x30xf32>, %b: tensor<3x50x30xf32>) -> tensor<3x100x50xf32> {
   %0 = nova.matmul %a, %b {transpose_rhs, lowering_config = #nova.lowering_config<tile_sizes = [64, 64, 32], warp_layout = [1, 1], mma_shape = [64, 64, 8], pipeline_stages = 1, swizzle = 128, kernel = "wgmma_tma", precision = "tf32", producer_warpgroups = 1, persistent_ctas = 4>} : tensor<3x100x30xf32>, tensor<3x50x30xf32> -> tensor<3x100x50xf32>
   return %0 : tensor<3x100x50xf32>
+}
+
+// -----
+
+// Exact f32 ("tf32x3", torch's "highest"): each operand is split into its
+// TF32 rounding (hi) and the rounded rest (lo), laid side by side along K as
+// [hi, hi, lo] and [hi, lo, hi], so one TF32 GEMM over 3 K sums
+// hi*hi + hi*lo + lo*hi.
+// CHECK-LABEL: func.func @exact_f32
+// CHECK:         %[[AHI:.+]] = linalg.generic {{.*}} ins(%{{.+}} : tensor<1x128x64xf32>)
+// CHECK:         %[[AREST:.+]] = linalg.generic {{.*}} ins(%{{.+}}, %[[AHI]] : tensor<1x128x64xf32>, tensor<1x128x64xf32>)
+// CHECK:           arith.subf
+// CHECK:         %[[ALO:.+]] = linalg.generic {{.*}} ins(%[[AREST]] : tensor<1x128x64xf32>)
+// CHECK:         %[[A0:.+]] = tensor.empty() : tensor<1x128x192xf32>
+// CHECK:         %[[A1:.+]] = tensor.insert_slice %[[AHI]] into %[[A0]][0, 0, 0] [1, 128, 64] [1, 1, 1]
+// CHECK:         %[[A2:.+]] = tensor.insert_slice %[[AHI]] into %[[A1]][0, 0, 64] [1, 128, 64] [1, 1, 1]
+// CHECK:         %[[A:.+]] = tensor.insert_slice %[[ALO]] into %[[A2]][0, 0, 128] [1, 128, 64] [1, 1, 1]
+// CHECK:         tensor.insert_slice %{{.+}} into %{{.+}}[0, 0, 0] [1, 96, 64]
+// CHECK:         tensor.insert_slice %{{.+}} into %{{.+}}[0, 0, 64] [1, 96, 64]
+// CHECK:         %[[B:.+]] = tensor.insert_slice %{{.+}} into %{{.+}}[0, 0, 128] [1, 96, 64]
+// CHECK:         %[[K:.+]] = arith.constant 192 : i32
+// CHECK:         "flow.dispatch"(%{{.+}}, %[[A]], %[[B]], %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %[[K]], %{{.+}}) {{.*}}@nova_gemm_tf32_f32_64x64x32_s2_c1_g1_k1_tma::
+func.func @exact_f32(%a: tensor<128x64xf32>, %b: tensor<96x64xf32>) -> tensor<128x96xf32> {
+  %0 = nova.matmul %a, %b {transpose_rhs, lowering_config = #nova.lowering_config<tile_sizes = [64, 64, 32], warp_layout = [1, 1], mma_shape = [64, 64, 8], pipeline_stages = 2, swizzle = 128, kernel = "wgmma_tma", precision = "tf32x3", producer_warpgroups = 1>} : tensor<128x64xf32>, tensor<96x64xf32> -> tensor<128x96xf32>
+  return %0 : tensor<128x96xf32>
 }
 
 // -----
