@@ -125,7 +125,12 @@ cuda::configureGemm(const GemmProblem &problem, TargetAttr target,
       Candidate c{bm, bn, bk, 0, 1, {}, {}, 0, {}};
       if (hopper) {
         int64_t consumers = std::min<int64_t>(bm / 64, 2);
-        if (bm * bn / (consumers * 128) > kHopperAccumulatorRegs)
+        // Exact f32 keeps a second set of f32 sums next to the MMA
+        // accumulators (the kernel promotes into them).
+        int64_t accumulatorRegs = problem.precision == GemmPrecision::TF32x3
+                                      ? kHopperAccumulatorRegs / 2
+                                      : kHopperAccumulatorRegs;
+        if (bm * bn / (consumers * 128) > accumulatorRegs)
           continue;
         c.warpLayout = {consumers, 1};
         c.mma = {64, bn, mmaK};

@@ -296,7 +296,10 @@ struct GemmKernel : Builder {
     loop(cta, total, ctas, ValueRange{c32(0)},
          [&](Value t, ValueRange args) -> SmallVector<Value> {
            Tile tl = tile(t);
-           SmallVector<Value> init(mTiles,
+           // The MMAs' accumulators, then (exact f32) the sums they are
+           // promoted into, then the stage counter.
+           int64_t sums = spec.promoteEvery ? mTiles : 0;
+           SmallVector<Value> init(mTiles + sums,
                                    LLVM::ZeroOp::create(b, loc, accType));
            init.push_back(args[0]);
            ValueRange end = loop(
@@ -310,7 +313,8 @@ struct GemmKernel : Builder {
                  Value aBase = add(sharedAddress(aTile(stage)),
                                    wide(aRowBytes));
                  Value bBase = sharedAddress(bTile(stage));
-                 SmallVector<Value> accs(carried.drop_back());
+                 SmallVector<Value> accs(carried.take_front(mTiles));
+                 SmallVector<Value> totals(carried.drop_front(mTiles).drop_back());
                  NVVM::WgmmaFenceAlignedOp::create(b, loc);
                  // One MMA's K slice: 32 bytes of a K-major row, or 16
                  // MN-major rows (2 KiB).
@@ -346,18 +350,24 @@ struct GemmKernel : Builder {
                  NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 1);
                  ifThen(cmp(arith::CmpIPredicate::ugt, kk, c32(0)),
                         [&] { release(sub(it, c32(1))); });
+                 if (spec.promoteEvery)
+                   promote(kk, tl.kCount, accs, totals, accType);
+                 accs.append(totals);
                  accs.push_back(add(it, c32(1)));
                  return accs;
                });
            NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
            Value itEnd = end.back();
+           ValueRange results = spec.promoteEvery
+                                    ? end.drop_front(mTiles).drop_back()
+                                    : end.drop_back();
            ifThen(cmp(arith::CmpIPredicate::ugt, tl.kCount, c32(0)),
                   [&] { release(sub(itEnd, c32(1))); });
            if (spec.tmaStore)
-             tmaStoreEpilogue(tl, end.drop_back(), consumerIndex, thread, warp,
-                              lane, mTiles, mapC);
+             tmaStoreEpilogue(tl, results, consumerIndex, thread, warp, lane,
+                              mTiles, mapC);
            else
-             epilogue(tl, end.drop_back(), consumerIndex, warp, lane, mTiles);
+             epilogue(tl, results, consumerIndex, warp, lane, mTiles);
            return {itEnd};
          });
     // The last tile's stores must have read shared memory before exit.
@@ -366,6 +376,50 @@ struct GemmKernel : Builder {
         NVVM::CpAsyncBulkWaitGroupOp::create(b, loc, b.getI32IntegerAttr(0),
                                              nullptr);
       });
+  }
+
+  /// Every `promoteEvery` K steps (and after the last): wait for the MMAs,
+  /// add their accumulators into `totals` with round-to-nearest f32 adds and
+  /// restart them from zero. The tensor cores' own accumulation loses low
+  /// bits over long K (measured: relative error growing with K, 2e-4 at
+  /// K = 16384), which exact f32 cannot afford.
+  void promote(Value kk, Value kCount, SmallVectorImpl<Value> &accs,
+               SmallVectorImpl<Value> &totals, Type accType) {
+    Value next = add(kk, c32(1));
+    Value due = arith::OrIOp::create(
+        b, loc, eq(rem(next, c32(spec.promoteEvery)), 0),
+        cmp(arith::CmpIPredicate::eq, next, kCount));
+    SmallVector<Type> types(accs.size() + totals.size(), accType);
+    auto branch = scf::IfOp::create(b, loc, types, due, /*withElse=*/true);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(branch.thenBlock());
+      NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
+      SmallVector<Value> yields;
+      Value zero = LLVM::ZeroOp::create(b, loc, accType);
+      for (size_t i = 0; i < accs.size(); ++i)
+        yields.push_back(zero);
+      int64_t n = cast<LLVM::LLVMStructType>(accType).getBody().size();
+      for (auto [acc, total] : llvm::zip(accs, totals)) {
+        Value sum = LLVM::UndefOp::create(b, loc, accType);
+        for (int64_t i = 0; i < n; ++i) {
+          Value x = arith::AddFOp::create(
+              b, loc, LLVM::ExtractValueOp::create(b, loc, total, i),
+              LLVM::ExtractValueOp::create(b, loc, acc, i));
+          sum = LLVM::InsertValueOp::create(b, loc, sum, x, i);
+        }
+        yields.push_back(sum);
+      }
+      scf::YieldOp::create(b, loc, yields);
+      b.setInsertionPointToStart(branch.elseBlock());
+      SmallVector<Value> same(accs.begin(), accs.end());
+      same.append(totals.begin(), totals.end());
+      scf::YieldOp::create(b, loc, same);
+    }
+    for (size_t i = 0; i < accs.size(); ++i) {
+      accs[i] = branch.getResult(i);
+      totals[i] = branch.getResult(accs.size() + i);
+    }
   }
 
   Value convert(Value v, Type element) {
@@ -602,7 +656,7 @@ struct GemmKernel : Builder {
 } // namespace
 
 std::string WgmmaGemmSpec::kernelName() const {
-  return llvm::formatv("nova_gemm_{0}{10}_{1}_{2}x{3}x{4}_s{5}_c{6}_g{7}_k{8}{9}",
+  return llvm::formatv("nova_gemm_{0}{10}_{1}_{2}x{3}x{4}_s{5}_c{6}_g{7}_k{8}{9}{11}",
                        tf32 ? "tf32" : "bf16",
                        writesPartials() ? "partial"
                        : bf16Result     ? "bf16"
@@ -612,7 +666,9 @@ std::string WgmmaGemmSpec::kernelName() const {
                        aMnMajor || bMnMajor
                            ? std::string("_") + (aMnMajor ? "m" : "k") +
                                  (bMnMajor ? "n" : "k")
-                           : std::string())
+                           : std::string(),
+                       promoteEvery ? "_p" + std::to_string(promoteEvery)
+                                    : std::string())
       .str();
 }
 
@@ -625,10 +681,13 @@ FailureOr<WgmmaGemmSpec> cuda::wgmmaGemmSpec(LoweringConfigAttr config,
     why = "kernel family is not wgmma_tma";
     return failure();
   }
-  // tf32x3 runs the TF32 kernel over hi/lo parts its caller lays out.
-  if (config.getPrecision() == "tf32" || config.getPrecision() == "tf32x3")
-    spec.tf32 = true;
-  else if (config.getPrecision() != "bf16") {
+  // tf32x3 runs the TF32 kernel over hi/lo parts its caller lays out,
+  // promoting its accumulators to f32 sums as it goes.
+  StringRef precision = config.getPrecision();
+  spec.tf32 = precision == "tf32" || precision == "tf32x3";
+  if (precision == "tf32x3")
+    spec.promoteEvery = kExactPromoteEvery;
+  if (!spec.tf32 && precision != "bf16") {
     why = ("no wgmma kernel for precision " + config.getPrecision()).str();
     return failure();
   }

@@ -48,6 +48,8 @@ namespace mlir::nova::cuda {
 
 constexpr int64_t kTensorMapBytes = 128;
 constexpr int64_t kDescriptorBytesPerCta = 3 * kTensorMapBytes; // A, B, C
+/// Exact f32: K steps between promotions of the MMA accumulators.
+constexpr int64_t kExactPromoteEvery = 4;
 
 /// One kernel variant (the part of a lowering config the code depends on).
 struct WgmmaGemmSpec {
@@ -61,6 +63,9 @@ struct WgmmaGemmSpec {
   /// bf16 operands may also be MN-major (A stored [K, M], B [K, N]; wgmma's
   /// transposed operand modes); TF32 must be K-major.
   bool aMnMajor = false, bMnMajor = false;
+  /// Exact f32: every this many K steps the MMAs' accumulators are added
+  /// into f32 sums (round to nearest) and restarted (0: never).
+  int64_t promoteEvery = 0;
 
   int64_t elementBytes() const { return tf32 ? 4 : 2; }
   /// One 128-byte swizzle row of K per stage.

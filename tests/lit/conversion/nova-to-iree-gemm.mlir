@@ -89,7 +89,8 @@ func.func @tf32_batched_odd_k(%a: tensor<3x100x30xf32>, %b: tensor<3x50x30xf32>)
 // Exact f32 ("tf32x3", torch's "highest"): each operand is split into its
 // TF32 rounding (hi) and the rounded rest (lo), laid side by side along K as
 // [hi, hi, lo] and [hi, lo, hi], so one TF32 GEMM over 3 K sums
-// hi*hi + hi*lo + lo*hi.
+// hi*hi + hi*lo + lo*hi, promoting its accumulators into f32 sums every 4
+// K steps ("_p4").
 // CHECK-LABEL: func.func @exact_f32
 // CHECK:         %[[AHI:.+]] = linalg.generic {{.*}} ins(%{{.+}} : tensor<1x128x64xf32>)
 // CHECK:         %[[AREST:.+]] = linalg.generic {{.*}} ins(%{{.+}}, %[[AHI]] : tensor<1x128x64xf32>, tensor<1x128x64xf32>)
@@ -103,7 +104,7 @@ func.func @tf32_batched_odd_k(%a: tensor<3x100x30xf32>, %b: tensor<3x50x30xf32>)
 // CHECK:         tensor.insert_slice %{{.+}} into %{{.+}}[0, 0, 64] [1, 96, 64]
 // CHECK:         %[[B:.+]] = tensor.insert_slice %{{.+}} into %{{.+}}[0, 0, 128] [1, 96, 64]
 // CHECK:         %[[K:.+]] = arith.constant 192 : i32
-// CHECK:         "flow.dispatch"(%{{.+}}, %[[A]], %[[B]], %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %[[K]], %{{.+}}) {{.*}}@nova_gemm_tf32_f32_64x64x32_s2_c1_g1_k1_tma::
+// CHECK:         "flow.dispatch"(%{{.+}}, %[[A]], %[[B]], %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %[[K]], %{{.+}}) {{.*}}@nova_gemm_tf32_f32_64x64x32_s2_c1_g1_k1_tma_p4::
 func.func @exact_f32(%a: tensor<128x64xf32>, %b: tensor<96x64xf32>) -> tensor<128x96xf32> {
   %0 = nova.matmul %a, %b {transpose_rhs, lowering_config = #nova.lowering_config<tile_sizes = [64, 64, 32], warp_layout = [1, 1], mma_shape = [64, 64, 8], pipeline_stages = 2, swizzle = 128, kernel = "wgmma_tma", precision = "tf32x3", producer_warpgroups = 1>} : tensor<128x64xf32>, tensor<96x64xf32> -> tensor<128x96xf32>
   return %0 : tensor<128x96xf32>

@@ -64,9 +64,10 @@ func.func @odd(%a: tensor<100x77xbf16>, %b: tensor<77x33xbf16>) -> tensor<100x33
 // -----
 
 // f32 without a precision setting: torch's default ("highest") is kept with
-// three TF32 products; BK is 32 f32 elements (128 bytes), the MMA k 8.
+// three TF32 products; BK is 32 f32 elements (128 bytes), the MMA k 8; the
+// accumulator gets half the registers (the kernel keeps f32 sums beside it).
 // CHECK-LABEL: func.func @f32_highest
-// CHECK: lowering_config = #nova.lowering_config<tile_sizes = [128, 256, 32], warp_layout = [2, 1], mma_shape = [64, 256, 8], {{.*}}, precision = "tf32x3"
+// CHECK: lowering_config = #nova.lowering_config<tile_sizes = [128, 128, 32], warp_layout = [2, 1], mma_shape = [64, 128, 8], {{.*}}, precision = "tf32x3"
 // torch.set_float32_matmul_precision("high") at capture: TF32.
 // TF32-LABEL: func.func @f32_highest
 // TF32: lowering_config = #nova.lowering_config<{{.*}}mma_shape = [64, {{[0-9]+}}, 8], {{.*}}, precision = "tf32"

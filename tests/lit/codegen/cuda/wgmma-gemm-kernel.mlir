@@ -104,3 +104,17 @@ func.func @weight_gradient(%g: tensor<512x256xbf16>, %x: tensor<512x128xbf16>) -
   %0 = nova.matmul %g, %x {transpose_lhs, lowering_config = #nova.lowering_config<tile_sizes = [128, 128, 64], warp_layout = [2, 1], mma_shape = [64, 128, 16], pipeline_stages = 4, swizzle = 128, kernel = "wgmma_tma", precision = "bf16", producer_warpgroups = 1>} : tensor<512x256xbf16>, tensor<512x128xbf16> -> tensor<256x128xf32>
   return %0 : tensor<256x128xf32>
 }
+
+// -----
+
+// Exact f32 (tf32x3): every 4 K steps the MMAs are drained and their
+// accumulators added into f32 sums with round-to-nearest adds (32 per thread
+// for a 64x64 tile) - the tensor cores' own accumulation loses low bits over
+// long K.
+// CHECK:      .visible .entry nova_gemm_tf32_f32_64x64x32_s2_c1_g1_k1_tma_p4(
+// CHECK-DAG:  wgmma.wait_group.sync.aligned 0;
+// CHECK-COUNT-32: add.rn.f32
+func.func @exact_f32(%a: tensor<128x64xf32>, %b: tensor<96x64xf32>) -> tensor<128x96xf32> {
+  %0 = nova.matmul %a, %b {transpose_rhs, lowering_config = #nova.lowering_config<tile_sizes = [64, 64, 32], warp_layout = [1, 1], mma_shape = [64, 64, 8], pipeline_stages = 2, swizzle = 128, kernel = "wgmma_tma", precision = "tf32x3", producer_warpgroups = 1>} : tensor<128x64xf32>, tensor<96x64xf32> -> tensor<128x96xf32>
+  return %0 : tensor<128x96xf32>
+}
