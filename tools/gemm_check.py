@@ -16,11 +16,12 @@ might not pick for the shape); the others are configured for sm_90.
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 import zlib
 from pathlib import Path
+
+import kernel_check_cli
 
 # (name, dtype, out dtype, batch, M, N, K, tl, tr, config or None); dtype
 # f32 runs TF32, f32x3 exact f32.
@@ -192,21 +193,5 @@ def run(directory: Path, iters: int) -> int:
     return 1 if failed else 0
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    sub = parser.add_subparsers(dest="cmd", required=True)
-    p = sub.add_parser("prepare")
-    p.add_argument("--out", type=Path, default=Path("bench-artifacts/gemm-check"))
-    p.add_argument("--target", default="cuda:sm_90")
-    r = sub.add_parser("run")
-    r.add_argument("--dir", type=Path, default=Path("bench-artifacts/gemm-check"))
-    r.add_argument("--iters", type=int, default=10)
-    args = parser.parse_args()
-    if args.cmd == "prepare":
-        prepare(args.out, args.target)
-        return 0
-    return run(args.dir, args.iters)
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(kernel_check_cli.main(__doc__, prepare, run, "gemm-check", iters=10))

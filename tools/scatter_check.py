@@ -14,11 +14,12 @@ untouched, and times the call against torch's index_add_.
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 import time
 from pathlib import Path
+
+import kernel_check_cli
 
 CASES = [
     # gpt-42m's token-embedding backward: 16384 tokens into 32000 x 512.
@@ -110,21 +111,5 @@ def run(directory: Path, iters: int) -> int:
     return 1 if failed else 0
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    sub = parser.add_subparsers(dest="cmd", required=True)
-    p = sub.add_parser("prepare")
-    p.add_argument("--out", type=Path, default=Path("bench-artifacts/scatter-check"))
-    p.add_argument("--target", default="cuda:sm_90")
-    r = sub.add_parser("run")
-    r.add_argument("--dir", type=Path, default=Path("bench-artifacts/scatter-check"))
-    r.add_argument("--iters", type=int, default=20)
-    args = parser.parse_args()
-    if args.cmd == "prepare":
-        prepare(args.out, args.target)
-        return 0
-    return run(args.dir, args.iters)
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(kernel_check_cli.main(__doc__, prepare, run, "scatter-check", iters=20))

@@ -191,6 +191,26 @@ def Nova_MatmulOp : Nova_Op<"matmul", [Pure]> {
   }];
   let hasVerifier = 1;
   let hasCanonicalizer = 1;
+  let extraClassDeclaration = [{
+    /// The GEMM the op computes: the product of the batch dims, then M, N,
+    /// K as its operand layouts say (static shapes only).
+    struct GemmDims {
+      int64_t batch = 1, m = 0, n = 0, k = 0;
+    };
+    GemmDims getGemmDims() {
+      auto lhs = ::llvm::cast<::mlir::RankedTensorType>(getLhs().getType());
+      auto rhs = ::llvm::cast<::mlir::RankedTensorType>(getRhs().getType());
+      GemmDims dims;
+      for (int64_t d : lhs.getShape().drop_back(2))
+        dims.batch *= d;
+      ::llvm::ArrayRef<int64_t> a = lhs.getShape().take_back(2);
+      ::llvm::ArrayRef<int64_t> b = rhs.getShape().take_back(2);
+      dims.m = getTransposeLhs() ? a[1] : a[0];
+      dims.k = getTransposeLhs() ? a[0] : a[1];
+      dims.n = getTransposeRhs() ? b[0] : b[1];
+      return dims;
+    }
+  }];
 }
 
 //===----------------------------------------------------------------------===//

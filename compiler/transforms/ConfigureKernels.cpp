@@ -42,13 +42,11 @@ FailureOr<cuda::GemmProblem> gemmProblem(MatmulOp op,
     why = "no tensor-core path for this element type";
     return failure();
   }
-  for (int64_t d : lhs.getShape().drop_back(2))
-    problem.batch *= d;
-  ArrayRef<int64_t> a = lhs.getShape().take_back(2);
-  ArrayRef<int64_t> b = rhs.getShape().take_back(2);
-  problem.m = op.getTransposeLhs() ? a[1] : a[0];
-  problem.k = op.getTransposeLhs() ? a[0] : a[1];
-  problem.n = op.getTransposeRhs() ? b[0] : b[1];
+  MatmulOp::GemmDims dims = op.getGemmDims();
+  problem.batch = dims.batch;
+  problem.m = dims.m;
+  problem.n = dims.n;
+  problem.k = dims.k;
   problem.resultBytes =
       std::max<int64_t>(1, result.getElementTypeBitWidth() / 8);
   return problem;

@@ -11,6 +11,7 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVM/NVVM/Target.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
+#include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
 
@@ -24,6 +25,22 @@ std::unique_ptr<MLIRContext> nova::cuda::createKernelContext() {
   context->disableMultithreading();
   context->loadAllAvailableDialects();
   return context;
+}
+
+OwningOpRef<ModuleOp> nova::cuda::createKernelModule(OpBuilder &b,
+                                                     StringRef name,
+                                                     StringRef chip,
+                                                     StringRef features) {
+  Location loc = b.getUnknownLoc();
+  OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
+  b.setInsertionPointToStart(module->getBody());
+  auto target = NVVM::NVVMTargetAttr::get(b.getContext(), /*optLevel=*/3,
+                                          "nvptx64-nvidia-cuda", chip,
+                                          features);
+  auto gpuModule =
+      gpu::GPUModuleOp::create(b, loc, name, b.getArrayAttr({target}));
+  b.setInsertionPointToStart(gpuModule.getBody());
+  return module;
 }
 
 FailureOr<std::string> nova::cuda::serializeToPtx(ModuleOp module) {
@@ -47,4 +64,23 @@ FailureOr<std::string> nova::cuda::serializeToPtx(ModuleOp module) {
     for (Attribute object : binary.getObjects())
       return cast<gpu::ObjectAttr>(object).getObject().getValue().str();
   return module.emitError("serializeToPtx: no gpu.binary was produced");
+}
+
+std::string
+nova::cuda::buildPtx(function_ref<OwningOpRef<ModuleOp>(MLIRContext *)> build,
+                     std::string &error) {
+  std::unique_ptr<MLIRContext> context = createKernelContext();
+  std::string diagnostics;
+  llvm::raw_string_ostream os(diagnostics);
+  ScopedDiagnosticHandler handler(context.get(), [&](Diagnostic &diag) {
+    os << diag << "\n";
+    return success();
+  });
+  OwningOpRef<ModuleOp> module = build(context.get());
+  FailureOr<std::string> ptx = serializeToPtx(*module);
+  if (failed(ptx)) {
+    error = diagnostics;
+    return {};
+  }
+  return std::move(*ptx);
 }

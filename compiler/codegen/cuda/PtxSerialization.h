@@ -4,6 +4,7 @@
 #define NOVA_CODEGEN_CUDA_PTXSERIALIZATION_H
 
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
 
 #include <string>
 
@@ -14,9 +15,19 @@ namespace mlir::nova::cuda {
 /// from the compiler's own context (kernels are built once and cached).
 std::unique_ptr<MLIRContext> createKernelContext();
 
+/// A module holding an empty `gpu.module @name` for `chip` with PTX
+/// `features` (e.g. "sm_90a", "+ptx83"), `b` set to insert into it.
+OwningOpRef<ModuleOp> createKernelModule(OpBuilder &b, StringRef name,
+                                         StringRef chip, StringRef features);
+
 /// Lowers `module`, which holds one `gpu.module` with an `#nvvm.target`,
 /// through MLIR's gpu-lower-to-nvvm pipeline and returns its PTX.
 FailureOr<std::string> serializeToPtx(ModuleOp module);
+
+/// The PTX of the module `build` makes in a fresh kernel context; empty with
+/// the diagnostics in `error` on failure.
+std::string buildPtx(function_ref<OwningOpRef<ModuleOp>(MLIRContext *)> build,
+                     std::string &error);
 
 } // namespace mlir::nova::cuda
 

@@ -9,7 +9,6 @@
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
-#include "llvm/Support/raw_ostream.h"
 
 #include <mutex>
 
@@ -19,14 +18,8 @@ using namespace mlir::nova;
 OwningOpRef<ModuleOp> cuda::buildScatterAddKernel(MLIRContext *context) {
   OpBuilder b(context);
   Location loc = b.getUnknownLoc();
-  OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
-  b.setInsertionPointToStart(module->getBody());
-  auto target = NVVM::NVVMTargetAttr::get(context, /*optLevel=*/3,
-                                          "nvptx64-nvidia-cuda", "sm_60",
-                                          "+ptx60");
-  auto gpuModule = gpu::GPUModuleOp::create(b, loc, kScatterExecutable,
-                                            b.getArrayAttr({target}));
-  b.setInsertionPointToStart(gpuModule.getBody());
+  OwningOpRef<ModuleOp> module =
+      createKernelModule(b, kScatterExecutable, "sm_60", "+ptx60");
 
   // Global-memory pointers, so loads and the atomic are ld/red.global.
   Type ptr = LLVM::LLVMPointerType::get(context, /*addressSpace=*/1);
@@ -96,18 +89,7 @@ OwningOpRef<ModuleOp> cuda::buildScatterAddKernel(MLIRContext *context) {
 const std::string &cuda::scatterAddPtx(std::string &error) {
   static std::string ptx, diagnostics;
   static std::once_flag once;
-  std::call_once(once, [] {
-    std::unique_ptr<MLIRContext> context = createKernelContext();
-    llvm::raw_string_ostream os(diagnostics);
-    ScopedDiagnosticHandler handler(context.get(), [&](Diagnostic &diag) {
-      os << diag << "\n";
-      return success();
-    });
-    OwningOpRef<ModuleOp> module = buildScatterAddKernel(context.get());
-    FailureOr<std::string> serialized = serializeToPtx(*module);
-    if (succeeded(serialized))
-      ptx = std::move(*serialized);
-  });
+  std::call_once(once, [] { ptx = buildPtx(buildScatterAddKernel, diagnostics); });
   error = diagnostics;
   return ptx;
 }

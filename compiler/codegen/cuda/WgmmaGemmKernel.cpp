@@ -12,7 +12,6 @@
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/FormatVariadic.h"
-#include "llvm/Support/raw_ostream.h"
 
 #include <mutex>
 
@@ -730,16 +729,10 @@ OwningOpRef<ModuleOp> cuda::buildWgmmaGemmKernel(MLIRContext *context,
                                                  const WgmmaGemmSpec &spec) {
   OpBuilder b(context);
   Location loc = b.getUnknownLoc();
-  OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
-  b.setInsertionPointToStart(module->getBody());
-  // sm_90a: wgmma and setmaxnreg; PTX 8.3: tensormap.replace.
-  auto target = NVVM::NVVMTargetAttr::get(context, /*optLevel=*/3,
-                                          "nvptx64-nvidia-cuda", "sm_90a",
-                                          "+ptx83");
   std::string name = spec.kernelName();
-  auto gpuModule =
-      gpu::GPUModuleOp::create(b, loc, name, b.getArrayAttr({target}));
-  b.setInsertionPointToStart(gpuModule.getBody());
+  // sm_90a: wgmma and setmaxnreg; PTX 8.3: tensormap.replace.
+  OwningOpRef<ModuleOp> module =
+      createKernelModule(b, name, "sm_90a", "+ptx83");
   // The dynamic shared memory (tiles, then barriers); 1024-aligned for the
   // 128B swizzle atoms.
   auto smem = LLVM::GlobalOp::create(
@@ -767,18 +760,10 @@ std::string cuda::wgmmaGemmPtx(const WgmmaGemmSpec &spec, std::string &error) {
   auto cached = cache.find(name);
   if (cached != cache.end())
     return cached->second;
-  std::unique_ptr<MLIRContext> context = createKernelContext();
-  std::string diagnostics;
-  llvm::raw_string_ostream os(diagnostics);
-  ScopedDiagnosticHandler handler(context.get(), [&](Diagnostic &diag) {
-    os << diag << "\n";
-    return success();
-  });
-  OwningOpRef<ModuleOp> module = buildWgmmaGemmKernel(context.get(), spec);
-  FailureOr<std::string> ptx = serializeToPtx(*module);
-  if (failed(ptx)) {
-    error = diagnostics;
-    return {};
-  }
-  return cache[name] = std::move(*ptx);
+  std::string ptx = buildPtx(
+      [&](MLIRContext *context) { return buildWgmmaGemmKernel(context, spec); },
+      error);
+  if (!ptx.empty())
+    cache[name] = ptx;
+  return ptx;
 }

@@ -32,9 +32,7 @@ using namespace mlir::nova::nova_to_linalg;
 
 namespace {
 
-struct GemmShape {
-  int64_t batch = 1, m = 0, n = 0, k = 0;
-};
+using GemmShape = MatmulOp::GemmDims;
 
 /// Dynamic shared memory a CTA may use on the module's target (sm_90's when
 /// it names none).
@@ -59,13 +57,7 @@ FailureOr<cuda::WgmmaGemmSpec> kernelSpec(MatmulOp op, GemmShape &shape) {
   Type element = lhs.getElementType(), out = result.getElementType();
   if (!(out.isF32() || out.isBF16()))
     return failure();
-  for (int64_t d : lhs.getShape().drop_back(2))
-    shape.batch *= d;
-  ArrayRef<int64_t> a = lhs.getShape().take_back(2);
-  ArrayRef<int64_t> b = rhs.getShape().take_back(2);
-  shape.m = op.getTransposeLhs() ? a[1] : a[0];
-  shape.k = op.getTransposeLhs() ? a[0] : a[1];
-  shape.n = op.getTransposeRhs() ? b[0] : b[1];
+  shape = op.getGemmDims();
   constexpr int64_t limit = std::numeric_limits<int32_t>::max() / 2;
   if (shape.m < 1 || shape.n < 1 || shape.k < 1 || shape.batch > limit ||
       shape.m > limit || shape.n > limit || 3 * shape.k > limit)
@@ -305,10 +297,8 @@ LogicalResult nova_to_iree::injectGemmKernels(ModuleOp module,
   });
   if (ops.empty())
     return success();
-  if (!module.getContext()->allowsUnregisteredDialects())
-    return std::get<0>(ops.front()).emitOpError()
-           << "convert-nova-to-iree-kernels emits IREE's hal/flow ops "
-              "unregistered: allow unregistered dialects";
+  if (failed(requireUnregisteredDialects(std::get<0>(ops.front()))))
+    return failure();
   IRRewriter rewriter(module.getContext());
   for (auto &[op, spec, shape] : ops)
     if (failed(lowerToGemmKernel(rewriter, module, op, spec, shape,

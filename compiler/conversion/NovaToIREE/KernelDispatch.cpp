@@ -24,6 +24,14 @@ std::string pipelineLayout(const KernelExport &kernel) {
 
 } // namespace
 
+LogicalResult nova_to_iree::requireUnregisteredDialects(Operation *op) {
+  if (op->getContext()->allowsUnregisteredDialects())
+    return success();
+  return op->emitOpError() << "convert-nova-to-iree-kernels emits IREE's "
+                              "hal/flow ops unregistered: allow unregistered "
+                              "dialects";
+}
+
 bool nova_to_iree::hasExecutable(ModuleOp module, StringRef name) {
   return llvm::any_of(module.getOps(), [&](Operation &op) {
     auto symbol = op.getAttrOfType<StringAttr>("sym_name");

@@ -38,6 +38,10 @@ struct KernelExport {
   std::function<SmallVector<Value, 3>(OpBuilder &, Location, Value)> grid;
 };
 
+/// Fails with an error on `op` unless unregistered dialects are allowed
+/// (IREE's hal/flow ops are built unregistered).
+LogicalResult requireUnregisteredDialects(Operation *op);
+
 /// Whether `module` already declares executable `name`.
 bool hasExecutable(ModuleOp module, StringRef name);
 

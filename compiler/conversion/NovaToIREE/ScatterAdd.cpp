@@ -95,10 +95,8 @@ LogicalResult nova_to_iree::injectScatterAddKernels(ModuleOp module) {
   });
   if (ops.empty())
     return success();
-  if (!module.getContext()->allowsUnregisteredDialects())
-    return ops.front().emitOpError()
-           << "convert-nova-to-iree-kernels emits IREE's hal/flow ops "
-              "unregistered: allow unregistered dialects";
+  if (failed(requireUnregisteredDialects(ops.front())))
+    return failure();
   if (!hasExecutable(module, kScatterExecutable)) {
     std::string error;
     StringRef ptx = cuda::scatterAddPtx(error);
