@@ -20,6 +20,9 @@
 //   multiple of 16 bytes) each thread stores its fragments, predicated only
 //   in tiles that cross an edge.
 // - Edges: TMA zero-fills out-of-range rows and K.
+// - Not yet: thread-block clusters (the config's cluster_m/cluster_n, TMA
+//   multicast of the shared operand) and stream-K; the kernel runs one CTA
+//   per cluster and split-K only.
 // - TMA descriptors are made on the device (an IREE dispatch gets only
 //   buffer pointers): each CTA writes its two 128-byte tensor maps into its
 //   slot of a scratch binding with `tensormap.replace` (PTX ISA 8.3, no MLIR
