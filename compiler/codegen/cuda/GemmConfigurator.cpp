@@ -169,14 +169,12 @@ cuda::configureGemm(const GemmProblem &problem, TargetAttr target,
 
       int64_t tiles = problem.batch * ceilDiv(problem.m, bm) *
                       ceilDiv(problem.n, bn);
-      // Split K only when the tiles leave SMs idle, keeping every split a
-      // full pipeline deep. (Splitting 96-108 tiles of a weight gradient 4-7
-      // ways for 132 SMs measured 10-12% slower on the H200 than not.)
+      // Split K while the tiles fill at most two waves (a third of an idle
+      // wave is worth a split), keeping every split a full pipeline deep.
       int64_t maxSplit = 1;
-      if (tiles < sms)
+      if (tiles < 2 * sms)
         maxSplit = std::max<int64_t>(
-            1, std::min({sms / tiles, kMaxSplitK,
-                         kSteps / std::max<int64_t>(stages, 4)}));
+            1, std::min(kMaxSplitK, kSteps / std::max<int64_t>(stages, 4)));
       for (int64_t split = 1; split <= maxSplit; ++split) {
         c.stages = split > 1 ? std::min(stagesFor(4), ceilDiv(kSteps, split))
                              : stages;
