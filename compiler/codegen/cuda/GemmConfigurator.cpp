@@ -41,8 +41,6 @@ constexpr double kLoadLatencyCycles = 1500;
 constexpr int64_t kHopperAccumulatorRegs = 160;
 constexpr int64_t kAmpereAccumulatorRegs = 128;
 constexpr int64_t kHopperMaxStages = 7, kAmpereMaxStages = 5;
-// The most CTAs that share one tile's K.
-constexpr int64_t kMaxSplitK = 16;
 // Candidates within this fraction of the best estimate tie; the tie goes to
 // the larger tile (fewer CTAs, more reuse).
 constexpr double kTie = 0.005;
@@ -169,12 +167,12 @@ cuda::configureGemm(const GemmProblem &problem, TargetAttr target,
 
       int64_t tiles = problem.batch * ceilDiv(problem.m, bm) *
                       ceilDiv(problem.n, bn);
-      // Split K while the tiles fill at most two waves (a third of an idle
-      // wave is worth a split), keeping every split a full pipeline deep.
+      // Split K only when the tiles leave SMs idle, keeping every split at
+      // least a full pipeline deep.
       int64_t maxSplit = 1;
-      if (tiles < 2 * sms)
+      if (tiles < sms)
         maxSplit = std::max<int64_t>(
-            1, std::min(kMaxSplitK, kSteps / std::max<int64_t>(stages, 4)));
+            1, std::min(sms / tiles, kSteps / std::max<int64_t>(stages, 4)));
       for (int64_t split = 1; split <= maxSplit; ++split) {
         c.stages = split > 1 ? std::min(stagesFor(4), ceilDiv(kSteps, split))
                              : stages;
@@ -203,17 +201,11 @@ cuda::configureGemm(const GemmProblem &problem, TargetAttr target,
         double computeUs = ceilDiv(ctas, sms) * tileUs;
         double memoryUs = 1e6 * uniqueBytes / dram;
         // Partial sums in f32 are written and read back once.
-        // Splits add into one f32 C in L2: zero it first, and round it to a
-        // narrower result after.
-        double cBytes = double(problem.batch) * problem.m * problem.n * 4;
-        double reduceUs = 0;
-        if (split > 1) {
-          reduceUs = 1e6 * cBytes / dram + kLaunchUs +
-                     1e6 * split * cBytes / (kL2BandwidthFactor * dram);
-          if (problem.resultBytes < 4)
-            reduceUs += 1e6 * cBytes * (1 + problem.resultBytes / 4.0) / dram +
-                        kLaunchUs;
-        }
+        double reduceUs =
+            split > 1 ? 1e6 * 2.0 * split * problem.batch * problem.m *
+                                problem.n * 4 / dram +
+                            kLaunchUs
+                      : 0;
         GemmPlan plan;
         plan.tiles = tiles;
         plan.waves = double(ctas) / sms;

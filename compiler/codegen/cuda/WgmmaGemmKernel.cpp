@@ -491,28 +491,17 @@ struct GemmKernel : Builder {
                                    NVVM::SharedSpace::shared_cta));
     groupBarrier();
     ifThen(eq(thread, 0), [&] {
+      Value plane = add(mul(tl.split, batch), tl.batch);
       for (int64_t mt = 0; mt < mTiles; ++mt)
         for (int64_t j = 0; j < boxes; ++j) {
           Value row =
               add(tl.row0, add(mul(consumerIndex, c32(mTiles * 64)),
                                c32(mt * 64)));
-          Value box =
-              byteOffset(shared, buffer, c32((mt * boxes + j) * 64 * 128));
-          SmallVector<Value> coords = {add(tl.col0, c32(j * boxCols)), row,
-                                       tl.batch};
-          // A K split adds its partial sums into C (f32, in L2).
-          if (spec.writesPartials())
-            NVVM::CpAsyncBulkTensorReduceOp::create(
-                b, loc, mapC, box,
-                NVVM::TMAReduxKindAttr::get(b.getContext(),
-                                            NVVM::TMAReduxKind::ADD),
-                NVVM::TMAStoreModeAttr::get(b.getContext(),
-                                            NVVM::TMAStoreMode::TILE),
-                coords, Value());
-          else
-            NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp::create(
-                b, loc, mapC, box, coords, Value(), NVVM::TMAStoreMode::TILE,
-                Value());
+          NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp::create(
+              b, loc, mapC,
+              byteOffset(shared, buffer, c32((mt * boxes + j) * 64 * 128)),
+              ValueRange{add(tl.col0, c32(j * boxCols)), row, plane}, Value(),
+              NVVM::TMAStoreMode::TILE, Value());
         }
       NVVM::CpAsyncBulkCommitGroupOp::create(b, loc);
     });
@@ -531,7 +520,7 @@ struct GemmKernel : Builder {
             add(mul(warp, c32(16)), div(lane, c32(4))));
     Value colBase = add(tl.col0, mul(rem(lane, c32(4)), c32(2)));
     // C (or this split's partial sums) of the tile's batch.
-    Value plane = tl.batch;
+    Value plane = add(mul(tl.split, batch), tl.batch);
     Value planeOffset = mul(wide(plane), mul(wide(m), wide(n)));
     Value nEven = eq(rem(n, c32(2)), 0);
     Value inside = andI(
@@ -557,33 +546,20 @@ struct GemmKernel : Builder {
             Value v0 = convert(LLVM::ExtractValueOp::create(b, loc, accs[mt], reg));
             Value v1 = convert(
                 LLVM::ExtractValueOp::create(b, loc, accs[mt], reg + 1));
-            // A K split adds its partial sums into C with f32 atomics.
-            auto put = [&](Value v, Value ptr, unsigned alignment) {
-              if (spec.writesPartials())
-                LLVM::AtomicRMWOp::create(b, loc, LLVM::AtomicBinOp::fadd, ptr,
-                                          v, LLVM::AtomicOrdering::monotonic)
-                    .setAlignment(outBytes);
-              else
-                LLVM::StoreOp::create(b, loc, v, ptr, alignment);
-            };
-            if (!predicated && !spec.writesPartials()) {
+            if (!predicated) {
               Value pair = vector::FromElementsOp::create(
                   b, loc, VectorType::get({2}, outElement), ValueRange{v0, v1});
-              put(pair, address(row, col), 2 * outBytes);
-              continue;
-            }
-            if (!predicated) {
-              put(v0, address(row, col), outBytes);
-              put(v1, address(row, add(col, c32(1))), outBytes);
+              LLVM::StoreOp::create(b, loc, pair, address(row, col),
+                                    2 * outBytes);
               continue;
             }
             Value rowOk = cmp(arith::CmpIPredicate::ult, row, m);
             ifThen(andI(rowOk, cmp(arith::CmpIPredicate::ult, col, n)), [&] {
-              put(v0, address(row, col), outBytes);
+              LLVM::StoreOp::create(b, loc, v0, address(row, col), outBytes);
             });
             Value col1 = add(col, c32(1));
             ifThen(andI(rowOk, cmp(arith::CmpIPredicate::ult, col1, n)), [&] {
-              put(v1, address(row, col1), outBytes);
+              LLVM::StoreOp::create(b, loc, v1, address(row, col1), outBytes);
             });
           }
         }
@@ -639,9 +615,10 @@ struct GemmKernel : Builder {
       };
       operandMap(mapA, a, m, spec.tileM, spec.aMnMajor);
       operandMap(mapB, bOperand, n, spec.tileN, spec.bMnMajor);
-      // C as [batch, M, N] in boxes of one consumer's 64 rows.
+      // C (or the partial sums) as [split x batch, M, N] in boxes of one
+      // consumer's 64 rows.
       if (spec.tmaStore)
-        encodeTensorMap(mapC, c, batch, m, n, 64,
+        encodeTensorMap(mapC, c, mul(batch, c32(spec.splitK)), m, n, 64,
                         spec.outBytes(),
                         spec.outBytes() == 2 ? kTensorMapBf16 : kTensorMapF32);
       NVVM::FenceProxyReleaseOp::create(b, loc, NVVM::MemScopeKind::GPU);

@@ -11,9 +11,8 @@
 //   full/empty mbarriers), warp groups 1..consumers consume (wgmma from shared
 //   memory, one group in flight); setmaxnreg moves registers to consumers.
 // - Persistent: the grid (one CTA per SM at most) walks output tiles in
-//   raster bands of `raster_group` tile rows; split-K CTAs add their f32
-//   partial sums into a zeroed f32 C (TMA reduce-add, or atomics without
-//   TMA stores): no partial planes, no reduction pass.
+//   raster bands of `raster_group` tile rows; split-K CTAs write f32 partial
+//   sums to `[split, batch, M, N]`, reduced by the caller.
 // - Epilogue: each consumer writes its accumulators, converted, into a
 //   128B-swizzled C tile in shared memory and one thread TMA-stores it
 //   (clipped at the edges) asynchronously, waited for only before the next
@@ -93,8 +92,7 @@ struct WgmmaGemmSpec {
   bool movesRegisters() const {
     return consumers == 2 && tileM / 64 / consumers * tileN / 2 >= 64;
   }
-  /// Whether the K splits add their partial sums into C (split_k > 1): C is
-  /// then f32 and zero on entry.
+  /// Whether C holds f32 partial sums per split (split_k > 1).
   bool writesPartials() const { return splitK > 1; }
   std::string kernelName() const;
 };

@@ -8,7 +8,7 @@
 // N-contiguous rhs is transposed first (bf16 too when its rows or K are not
 // 16-byte multiples); TF32 operands are rounded to nearest (the tensor cores would
 // truncate, ~8e-4 relative error); K is zero-padded when its rows are not a
-// multiple of 16 bytes (TMA strides). K splits add into one zeroed f32 C.
+// multiple of 16 bytes (TMA strides). Split-K partial sums are added here.
 //
 //===----------------------------------------------------------------------===//
 
@@ -157,6 +157,30 @@ Value kernelOperand(OpBuilder &b, Location loc, Value x, int64_t batch,
   return tensor::PadOp::create(b, loc, paddedType, x, low, high, zero);
 }
 
+/// The sum over dim 0 of f32 `partials` [split, batch, M, N].
+Value sumSplits(OpBuilder &b, Location loc, Value partials) {
+  RankedTensorType type = tensorType(partials);
+  auto sumType = RankedTensorType::get(type.getShape().drop_front(),
+                                       type.getElementType());
+  MLIRContext *context = b.getContext();
+  AffineExpr d0 = getAffineDimExpr(0, context), d1 = getAffineDimExpr(1, context),
+             d2 = getAffineDimExpr(2, context), d3 = getAffineDimExpr(3, context);
+  SmallVector<AffineMap> maps = {AffineMap::get(4, 0, {d3, d0, d1, d2}, context),
+                                 AffineMap::get(4, 0, {d0, d1, d2}, context)};
+  SmallVector<utils::IteratorType> iterators(3, utils::IteratorType::parallel);
+  iterators.push_back(utils::IteratorType::reduction);
+  Value init = filledTensor(b, loc, sumType,
+                            scalarConstant(b, loc, b.getF32Type(), 0));
+  return linalg::GenericOp::create(
+             b, loc, sumType, partials, init, maps, iterators,
+             [](OpBuilder &nb, Location l, ValueRange args) {
+               linalg::YieldOp::create(
+                   nb, l, arith::AddFOp::create(nb, l, args[0], args[1])
+                              .getResult());
+             })
+      ->getResult(0);
+}
+
 LogicalResult lowerToGemmKernel(IRRewriter &rewriter, ModuleOp module,
                                 MatmulOp op, const cuda::WgmmaGemmSpec &spec,
                                 const GemmShape &shape, bool poisonOutputs) {
@@ -222,18 +246,13 @@ LogicalResult lowerToGemmKernel(IRRewriter &rewriter, ModuleOp module,
                      ? std::min(tiles, config.getPersistentCtas())
                      : tiles;
   Type resultElement = op.getType().getElementType();
-  // K splits add into one f32 C, which must start at zero.
-  RankedTensorType outType = RankedTensorType::get(
-      {shape.batch, shape.m, shape.n},
-      spec.writesPartials() ? rewriter.getF32Type() : resultElement);
-  Value out =
+  RankedTensorType outType =
       spec.writesPartials()
-          ? filledTensor(rewriter, loc, outType,
-                         scalarConstant(rewriter, loc, rewriter.getF32Type(), 0))
-      : poisonOutputs
-          ? filledTensor(rewriter, loc, outType,
-                         scalarConstant(rewriter, loc, resultElement, NAN))
-          : emptyTensor(rewriter, loc, outType);
+          ? RankedTensorType::get(
+                {spec.splitK, shape.batch, shape.m, shape.n},
+                rewriter.getF32Type())
+          : RankedTensorType::get({shape.batch, shape.m, shape.n},
+                                  resultElement);
   auto scratchType = RankedTensorType::get(
       {grid * cuda::kDescriptorBytesPerCta / 4}, rewriter.getI32Type());
   auto i32 = [&](int64_t v) -> Value {
@@ -241,17 +260,25 @@ LogicalResult lowerToGemmKernel(IRRewriter &rewriter, ModuleOp module,
   };
   ResultRange results = createDispatch(
       rewriter, loc, name, name, arith::ConstantIndexOp::create(rewriter, loc, grid),
-      {lhs, rhs, out, emptyTensor(rewriter, loc, scratchType), i32(shape.m), i32(shape.n),
+      {lhs, rhs,
+       poisonOutputs
+           ? filledTensor(rewriter, loc, outType,
+                          scalarConstant(rewriter, loc,
+                                         outType.getElementType(), NAN))
+           : emptyTensor(rewriter, loc, outType),
+       emptyTensor(rewriter, loc, scratchType), i32(shape.m), i32(shape.n),
        i32(kernelK), i32(shape.batch)},
       {outType, scratchType}, /*tiedTo=*/{2, 3});
   Value product = results[0];
-  if (spec.writesPartials() && !resultElement.isF32()) {
-    product = elementwise(
+  if (spec.writesPartials()) {
+    product = sumSplits(rewriter, loc, product);
+    if (!resultElement.isF32())
+      product = elementwise(
           rewriter, loc,
           RankedTensorType::get({shape.batch, shape.m, shape.n}, resultElement),
-        product, [&](OpBuilder &b, Location l, ValueRange args) {
-          return castScalar(b, l, args[0], resultElement);
-        });
+          product, [&](OpBuilder &b, Location l, ValueRange args) {
+            return castScalar(b, l, args[0], resultElement);
+          });
   }
   rewriter.replaceOp(op, reshapeTensor(rewriter, loc, product, op.getType()));
   return success();

@@ -34,17 +34,17 @@ func.func @nn_bf16(%a: tensor<256x128xbf16>, %b: tensor<128x192xbf16>) -> tensor
 // -----
 
 // A weight gradient (lhs stored [K, M], rhs [K, N]: both read MN-major)
-// split over K three ways: the splits add their partial sums into one
-// zeroed f32 C, rounded to bf16 after; no [split, ...] buffer, no reduction.
+// split over K three ways: f32 partial sums [split, batch, M, N], summed and
+// rounded to bf16 after.
 // CHECK-LABEL: func.func @tn_split_k
 // CHECK-NOT:     linalg.generic
 // CHECK:         %[[A:.+]] = tensor.expand_shape %arg0 {{.*}} into tensor<1x4096x64xbf16>
 // CHECK:         %[[B:.+]] = tensor.expand_shape %arg1 {{.*}} into tensor<1x4096x128xbf16>
-// CHECK:         %[[ZERO:.+]] = arith.constant 0.000000e+00 : f32
-// CHECK:         %[[C:.+]] = linalg.fill ins(%[[ZERO]] : f32) outs(%{{.+}} : tensor<1x64x128xf32>)
-// CHECK:         %[[R:.+]]:2 = "flow.dispatch"(%{{.+}}, %[[A]], %[[B]], %[[C]], {{.*}}@nova_gemm_bf16_mn_partial_64x128x64_s4_c1_g1_k3_tma::
-// CHECK-NOT:     "reduction"
-// CHECK:         linalg.generic {{.*}} ins(%[[R]]#0 : tensor<1x64x128xf32>) outs(%{{.+}} : tensor<1x64x128xbf16>)
+// CHECK:         %[[P:.+]] = tensor.empty() : tensor<3x1x64x128xf32>
+// CHECK:         %[[R:.+]]:2 = "flow.dispatch"(%{{.+}}, %[[A]], %[[B]], %[[P]], {{.*}}@nova_gemm_bf16_mn_partial_64x128x64_s4_c1_g1_k3_tma::
+// CHECK:         %[[SUM:.+]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%[[R]]#0 : tensor<3x1x64x128xf32>) outs(%{{.+}} : tensor<1x64x128xf32>)
+// CHECK:           arith.addf
+// CHECK:         linalg.generic {{.*}} ins(%[[SUM]] : tensor<1x64x128xf32>) outs(%{{.+}} : tensor<1x64x128xbf16>)
 // CHECK:           arith.truncf
 func.func @tn_split_k(%a: tensor<4096x64xbf16>, %b: tensor<4096x128xbf16>) -> tensor<64x128xbf16> {
   %0 = nova.matmul %a, %b {transpose_lhs, lowering_config = #nova.lowering_config<tile_sizes = [64, 128, 64], warp_layout = [1, 1], mma_shape = [64, 128, 16], pipeline_stages = 4, swizzle = 128, kernel = "wgmma_tma", precision = "bf16", producer_warpgroups = 1, split_k = 3>} : tensor<4096x64xbf16>, tensor<4096x128xbf16> -> tensor<64x128xbf16>

@@ -118,24 +118,3 @@ func.func @exact_f32(%a: tensor<128x64xf32>, %b: tensor<96x64xf32>) -> tensor<12
   %0 = nova.matmul %a, %b {transpose_rhs, lowering_config = #nova.lowering_config<tile_sizes = [64, 64, 32], warp_layout = [1, 1], mma_shape = [64, 64, 8], pipeline_stages = 2, swizzle = 128, kernel = "wgmma_tma", precision = "tf32x3", producer_warpgroups = 1>} : tensor<128x64xf32>, tensor<96x64xf32> -> tensor<128x96xf32>
   return %0 : tensor<128x96xf32>
 }
-
-// -----
-
-// Split K: each split TMA-reduce-adds its f32 partial sums into C (or, where
-// C rows cannot be TMA-stored, adds them with f32 atomics).
-// CHECK:      .visible .entry nova_gemm_bf16_mn_partial_64x128x64_s4_c1_g1_k3_tma(
-// CHECK-DAG:  cp.reduce.async.bulk.tensor.3d.global.shared::cta.add.tile.bulk_group
-// CHECK-NOT:  cp.async.bulk.tensor.3d.global.shared::cta
-func.func @split_k(%a: tensor<4096x64xbf16>, %b: tensor<4096x128xbf16>) -> tensor<64x128xbf16> {
-  %0 = nova.matmul %a, %b {transpose_lhs, lowering_config = #nova.lowering_config<tile_sizes = [64, 128, 64], warp_layout = [1, 1], mma_shape = [64, 128, 16], pipeline_stages = 4, swizzle = 128, kernel = "wgmma_tma", precision = "bf16", producer_warpgroups = 1, split_k = 3>} : tensor<4096x64xbf16>, tensor<4096x128xbf16> -> tensor<64x128xbf16>
-  return %0 : tensor<64x128xbf16>
-}
-
-// -----
-
-// CHECK:      .visible .entry nova_gemm_bf16_partial_64x64x64_s4_c1_g1_k2(
-// CHECK-DAG:  atom.global.add.f32
-func.func @split_k_atomics(%a: tensor<64x512xbf16>, %b: tensor<66x512xbf16>) -> tensor<64x66xf32> {
-  %0 = nova.matmul %a, %b {transpose_rhs, lowering_config = #nova.lowering_config<tile_sizes = [64, 64, 64], warp_layout = [1, 1], mma_shape = [64, 64, 16], pipeline_stages = 4, swizzle = 128, kernel = "wgmma_tma", precision = "bf16", producer_warpgroups = 1, split_k = 2>} : tensor<64x512xbf16>, tensor<66x512xbf16> -> tensor<64x66xf32>
-  return %0 : tensor<64x66xf32>
-}
