@@ -21,11 +21,11 @@
 //   in tiles that cross an edge.
 // - Edges: TMA zero-fills out-of-range rows and K.
 // - Not yet: thread-block clusters (the config's cluster_m/cluster_n, TMA
-//   multicast of the shared operand) and stream-K; the kernel runs one CTA
-//   per cluster and split-K only.
+//   multicast of the shared operand) and stream-K: the kernel ignores the
+//   cluster fields and balances short grids by split-K only.
 // - TMA descriptors are made on the device (an IREE dispatch gets only
-//   buffer pointers): each CTA writes its two 128-byte tensor maps into its
-//   slot of a scratch binding with `tensormap.replace` (PTX ISA 8.3, no MLIR
+//   buffer pointers): each CTA writes its 128-byte tensor maps (A, B and,
+//   for TMA stores, C) into its slot of a scratch binding with `tensormap.replace` (PTX ISA 8.3, no MLIR
 //   op in MLIR 22: one inline instruction per field) and acquires them for
 //   the tensor-map proxy.
 //
