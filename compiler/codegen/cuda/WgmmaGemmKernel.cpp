@@ -756,14 +756,20 @@ std::string cuda::wgmmaGemmPtx(const WgmmaGemmSpec &spec, std::string &error) {
   static std::mutex mutex;
   static llvm::StringMap<std::string> cache;
   std::string name = spec.kernelName();
-  std::lock_guard<std::mutex> lock(mutex);
-  auto cached = cache.find(name);
-  if (cached != cache.end())
-    return cached->second;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    auto cached = cache.find(name);
+    if (cached != cache.end())
+      return cached->second;
+  }
+  // Built outside the lock: each build has its own context, so distinct
+  // kernels can be built on several threads.
   std::string ptx = buildPtx(
       [&](MLIRContext *context) { return buildWgmmaGemmKernel(context, spec); },
       error);
-  if (!ptx.empty())
+  if (!ptx.empty()) {
+    std::lock_guard<std::mutex> lock(mutex);
     cache[name] = ptx;
+  }
   return ptx;
 }

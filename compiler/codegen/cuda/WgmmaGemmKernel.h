@@ -110,8 +110,8 @@ FailureOr<WgmmaGemmSpec> wgmmaGemmSpec(LoweringConfigAttr config,
 OwningOpRef<ModuleOp> buildWgmmaGemmKernel(MLIRContext *context,
                                            const WgmmaGemmSpec &spec);
 
-/// The kernel's PTX (built once per spec per process); empty with the
-/// diagnostics in `error` on failure.
+/// The kernel's PTX (built once per spec per process, thread-safe); empty
+/// with the diagnostics in `error` on failure.
 std::string wgmmaGemmPtx(const WgmmaGemmSpec &spec, std::string &error);
 
 } // namespace mlir::nova::cuda

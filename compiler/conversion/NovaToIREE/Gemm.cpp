@@ -21,6 +21,8 @@
 #include "compiler/dialect/NovaOps.h"
 
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/ThreadPool.h"
 
 #include <cmath>
 #include <limits>
@@ -299,6 +301,22 @@ LogicalResult nova_to_iree::injectGemmKernels(ModuleOp module,
     return success();
   if (failed(requireUnregisteredDialects(std::get<0>(ops.front()))))
     return failure();
+  // Each distinct kernel is built once (LLVM's NVPTX back end takes ~0.5 s
+  // a kernel), all of them in parallel; the lowering below finds them in
+  // the cache.
+  llvm::StringMap<cuda::WgmmaGemmSpec> kernels;
+  for (auto &[op, spec, shape] : ops)
+    if (!hasExecutable(module, spec.kernelName()))
+      kernels.try_emplace(spec.kernelName(), spec);
+  if (kernels.size() > 1) {
+    llvm::DefaultThreadPool pool(llvm::hardware_concurrency());
+    for (auto &kernel : kernels)
+      pool.async([spec = kernel.second] {
+        std::string error; // reported when the lowering asks again
+        (void)cuda::wgmmaGemmPtx(spec, error);
+      });
+    pool.wait();
+  }
   IRRewriter rewriter(module.getContext());
   for (auto &[op, spec, shape] : ops)
     if (failed(lowerToGemmKernel(rewriter, module, op, spec, shape,
