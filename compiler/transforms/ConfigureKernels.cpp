@@ -17,7 +17,7 @@ using namespace mlir::nova;
 
 namespace {
 
-constexpr StringLiteral kTargetAttrName = "nova.target";
+using cuda::kTargetAttrName;
 
 /// The problem `op` computes, or failure with the reason.
 FailureOr<cuda::GemmProblem> gemmProblem(MatmulOp op,

@@ -15,6 +15,9 @@
 
 namespace mlir::nova::cuda {
 
+/// The module attribute that holds the #nova.target kernels are planned for.
+constexpr StringLiteral kTargetAttrName = "nova.target";
+
 /// The target for `arch` ("sm_80", "sm_86", "sm_89", "sm_90"), or nullopt.
 std::optional<TargetAttr> getKnownTarget(MLIRContext *context, StringRef arch);
 

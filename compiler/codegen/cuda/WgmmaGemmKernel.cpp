@@ -421,7 +421,14 @@ struct GemmKernel : Builder {
     }
   }
 
-  Value convert(Value v, Type element) {
+  /// C's element type (f32 for split-K partial sums).
+  Type outElement() {
+    return spec.outBytes() == 2 ? Type(b.getBF16Type()) : f32;
+  }
+
+  /// An f32 accumulator value in C's element type.
+  Value convert(Value v) {
+    Type element = outElement();
     return element.isF32()
                ? v
                : arith::TruncFOp::create(b, loc, element, v).getResult();
@@ -435,7 +442,7 @@ struct GemmKernel : Builder {
   void tmaStoreEpilogue(const Tile &tl, ValueRange accs, Value consumerIndex,
                         Value thread, Value warp, Value lane, int64_t mTiles,
                         Value mapC) {
-    Type outElement = spec.outBytes() == 2 ? Type(b.getBF16Type()) : f32;
+    Type outElement = this->outElement();
     int64_t outBytes = spec.outBytes();
     int64_t boxCols = 128 / outBytes, boxes = spec.tileN / boxCols;
     int64_t consumerBytes = mTiles * boxes * 64 * 128;
@@ -470,11 +477,9 @@ struct GemmKernel : Builder {
               add(c32(box * 64 * 128), mul(row, c32(128))),
               add(mul(unit, c32(16)), rem(byteInRow, c32(16))));
           int64_t reg = 4 * i + 2 * h;
-          Value v0 = convert(
-              LLVM::ExtractValueOp::create(b, loc, accs[mt], reg), outElement);
-          Value v1 = convert(
-              LLVM::ExtractValueOp::create(b, loc, accs[mt], reg + 1),
-              outElement);
+          Value v0 = convert(LLVM::ExtractValueOp::create(b, loc, accs[mt], reg));
+          Value v1 =
+              convert(LLVM::ExtractValueOp::create(b, loc, accs[mt], reg + 1));
           Value pair = vector::FromElementsOp::create(
               b, loc, VectorType::get({2}, outElement), ValueRange{v0, v1});
           LLVM::StoreOp::create(b, loc, pair,
@@ -511,10 +516,8 @@ struct GemmKernel : Builder {
   /// 16 warp + lane / 4 + 8 h, col 8 i + 2 (lane % 4) + {0, 1}.
   void epilogue(const Tile &tl, ValueRange accs, Value consumerIndex,
                 Value warp, Value lane, int64_t mTiles) {
-    Type outElement = spec.writesPartials() || !spec.bf16Result
-                          ? f32
-                          : Type(b.getBF16Type());
-    unsigned outBytes = outElement.isF32() ? 4 : 2;
+    Type outElement = this->outElement();
+    unsigned outBytes = spec.outBytes();
     Value rowBase =
         add(add(tl.row0, mul(consumerIndex, c32(mTiles * 64))),
             add(mul(warp, c32(16)), div(lane, c32(4))));
@@ -527,9 +530,6 @@ struct GemmKernel : Builder {
         andI(cmp(arith::CmpIPredicate::ule, add(tl.row0, c32(spec.tileM)), m),
              cmp(arith::CmpIPredicate::ule, add(tl.col0, c32(spec.tileN)), n)),
         nEven);
-    auto convert = [&](Value v) -> Value {
-      return outElement.isF32() ? v : arith::TruncFOp::create(b, loc, outElement, v).getResult();
-    };
     auto address = [&](Value row, Value col) {
       Value offset = add(planeOffset, add(mul(wide(row), wide(n)), wide(col)));
       return LLVM::GEPOp::create(b, loc, global, outElement, c,

@@ -40,7 +40,7 @@ using GemmShape = MatmulOp::GemmDims;
 /// it names none).
 int64_t sharedMemoryLimit(MatmulOp op) {
   auto module = op->getParentOfType<ModuleOp>();
-  auto target = module->getAttrOfType<TargetAttr>("nova.target");
+  auto target = module->getAttrOfType<TargetAttr>(cuda::kTargetAttrName);
   std::optional<TargetAttr> known = cuda::getKnownTarget(op.getContext(), "sm_90");
   int64_t perSm = target ? target.getSharedMemoryPerSm()
                          : known->getSharedMemoryPerSm();
