@@ -258,8 +258,9 @@ LogicalResult splitInto(Converter &cv, Operation *op, Value input, int64_t dim,
   return cv.replaceList(op->getResult(0), pieces);
 }
 
-/// `split_with_sizes(self, sizes, dim)`.
-LogicalResult convertSplitWithSizes(Converter &cv, Operation *op) {
+/// The input (operand 0) of a split-like op and its dim (operand 2).
+FailureOr<std::pair<Value, int64_t>> splitOperands(Converter &cv,
+                                                   Operation *op) {
   FailureOr<Value> input = cv.tensor(op->getOperand(0));
   if (failed(input))
     return failure();
@@ -267,30 +268,41 @@ LogicalResult convertSplitWithSizes(Converter &cv, Operation *op) {
       dimOperand(cv, op->getOperand(2), typeOf(*input).getRank());
   if (failed(dim))
     return failure();
+  return std::make_pair(*input, *dim);
+}
+
+/// Pieces of `size` covering `total`, the last one shorter.
+SmallVector<int64_t> equalPieces(int64_t total, int64_t size) {
+  SmallVector<int64_t> sizes;
+  for (int64_t offset = 0; offset < total; offset += size)
+    sizes.push_back(std::min(size, total - offset));
+  return sizes;
+}
+
+/// `split_with_sizes(self, sizes, dim)`.
+LogicalResult convertSplitWithSizes(Converter &cv, Operation *op) {
+  auto operands = splitOperands(cv, op);
+  if (failed(operands))
+    return failure();
+  auto [input, dim] = *operands;
   std::optional<SmallVector<int64_t>> sizes =
       cv.constantIntList(op->getOperand(1));
   if (!sizes)
     return cv.reject("split sizes must be constants");
-  return splitInto(cv, op, *input, *dim, *sizes);
+  return splitInto(cv, op, input, dim, *sizes);
 }
 
 /// `split.Tensor(self, split_size, dim)`: equal pieces, the last one shorter.
 LogicalResult convertSplit(Converter &cv, Operation *op) {
-  FailureOr<Value> input = cv.tensor(op->getOperand(0));
-  if (failed(input))
+  auto operands = splitOperands(cv, op);
+  if (failed(operands))
     return failure();
-  FailureOr<int64_t> dim =
-      dimOperand(cv, op->getOperand(2), typeOf(*input).getRank());
-  if (failed(dim))
-    return failure();
+  auto [input, dim] = *operands;
   std::optional<int64_t> splitSize = cv.constantInt(op->getOperand(1));
   if (!splitSize || *splitSize < 1)
     return cv.reject("split_size must be a positive constant");
-  int64_t total = typeOf(*input).getDimSize(*dim);
-  SmallVector<int64_t> sizes;
-  for (int64_t offset = 0; offset < total; offset += *splitSize)
-    sizes.push_back(std::min(*splitSize, total - offset));
-  return splitInto(cv, op, *input, *dim, sizes);
+  return splitInto(cv, op, input, dim,
+                   equalPieces(typeOf(input).getDimSize(dim), *splitSize));
 }
 
 /// `unbind.int(self, dim)`: every index along dim, the dim dropped.
@@ -313,22 +325,16 @@ LogicalResult convertUnbind(Converter &cv, Operation *op) {
 
 /// `chunk(self, chunks, dim)`: pieces of ceil(size / chunks), as split.
 LogicalResult convertChunk(Converter &cv, Operation *op) {
-  FailureOr<Value> input = cv.tensor(op->getOperand(0));
-  if (failed(input))
+  auto operands = splitOperands(cv, op);
+  if (failed(operands))
     return failure();
-  FailureOr<int64_t> dim =
-      dimOperand(cv, op->getOperand(2), typeOf(*input).getRank());
-  if (failed(dim))
-    return failure();
+  auto [input, dim] = *operands;
   std::optional<int64_t> chunks = cv.constantInt(op->getOperand(1));
   if (!chunks || *chunks < 1)
     return cv.reject("chunks must be a positive constant");
-  int64_t total = typeOf(*input).getDimSize(*dim);
+  int64_t total = typeOf(input).getDimSize(dim);
   int64_t chunkSize = std::max<int64_t>((total + *chunks - 1) / *chunks, 1);
-  SmallVector<int64_t> sizes;
-  for (int64_t offset = 0; offset < total; offset += chunkSize)
-    sizes.push_back(std::min(chunkSize, total - offset));
-  return splitInto(cv, op, *input, *dim, sizes);
+  return splitInto(cv, op, input, dim, equalPieces(total, chunkSize));
 }
 
 /// `stack(tensors, dim)`: each tensor gains a unit dim, then concat.
