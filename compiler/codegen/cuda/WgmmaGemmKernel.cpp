@@ -24,78 +24,16 @@ namespace {
 // Registers per thread after setmaxnreg: 128 x 40 + 256 x 232 = 128 x 168
 // x 3, what ptxas allocates a 384-thread kernel at its cap.
 constexpr int32_t kProducerRegisters = 40, kConsumerRegisters = 232;
-// mbarrier.try_wait suspend-time hint (ns).
-constexpr int32_t kWaitTicks = 10000000;
-// Device-side tensor-map encodings (PTX ISA, tensormap.replace).
-constexpr int kTensorMapBf16 = 10, kTensorMapF32 = 7, kSwizzle128B = 3;
-
-/// Builds the kernel's IR: i32 arithmetic helpers over one OpBuilder.
-struct Builder {
-  OpBuilder &b;
-  Location loc;
-  const WgmmaGemmSpec &spec;
-  Type i32, i64, f32;
-  Type global, shared, generic; // !llvm.ptr<1>, <3>, <0>
-
-  Builder(OpBuilder &b, Location loc, const WgmmaGemmSpec &spec)
-      : b(b), loc(loc), spec(spec), i32(b.getI32Type()), i64(b.getI64Type()),
-        f32(b.getF32Type()),
-        global(LLVM::LLVMPointerType::get(b.getContext(), 1)),
-        shared(LLVM::LLVMPointerType::get(b.getContext(), 3)),
-        generic(LLVM::LLVMPointerType::get(b.getContext(), 0)) {}
-
-  Value c32(int64_t v) { return arith::ConstantIntOp::create(b, loc, v, 32); }
-  Value c64(int64_t v) { return arith::ConstantIntOp::create(b, loc, v, 64); }
-  Value add(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
-  Value sub(Value x, Value y) { return arith::SubIOp::create(b, loc, x, y); }
-  Value mul(Value x, Value y) { return arith::MulIOp::create(b, loc, x, y); }
-  Value div(Value x, Value y) { return arith::DivUIOp::create(b, loc, x, y); }
-  Value rem(Value x, Value y) { return arith::RemUIOp::create(b, loc, x, y); }
-  Value min(Value x, Value y) { return arith::MinUIOp::create(b, loc, x, y); }
-  Value ceilDiv(Value x, int64_t y) { return div(add(x, c32(y - 1)), c32(y)); }
-  Value cmp(arith::CmpIPredicate p, Value x, Value y) {
-    return arith::CmpIOp::create(b, loc, p, x, y);
-  }
-  Value eq(Value x, int64_t y) {
-    return cmp(arith::CmpIPredicate::eq, x, c32(y));
-  }
-  Value andI(Value x, Value y) { return arith::AndIOp::create(b, loc, x, y); }
-  Value wide(Value x) { return arith::ExtUIOp::create(b, loc, i64, x); }
-  Value id(Value index) {
-    return arith::IndexCastUIOp::create(b, loc, i32, index);
-  }
-  Value byteOffset(Type ptrType, Value base, Value bytes) {
-    return LLVM::GEPOp::create(b, loc, ptrType, b.getI8Type(), base,
-                               ValueRange{bytes});
-  }
-  template <typename Fn> void ifThen(Value cond, Fn &&fn) {
-    auto op = scf::IfOp::create(b, loc, cond, /*withElse=*/false);
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(op.thenBlock());
-    fn();
-  }
-  /// `for iv in [lb, ub) step s` carrying `init`; `body` returns the yields.
-  template <typename Fn>
-  ValueRange loop(Value lb, Value ub, Value step, ValueRange init, Fn &&body) {
-    auto op = scf::ForOp::create(
-        b, loc, lb, ub, step, init,
-        [&](OpBuilder &nb, Location, Value iv, ValueRange args) {
-          OpBuilder::InsertionGuard guard(b);
-          b.setInsertionPoint(nb.getInsertionBlock(), nb.getInsertionPoint());
-          SmallVector<Value> yields = body(iv, args);
-          scf::YieldOp::create(b, loc, yields);
-        });
-    return op.getResults();
-  }
-};
 
 /// Where output tile `t` lies and which K tiles it reduces.
 struct Tile {
   Value split, batch, row0, col0, kBegin, kCount;
 };
 
-struct GemmKernel : Builder {
-  using Builder::Builder;
+struct GemmKernel : KernelBuilder {
+  const WgmmaGemmSpec &spec;
+  GemmKernel(OpBuilder &b, Location loc, const WgmmaGemmSpec &spec)
+      : KernelBuilder(b, loc), spec(spec) {}
   Value a, bOperand, c, scratch, m, n, k, batch;
   Value smem;
   Value tilesM, tilesN, perBatch, perSplit, kTiles, kPerSplit;
@@ -142,74 +80,10 @@ struct GemmKernel : Builder {
     return tile;
   }
 
-  void replaceField(Value map, StringRef field, std::optional<int> ord,
-                    Value value, StringRef type = "b32") {
-    std::string ptx = ("tensormap.replace.tile." + field + ".global.b1024." +
-                       type + " [$0], " +
-                       (ord ? std::to_string(*ord) + ", " : std::string()) +
-                       "$1;")
-                          .str();
-    NVVM::InlinePtxOp::create(b, loc, TypeRange{}, ValueRange{map, value},
-                              ValueRange{}, ptx, Value());
-  }
-  void replaceField(Value map, StringRef field, int immediate) {
-    std::string ptx = ("tensormap.replace.tile." + field +
-                       ".global.b1024.b32 [$0], " + Twine(immediate) + ";")
-                          .str();
-    NVVM::InlinePtxOp::create(b, loc, TypeRange{}, ValueRange{map},
-                              ValueRange{}, ptx, Value());
-  }
-
-  /// A 3-d tiled tensor map over `base` = [planes, rows, inner] (inner
-  /// contiguous, elements of `bytes`), boxes of [1, boxRows, 128 bytes],
-  /// 128B swizzle, zero fill, written from a zeroed 128 bytes.
-  void encodeTensorMap(Value map, Value base, Value planes, Value rows,
-                       Value inner, int64_t boxRows, int64_t bytes,
-                       int elementType) {
-    auto zeros = arith::ConstantOp::create(
-        b, loc, DenseElementsAttr::get(VectorType::get({4}, i32),
-                                       b.getI32IntegerAttr(0)));
-    for (int64_t offset = 0; offset < kTensorMapBytes; offset += 16)
-      LLVM::StoreOp::create(b, loc, zeros, byteOffset(global, map, c32(offset)),
-                            /*alignment=*/16);
-    replaceField(map, "global_address", std::nullopt,
-                 LLVM::PtrToIntOp::create(b, loc, i64, base), "b64");
-    replaceField(map, "rank", 2); // rank - 1
-    replaceField(map, "box_dim", 0, c32(128 / bytes));
-    replaceField(map, "box_dim", 1, c32(boxRows));
-    replaceField(map, "box_dim", 2, c32(1));
-    replaceField(map, "global_dim", 0, inner);
-    replaceField(map, "global_dim", 1, rows);
-    replaceField(map, "global_dim", 2, planes);
-    Value rowStride = mul(wide(inner), c64(bytes));
-    replaceField(map, "global_stride", 0, rowStride, "b64");
-    replaceField(map, "global_stride", 1, mul(rowStride, wide(rows)), "b64");
-    for (int ord = 0; ord < 3; ++ord)
-      replaceField(map, "element_stride", ord, c32(1));
-    replaceField(map, "elemtype", elementType);
-    replaceField(map, "interleave_layout", 0);
-    replaceField(map, "swizzle_mode", kSwizzle128B);
-    replaceField(map, "fill_mode", 0);
-  }
-
-  Value toGeneric(Value ptr) {
-    return LLVM::AddrSpaceCastOp::create(b, loc, generic, ptr);
-  }
-
-  /// wgmma shared-memory descriptor at `byteAddress` of a 128B-swizzled
-  /// tile of 8-row x 128-byte atoms stacked 1024 bytes apart (the stride
-  /// byte offset). K-major rows hold 128 bytes of K (the leading offset is
-  /// unused); MN-major rows hold 64 M (or N) elements of one K, and the
-  /// leading offset steps to the next 64 M, one [64 K, 128 B] box later.
-  Value matrixDescriptor(Value byteAddress, bool mnMajor) {
-    int64_t leading = mnMajor ? 64 * 128 : 16;
-    int64_t fixed = (int64_t(leading >> 4) << 16) |
-                    (int64_t(1024 >> 4) << 32) | // stride byte offset
-                    (int64_t(1) << 62);          // 128B swizzle
-    Value start = arith::AndIOp::create(
-        b, loc, arith::ShRUIOp::create(b, loc, byteAddress, c64(4)),
-        c64(0x3FFF));
-    return arith::OrIOp::create(b, loc, start, c64(fixed));
+  /// K-major rows hold 128 bytes of K; MN-major rows hold 64 M (or N)
+  /// elements of one K, and the next 64 M lie one [64 K, 128 B] box later.
+  Value operandDescriptor(Value byteAddress, bool mnMajor) {
+    return matrixDescriptor(byteAddress, mnMajor ? 64 * 128 : 16);
   }
 
   void producer(Value tid, Value cta, Value ctas, Value total, Value mapA,
@@ -226,10 +100,8 @@ struct GemmKernel : Builder {
                  [&](Value kk, ValueRange it) -> SmallVector<Value> {
                    Value stage = rem(it[0], c32(spec.stages));
                    Value parity = andI(div(it[0], c32(spec.stages)), c32(1));
-                   NVVM::MBarrierTryWaitParityOp::create(
-                       b, loc, emptyBarrier(stage),
-                       arith::XOrIOp::create(b, loc, parity, c32(1)),
-                       c32(kWaitTicks));
+                   waitParity(emptyBarrier(stage),
+                              arith::XOrIOp::create(b, loc, parity, c32(1)));
                    Value full = fullBarrier(stage);
                    NVVM::MBarrierArriveExpectTxOp::create(
                        b, loc, Type(), full, c32(spec.stageBytes()),
@@ -237,14 +109,7 @@ struct GemmKernel : Builder {
                    Value kElem = mul(add(tl.kBegin, kk), c32(spec.tileK()));
                    auto box = [&](Value dst, Value map, Value inner,
                                   Value row) {
-                     // The CTA's own shared memory as shared::cluster.
-                     dst = LLVM::AddrSpaceCastOp::create(
-                         b, loc,
-                         LLVM::LLVMPointerType::get(b.getContext(), 7), dst);
-                     NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
-                         b, loc, dst, map, ValueRange{inner, row, tl.batch},
-                         full, ValueRange{}, Value(), Value(),
-                         NVVM::TMALoadMode::TILE, false, nullptr, Value());
+                     tmaLoad(dst, map, ValueRange{inner, row, tl.batch}, full);
                    };
                    // K-major: one box of [rows, 128 B of K]; MN-major: one
                    // [K, 64 elements] box per 64 rows, 8 KiB apart.
@@ -281,9 +146,6 @@ struct GemmKernel : Builder {
     Value consumerIndex = sub(group, c32(1));
     // This warp group's first row of the A tile (bytes: 128 per row).
     Value aRowBytes = mul(consumerIndex, c32(mTiles * 64 * 128));
-    auto sharedAddress = [&](Value ptr) {
-      return LLVM::PtrToIntOp::create(b, loc, i64, ptr).getResult();
-    };
     auto release = [&](Value it) {
       ifThen(eq(lane, 0), [&] {
         NVVM::MBarrierArriveOp::create(
@@ -307,8 +169,7 @@ struct GemmKernel : Builder {
                  Value it = carried.back();
                  Value stage = rem(it, c32(spec.stages));
                  Value parity = andI(div(it, c32(spec.stages)), c32(1));
-                 NVVM::MBarrierTryWaitParityOp::create(
-                     b, loc, fullBarrier(stage), parity, c32(kWaitTicks));
+                 waitParity(fullBarrier(stage), parity);
                  Value aBase = add(sharedAddress(aTile(stage)),
                                    wide(aRowBytes));
                  Value bBase = sharedAddress(bTile(stage));
@@ -319,12 +180,12 @@ struct GemmKernel : Builder {
                  // MN-major rows (2 KiB).
                  auto kStep = [](bool mnMajor) { return mnMajor ? 2048 : 32; };
                  for (int64_t ks = 0; ks < spec.tileK() / spec.mmaK(); ++ks) {
-                   Value descB = matrixDescriptor(
+                   Value descB = operandDescriptor(
                        add(bBase, c64(kStep(spec.bMnMajor) * ks)),
                        spec.bMnMajor);
                    for (int64_t mt = 0; mt < mTiles; ++mt) {
                      // Rows (or 64-element M chunks) of this subtile: 8 KiB.
-                     Value descA = matrixDescriptor(
+                     Value descA = operandDescriptor(
                          add(aBase,
                              c64(mt * 64 * 128 + kStep(spec.aMnMajor) * ks)),
                          spec.aMnMajor);
@@ -451,10 +312,7 @@ struct GemmKernel : Builder {
         add(c32(spec.stages * spec.stageBytes()),
             mul(consumerIndex, c32(consumerBytes))));
     Value barrierId = add(consumerIndex, c32(1)); // 0 is the CTA's
-    auto groupBarrier = [&] {
-      NVVM::BarrierOp::create(b, loc, Type(), barrierId, c32(128), nullptr,
-                              Value());
-    };
+    auto groupBarrier = [&] { namedBarrier(barrierId, 128); };
     // The previous tile's stores have read the buffer.
     ifThen(eq(thread, 0), [&] {
       NVVM::CpAsyncBulkWaitGroupOp::create(b, loc, b.getI32IntegerAttr(0),
@@ -488,12 +346,7 @@ struct GemmKernel : Builder {
         }
       }
     }
-    // Generic-proxy writes before the TMA (async proxy) reads them.
-    NVVM::FenceProxyOp::create(
-        b, loc, NVVM::ProxyKindAttr::get(b.getContext(),
-                                         NVVM::ProxyKind::async_shared),
-        NVVM::SharedSpaceAttr::get(b.getContext(),
-                                   NVVM::SharedSpace::shared_cta));
+    fenceAsyncShared(); // before the TMA reads the tile
     groupBarrier();
     ifThen(eq(thread, 0), [&] {
       Value plane = add(mul(tl.split, batch), tl.batch);
@@ -621,14 +474,10 @@ struct GemmKernel : Builder {
         encodeTensorMap(mapC, c, mul(batch, c32(spec.splitK)), m, n, 64,
                         spec.outBytes(),
                         spec.outBytes() == 2 ? kTensorMapBf16 : kTensorMapF32);
-      NVVM::FenceProxyReleaseOp::create(b, loc, NVVM::MemScopeKind::GPU);
       SmallVector<Value> maps = {mapA, mapB};
       if (spec.tmaStore)
         maps.push_back(mapC);
-      for (Value map : maps)
-        NVVM::FenceProxyAcquireOp::create(b, loc, NVVM::MemScopeKind::GPU,
-                                          toGeneric(map),
-                                          c32(kTensorMapBytes));
+      publishTensorMaps(maps);
       for (int64_t s = 0; s < spec.stages; ++s) {
         NVVM::MBarrierInitOp::create(b, loc, fullBarrier(c32(s)), c32(1),
                                      Value());

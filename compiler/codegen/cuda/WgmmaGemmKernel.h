@@ -40,6 +40,7 @@
 #ifndef NOVA_CODEGEN_CUDA_WGMMAGEMMKERNEL_H
 #define NOVA_CODEGEN_CUDA_WGMMAGEMMKERNEL_H
 
+#include "compiler/codegen/cuda/KernelBuilder.h"
 #include "compiler/dialect/NovaAttrs.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -49,7 +50,6 @@
 
 namespace mlir::nova::cuda {
 
-constexpr int64_t kTensorMapBytes = 128;
 constexpr int64_t kDescriptorBytesPerCta = 3 * kTensorMapBytes; // A, B, C
 /// Exact f32: K steps between promotions of the MMA accumulators.
 constexpr int64_t kExactPromoteEvery = 4;
