@@ -101,10 +101,12 @@ LoweringConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     return emitError() << "swizzle must be 0, 32, 64 or 128 bytes, got "
                        << swizzle;
   if (!llvm::is_contained({StringRef(), StringRef("wgmma_tma"),
-                           StringRef("mma_sync_cp_async")},
+                           StringRef("mma_sync_cp_async"),
+                           StringRef("flash_wgmma")},
                           kernel))
-    return emitError() << "kernel must be \"wgmma_tma\" or "
-                       << "\"mma_sync_cp_async\", got \"" << kernel << "\"";
+    return emitError() << "kernel must be \"wgmma_tma\", "
+                       << "\"mma_sync_cp_async\" or \"flash_wgmma\", got \""
+                       << kernel << "\"";
   if (!llvm::is_contained({StringRef(), StringRef("bf16"), StringRef("f16"),
                            StringRef("tf32"), StringRef("tf32x3")},
                           precision))

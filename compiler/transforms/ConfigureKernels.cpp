@@ -1,5 +1,6 @@
 //===- ConfigureKernels.cpp - analytic kernel configuration ---------------===//
 
+#include "compiler/codegen/cuda/AttentionConfigurator.h"
 #include "compiler/codegen/cuda/GemmConfigurator.h"
 #include "compiler/codegen/cuda/KnownTargets.h"
 #include "compiler/dialect/NovaOps.h"
@@ -65,6 +66,7 @@ struct ConfigureKernelsPass
     if (failed(f32Precision))
       return signalPassFailure();
 
+    configureAttentionOps(module, *target);
     module.walk([&](MatmulOp op) {
       if (op.getLoweringConfigAttr())
         return;
@@ -95,6 +97,50 @@ struct ConfigureKernelsPass
         for (const std::string &line : trace)
           remark.attachNote() << "candidate " << line;
       }
+    });
+  }
+
+  /// Attention ops Nova has a kernel for on `target` get its config (an
+  /// attribute the kernel injection reads); the others are left for the
+  /// decomposition.
+  void configureAttentionOps(ModuleOp module, TargetAttr target) {
+    module.walk([&](Operation *op) {
+      auto forward = dyn_cast<AttentionOp>(op);
+      auto backward = dyn_cast<AttentionBackwardOp>(op);
+      if ((!forward && !backward) || op->hasAttr("lowering_config"))
+        return;
+      Value query = forward ? forward.getQuery() : backward.getQuery();
+      auto type = cast<RankedTensorType>(query.getType());
+      cuda::AttentionProblem problem;
+      problem.backward = bool(backward);
+      problem.causal = forward ? forward.getCausal() : backward.getCausal();
+      problem.hasMask = bool(forward ? forward.getMask() : backward.getMask());
+      problem.bf16 = type.getElementType().isBF16();
+      Value key = forward ? forward.getKey() : backward.getKey();
+      Value value = forward ? forward.getValue() : backward.getValue();
+      std::string why;
+      if (!type.hasStaticShape() || key.getType() != type ||
+          value.getType() != type)
+        why = "q, k and v differ in shape or are dynamic";
+      std::optional<cuda::AttentionPlan> plan;
+      if (why.empty()) {
+        ArrayRef<int64_t> shape = type.getShape();
+        for (int64_t size : shape.drop_back(2))
+          problem.batchHeads *= size;
+        problem.t = shape[shape.size() - 2];
+        problem.headDim = shape.back();
+        plan = cuda::configureAttention(problem, target, why);
+      }
+      if (!plan) {
+        if (remarks)
+          op->emitRemark() << "not configured: " << why;
+        return;
+      }
+      op->setAttr("lowering_config", plan->config);
+      if (remarks)
+        op->emitRemark() << (backward ? "attention backward " : "attention ")
+                         << problem.batchHeads << "x" << problem.t << "x"
+                         << problem.headDim << ": " << plan->summary();
     });
   }
 

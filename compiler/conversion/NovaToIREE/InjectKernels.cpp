@@ -21,7 +21,8 @@ struct ConvertNovaToIREEKernelsPass
   void runOnOperation() override {
     ModuleOp module = getOperation();
     if (failed(nova_to_iree::injectScatterAddKernels(module)) ||
-        failed(nova_to_iree::injectGemmKernels(module, poisonOutputs)))
+        failed(nova_to_iree::injectGemmKernels(module, poisonOutputs)) ||
+        failed(nova_to_iree::injectAttentionKernels(module, poisonOutputs)))
       signalPassFailure();
   }
 };

@@ -14,6 +14,11 @@ LogicalResult injectScatterAddKernels(ModuleOp module);
 /// (into a NaN-filled output with `poisonOutputs`).
 LogicalResult injectGemmKernels(ModuleOp module, bool poisonOutputs);
 
+/// nova.attention / nova.attention_backward with a "flash_wgmma" config -> a
+/// dispatch of Nova's sm_90 fused attention (NaN-filled outputs with
+/// `poisonOutputs`).
+LogicalResult injectAttentionKernels(ModuleOp module, bool poisonOutputs);
+
 } // namespace mlir::nova::nova_to_iree
 
 #endif // NOVA_CONVERSION_NOVATOIREE_KERNELFAMILIES_H

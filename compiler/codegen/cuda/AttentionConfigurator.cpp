@@ -1,0 +1,111 @@
+//===- AttentionConfigurator.cpp - analytic attention configurator --------===//
+
+#include "compiler/codegen/cuda/AttentionConfigurator.h"
+#include "compiler/codegen/cuda/FlashAttentionKernel.h"
+#include "compiler/codegen/cuda/GemmConfigurator.h"
+#include "compiler/codegen/cuda/KnownTargets.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+#include <algorithm>
+#include <cmath>
+
+using namespace mlir;
+using namespace mlir::nova;
+using namespace mlir::nova::cuda;
+
+namespace {
+
+// As in the GEMM model: one stage's TMA loads take this long (L2 hit), so S
+// stages keep S - 1 loads in flight while a block is computed.
+constexpr double kLoadLatencyCycles = 1500;
+// A block's exponentials: 16 per cycle per SM (the MUFU units), one per
+// score; they do not overlap the same warp group's MMAs.
+constexpr double kExpPerCycle = 16;
+constexpr int64_t kMaxStages = 4;
+
+int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+} // namespace
+
+std::string AttentionPlan::summary() const {
+  ArrayRef<int64_t> tile = config.getTileSizes();
+  return llvm::formatv("flash_wgmma {0}x{1} (d {2}), {3} stages, {4} CTAs "
+                       "over {5} items, ~{6:F1} us",
+                       tile[0], tile[1], tile[2], config.getPipelineStages(),
+                       config.getPersistentCtas(), items, estimateUs)
+      .str();
+}
+
+std::optional<AttentionPlan>
+cuda::configureAttention(const AttentionProblem &problem, TargetAttr target,
+                         std::string &why) {
+  if (target.getArch() != "sm_90") {
+    why = "Nova has attention kernels for sm_90 only";
+    return std::nullopt;
+  }
+  if (!problem.bf16) {
+    why = "the attention kernel computes in bf16 only";
+    return std::nullopt;
+  }
+  if (problem.hasMask) {
+    why = "the attention kernel takes no additive mask";
+    return std::nullopt;
+  }
+  if (problem.headDim != 64 && problem.headDim != 128) {
+    why = "head dim is not 64 or 128";
+    return std::nullopt;
+  }
+  if (problem.t < 1 || problem.t > (1 << 24) || problem.batchHeads < 1 ||
+      problem.batchHeads * problem.t > (int64_t(1) << 30)) {
+    why = "sequence or batch out of the kernel's 32-bit range";
+    return std::nullopt;
+  }
+  MLIRContext *context = target.getContext();
+  FlashAttentionSpec spec;
+  spec.backward = problem.backward;
+  spec.causal = problem.causal;
+  spec.headDim = problem.headDim;
+  // Forward: 128 query rows (64 per consumer) against 128-key blocks.
+  // Backward: 128 keys (64 per consumer) against 64-query blocks.
+  spec.blockM = 128;
+  spec.blockN = problem.backward ? 64 : 128;
+  // A block's work on one SM, in cycles: both consumers' MMAs (2 in the
+  // forward, 5 in the backward, of 64 x blockN x D each) plus their
+  // exponentials, which do not overlap them.
+  double clockGhz = smClockGhz(target);
+  auto peakAttr = dyn_cast_or_null<IntegerAttr>(target.getPeakTflops().get("bf16"));
+  double peakTflops = peakAttr ? double(peakAttr.getInt()) : 989;
+  double flopsPerCycle = peakTflops * 1e12 / (clockGhz * 1e9) / target.getSmCount();
+  double mmas = problem.backward ? 5 : 2;
+  double blockFlops = FlashAttentionSpec::kConsumers * mmas * 2.0 * 64 *
+                      spec.blockN * problem.headDim;
+  double blockCycles =
+      blockFlops / flopsPerCycle +
+      FlashAttentionSpec::kConsumers * 64.0 * spec.blockN / kExpPerCycle;
+  int64_t limit = target.getSharedMemoryPerSm() - kReservedSharedMemory;
+  int64_t wanted = 1 + int64_t(std::ceil(kLoadLatencyCycles / blockCycles));
+  spec.stages = std::clamp<int64_t>(wanted, 2, kMaxStages);
+  while (spec.stages > 1 && spec.sharedMemoryBytes() > limit)
+    --spec.stages;
+  if (spec.sharedMemoryBytes() > limit) {
+    why = "the blocks need more shared memory than a CTA has";
+    return std::nullopt;
+  }
+  AttentionPlan plan;
+  plan.items = problem.batchHeads * ceilDiv(problem.t, spec.blockM);
+  int64_t ctas = std::min(plan.items, target.getSmCount());
+  double flops = (problem.backward ? 5.0 : 2.0) * 2.0 * problem.batchHeads *
+                 problem.t * problem.t * problem.headDim *
+                 (problem.causal ? 0.5 : 1.0);
+  plan.estimateUs = flops / (peakTflops * 1e12) * 1e6 *
+                    double(target.getSmCount()) / double(ctas);
+  SmallVector<int64_t> tile = {spec.blockM, spec.blockN, problem.headDim};
+  SmallVector<int64_t> mma = {64, problem.backward ? problem.headDim : spec.blockN, 16};
+  plan.config = LoweringConfigAttr::get(
+      context, tile, /*warp_layout=*/{FlashAttentionSpec::kConsumers, 1}, mma,
+      spec.stages, /*swizzle=*/128, "flash_wgmma", "bf16",
+      /*producer_warpgroups=*/1, /*cluster_m=*/1, /*cluster_n=*/1,
+      /*split_k=*/1, ctas, /*raster_group=*/1);
+  return plan;
+}

@@ -1,0 +1,371 @@
+//===- FlashAttentionBackward.cpp - sm_90 attention backward --------------===//
+//
+// See FlashAttentionKernel.h. Shared memory: K, V [128 keys each] | stages x
+// (Q, dO) [64 queries each] | per consumer P^T and dS^T [64 keys x 64
+// queries] | barriers (K/V full/empty, then full/empty per stage).
+//
+// One smem copy of Q (and dO) serves both of its uses: as the K-major B of
+// S^T = K Q^T (rows = queries, K = D) and as the MN-major B of dK += dS^T Q
+// (K = queries down the rows, N = D along them). dS^T likewise is the
+// K-major A of dK and the MN-major (transposed) A of dQ = dS K.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/codegen/cuda/FlashAttentionBuilder.h"
+#include "compiler/codegen/cuda/PtxSerialization.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+
+using namespace mlir;
+using namespace mlir::nova;
+using namespace mlir::nova::cuda;
+
+namespace {
+
+struct BackwardKernel : AttentionBuilder {
+  using AttentionBuilder::AttentionBuilder;
+  Value q, k, v, dout, lse, delta, dqAcc, dk, dv, scratch, t, bh, scale,
+      scaleLog2;
+  Value keyBlocks, queryBlocks, items;
+
+  int64_t keysTile() const { return spec.tileBytes(spec.blockM); }
+  int64_t stageOffset() const { return spec.residentBytes(); }
+  int64_t scratchOffset() const {
+    return stageOffset() + spec.stages * spec.stageBytes();
+  }
+  int64_t barrierOffset() const {
+    return scratchOffset() + spec.scratchTileBytes();
+  }
+  Value kvFull() { return sharedAt(barrierOffset()); }
+  Value kvEmpty() { return sharedAt(barrierOffset() + 8); }
+  Value full(Value s) { return sharedAt(barrierOffset() + 16, mul(s, c32(8))); }
+  Value empty(Value s) {
+    return sharedAt(barrierOffset() + 16 + 8 * spec.stages, mul(s, c32(8)));
+  }
+  Value kTile() { return sharedAt(0); }
+  Value vTile() { return sharedAt(keysTile()); }
+  Value qTile(Value s) {
+    return sharedAt(stageOffset(), mul(s, c32(spec.stageBytes())));
+  }
+  Value doTile(Value s) {
+    return sharedAt(stageOffset() + spec.tileBytes(spec.blockN),
+                    mul(s, c32(spec.stageBytes())));
+  }
+
+  /// Work item `w`: key block (the causal ones with the most queries
+  /// first) and head.
+  std::pair<Value, Value> item(Value w) { return {div(w, bh), rem(w, bh)}; }
+  /// The first query block that sees key block `kb`.
+  Value firstQueryBlock(Value kb) {
+    return spec.causal ? div(mul(kb, c32(spec.blockM)), c32(spec.blockN))
+                       : c32(0);
+  }
+
+  void producer(Value tid, Value cta, Value ctas, Value mapK, Value mapV,
+                Value mapQ, Value mapDo) {
+    ifThen(eq(tid, 0), [&] {
+      loop(cta, items, ctas, ValueRange{c32(0), c32(0)},
+           [&](Value w, ValueRange it) -> SmallVector<Value> {
+             auto [kb, head] = item(w);
+             waitParity(kvEmpty(),
+                        arith::XOrIOp::create(b, loc, andI(it[1], c32(1)),
+                                              c32(1)));
+             NVVM::MBarrierArriveExpectTxOp::create(
+                 b, loc, Type(), kvFull(), c32(2 * keysTile()),
+                 NVVM::MemScopeKind::CTA, false, Value());
+             Value keyRow = mul(kb, c32(spec.blockM));
+             for (int64_t dc = 0; dc < spec.chunks(); ++dc) {
+               int64_t block = dc * spec.blockM * 128;
+               tmaLoad(sharedAt(block), mapK,
+                       ValueRange{c32(64 * dc), keyRow, head}, kvFull());
+               tmaLoad(sharedAt(keysTile() + block), mapV,
+                       ValueRange{c32(64 * dc), keyRow, head}, kvFull());
+             }
+             ValueRange end = loop(
+                 firstQueryBlock(kb), queryBlocks, c32(1), ValueRange{it[0]},
+                 [&](Value qb, ValueRange st) -> SmallVector<Value> {
+                   Value stage = rem(st[0], c32(spec.stages));
+                   Value parity = andI(div(st[0], c32(spec.stages)), c32(1));
+                   waitParity(empty(stage),
+                              arith::XOrIOp::create(b, loc, parity, c32(1)));
+                   NVVM::MBarrierArriveExpectTxOp::create(
+                       b, loc, Type(), full(stage), c32(spec.stageBytes()),
+                       NVVM::MemScopeKind::CTA, false, Value());
+                   Value row = mul(qb, c32(spec.blockN));
+                   for (int64_t dc = 0; dc < spec.chunks(); ++dc) {
+                     Value block = c32(dc * spec.blockN * 128);
+                     tmaLoad(byteOffset(shared, qTile(stage), block), mapQ,
+                             ValueRange{c32(64 * dc), row, head}, full(stage));
+                     tmaLoad(byteOffset(shared, doTile(stage), block), mapDo,
+                             ValueRange{c32(64 * dc), row, head}, full(stage));
+                   }
+                   return {add(st[0], c32(1))};
+                 });
+             return {end[0], add(it[1], c32(1))};
+           });
+    });
+  }
+
+  /// P^T and dS^T of one block (f32 fragments), zero where masked (a
+  /// query before its key, a query or key past T) when `masked`.
+  std::pair<SmallVector<Value>, SmallVector<Value>>
+  probabilities(Value sT, Value dpT, ArrayRef<Value> lse2, ArrayRef<Value> dlt,
+                Value keyBase, Value queryBase, bool masked) {
+    int64_t n = spec.blockN;
+    SmallVector<Value> p, ds;
+    Value zero = cf(0.0);
+    for (int64_t r = 0; r < n / 2; ++r) {
+      int64_t i = r / 4, h = r / 2 % 2, e = r % 2;
+      int64_t col = 2 * i + e; // index into this thread's columns
+      Value value = ex2(fsub(fmul(get(sT, r), scaleLog2), lse2[col]));
+      if (masked) {
+        Value key = add(keyBase, c32(8 * h));
+        Value query = add(queryBase, c32(8 * i + e));
+        Value out = orI(cmp(arith::CmpIPredicate::uge, query, t),
+                        cmp(arith::CmpIPredicate::uge, key, t));
+        if (spec.causal)
+          out = orI(out, ult(query, key));
+        value = select(out, zero, value);
+      }
+      p.push_back(value);
+      ds.push_back(fmul(value, fsub(get(dpT, r), dlt[col])));
+    }
+    return {p, ds};
+  }
+
+  void consumer(Value tid, Value cta, Value ctas, Value group) {
+    int64_t n = spec.blockN, d = spec.headDim, keys = spec.blockM;
+    Value thread = sub(tid, mul(group, c32(128)));
+    warp = div(thread, c32(32));
+    lane = rem(thread, c32(32));
+    Value c = sub(group, c32(1));
+    int64_t tile = 64 * n * 2;
+    Value pTile = sharedAt(scratchOffset(), mul(c, c32(2 * tile)));
+    Value dsTile = sharedAt(scratchOffset() + tile, mul(c, c32(2 * tile)));
+    Value barrierId = group;
+    Type sType = accType(n), dType = accType(d);
+    // This consumer's 64 keys within the K and V tiles (bytes).
+    Value keyRows = mul(c, c32(64 * 128));
+    Value kRows = byteOffset(shared, kTile(), keyRows);
+    Value vRows = byteOffset(shared, vTile(), keyRows);
+    Type bf16 = b.getBF16Type();
+
+    loop(cta, items, ctas, ValueRange{c32(0), c32(0)},
+         [&](Value w, ValueRange it) -> SmallVector<Value> {
+           auto [kb, head] = item(w);
+           waitParity(kvFull(), andI(it[1], c32(1)));
+           Value keyBase = add(add(mul(kb, c32(keys)), mul(c, c32(64))),
+                               add(mul(warp, c32(16)), div(lane, c32(4))));
+           Value headRow = mul(head, t);
+           SmallVector<Value> init = {zeroAcc(d), zeroAcc(d), it[0]};
+           ValueRange end = loop(
+               firstQueryBlock(kb), queryBlocks, c32(1), init,
+               [&](Value qb, ValueRange st) -> SmallVector<Value> {
+                 Value dkAcc = st[0], dvAcc = st[1], stIt = st[2];
+                 Value stage = rem(stIt, c32(spec.stages));
+                 waitParity(full(stage),
+                            andI(div(stIt, c32(spec.stages)), c32(1)));
+                 // S^T = K Q^T and dP^T = V dO^T over D.
+                 NVVM::WgmmaFenceAlignedOp::create(b, loc);
+                 Value sT = LLVM::UndefOp::create(b, loc, sType);
+                 Value dpT = LLVM::UndefOp::create(b, loc, sType);
+                 for (int64_t ks = 0; ks < d / 16; ++ks) {
+                   sT = mma(sT, n, kMajor(kRows, keys, 0, ks),
+                            kMajor(qTile(stage), n, 0, ks), false, false,
+                            ks > 0);
+                   dpT = mma(dpT, n, kMajor(vRows, keys, 0, ks),
+                             kMajor(doTile(stage), n, 0, ks), false, false,
+                             ks > 0);
+                 }
+                 NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
+                 // Meanwhile: each column's lse (log2 units) and Delta.
+                 Value queryBase = add(mul(qb, c32(n)),
+                                       mul(rem(lane, c32(4)), c32(2)));
+                 SmallVector<Value> lse2, dlt;
+                 Value lastRow = sub(t, c32(1));
+                 for (int64_t i = 0; i < n / 8; ++i)
+                   for (int64_t e = 0; e < 2; ++e) {
+                     Value query = min(add(queryBase, c32(8 * i + e)), lastRow);
+                     Value index = wide(add(headRow, query));
+                     lse2.push_back(fmul(
+                         LLVM::LoadOp::create(
+                             b, loc, f32,
+                             LLVM::GEPOp::create(b, loc, global, f32, lse,
+                                                 ValueRange{index}),
+                             4),
+                         cf(1.4426950408889634)));
+                     dlt.push_back(LLVM::LoadOp::create(
+                         b, loc, f32,
+                         LLVM::GEPOp::create(b, loc, global, f32, delta,
+                                             ValueRange{index}),
+                         4));
+                   }
+                 NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
+                 Value keyEnd = add(mul(kb, c32(keys)), c32(keys));
+                 Value diagonal = ult(mul(qb, c32(n)), keyEnd);
+                 Value edge = orI(ugt(mul(add(qb, c32(1)), c32(n)), t),
+                                  ugt(keyEnd, t));
+                 Value needsMask = spec.causal ? orI(diagonal, edge) : edge;
+                 SmallVector<Type> types(2, sType);
+                 auto branch = scf::IfOp::create(b, loc, types, needsMask,
+                                                 /*withElse=*/true);
+                 {
+                   OpBuilder::InsertionGuard guard(b);
+                   for (bool masked : {true, false}) {
+                     b.setInsertionPointToStart(masked ? branch.thenBlock()
+                                                       : branch.elseBlock());
+                     auto [p, ds] = probabilities(sT, dpT, lse2, dlt, keyBase,
+                                                  queryBase, masked);
+                     scf::YieldOp::create(
+                         b, loc, ValueRange{pack(sType, p), pack(sType, ds)});
+                   }
+                 }
+                 // The previous block's P^T and dS^T have been read.
+                 namedBarrier(barrierId, 128);
+                 storeSwizzledBf16(pTile, unpack(branch.getResult(0), n), n);
+                 storeSwizzledBf16(dsTile, unpack(branch.getResult(1), n), n);
+                 fenceAsyncShared();
+                 namedBarrier(barrierId, 128);
+                 // dV += P^T dO, dK += dS^T Q, dQ = dS K (this consumer's
+                 // keys) over the block's queries / keys.
+                 NVVM::WgmmaFenceAlignedOp::create(b, loc);
+                 Value dq = LLVM::UndefOp::create(b, loc, dType);
+                 for (int64_t ks = 0; ks < n / 16; ++ks) {
+                   dvAcc = mma(dvAcc, d, kMajor(pTile, 64, 0, ks),
+                               mnMajor(doTile(stage), n, 0, ks), false, true,
+                               true);
+                   dkAcc = mma(dkAcc, d, kMajor(dsTile, 64, 0, ks),
+                               mnMajor(qTile(stage), n, 0, ks), false, true,
+                               true);
+                 }
+                 for (int64_t ks = 0; ks < 64 / 16; ++ks)
+                   dq = mma(dq, d, mnMajor(dsTile, 64, 0, ks),
+                            mnMajor(kRows, keys, 0, ks), true, true, ks > 0);
+                 NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
+                 NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
+                 arrivePerWarp(empty(stage));
+                 // dQ (f32, scaled) += this block's part.
+                 for (int64_t h = 0; h < 2; ++h) {
+                   Value query = add(mul(qb, c32(n)), fragmentRow(h));
+                   ifThen(ult(query, t), [&] {
+                     Value rowOffset = mul(wide(add(headRow, query)), c64(d));
+                     for (int64_t i = 0; i < d / 8; ++i)
+                       for (int64_t e = 0; e < 2; ++e) {
+                         Value address = LLVM::GEPOp::create(
+                             b, loc, global, f32, dqAcc,
+                             ValueRange{add(rowOffset, wide(fragmentCol(i, e)))});
+                         LLVM::AtomicRMWOp::create(
+                             b, loc, LLVM::AtomicBinOp::fadd, address,
+                             fmul(get(dq, 4 * i + 2 * h + e), scale),
+                             LLVM::AtomicOrdering::monotonic);
+                       }
+                   });
+                 }
+                 return {dkAcc, dvAcc, add(stIt, c32(1))};
+               });
+           arrivePerWarp(kvEmpty());
+           // dK (scaled) and dV for the keys below T.
+           for (int64_t h = 0; h < 2; ++h) {
+             Value key = add(keyBase, c32(8 * h));
+             ifThen(ult(key, t), [&] {
+               Value rowOffset = mul(wide(add(headRow, key)), c64(d));
+               for (int64_t i = 0; i < d / 8; ++i) {
+                 int64_t reg = 4 * i + 2 * h;
+                 Value address = add(rowOffset, wide(fragmentCol(i, 0)));
+                 for (auto [acc, out, factor] :
+                      {std::tuple{end[0], dk, scale}, {end[1], dv, cf(1.0)}}) {
+                   Value pair = bf16Pair(fmul(get(acc, reg), factor),
+                                         fmul(get(acc, reg + 1), factor));
+                   LLVM::StoreOp::create(
+                       b, loc, pair,
+                       LLVM::GEPOp::create(b, loc, global, bf16, out,
+                                           ValueRange{address}),
+                       4);
+                 }
+               }
+             });
+           }
+           return {end[2], add(it[1], c32(1))};
+         });
+  }
+
+  void body(gpu::GPUFuncOp func, LLVM::GlobalOp smemGlobal) {
+    Block &entry = func.getBody().front();
+    q = entry.getArgument(0);
+    k = entry.getArgument(1);
+    v = entry.getArgument(2);
+    dout = entry.getArgument(3);
+    lse = entry.getArgument(4);
+    delta = entry.getArgument(5);
+    dqAcc = entry.getArgument(6);
+    dk = entry.getArgument(7);
+    dv = entry.getArgument(8);
+    scratch = entry.getArgument(9);
+    t = entry.getArgument(10);
+    bh = entry.getArgument(11);
+    scale = arith::BitcastOp::create(b, loc, f32, entry.getArgument(12));
+    scaleLog2 = fmul(scale, cf(1.4426950408889634));
+    smem = LLVM::AddressOfOp::create(b, loc, smemGlobal);
+
+    Value tid = id(gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x));
+    Value cta = id(gpu::BlockIdOp::create(b, loc, gpu::Dimension::x));
+    Value ctas = id(gpu::GridDimOp::create(b, loc, gpu::Dimension::x));
+    keyBlocks = ceilDiv(t, spec.blockM);
+    queryBlocks = ceilDiv(t, spec.blockN);
+    items = mul(keyBlocks, bh);
+
+    Value mapK = byteOffset(global, scratch,
+                            mul(cta, c32(kAttentionDescriptorBytesPerCta)));
+    Value mapV = byteOffset(global, mapK, c32(kTensorMapBytes));
+    Value mapQ = byteOffset(global, mapK, c32(2 * kTensorMapBytes));
+    Value mapDo = byteOffset(global, mapK, c32(3 * kTensorMapBytes));
+    ifThen(eq(tid, 0), [&] {
+      Value d = c32(spec.headDim);
+      encodeTensorMap(mapK, k, bh, t, d, spec.blockM, 2, kTensorMapBf16);
+      encodeTensorMap(mapV, v, bh, t, d, spec.blockM, 2, kTensorMapBf16);
+      encodeTensorMap(mapQ, q, bh, t, d, spec.blockN, 2, kTensorMapBf16);
+      encodeTensorMap(mapDo, dout, bh, t, d, spec.blockN, 2, kTensorMapBf16);
+      publishTensorMaps({mapK, mapV, mapQ, mapDo});
+      int64_t arrivals = 4 * FlashAttentionSpec::kConsumers;
+      NVVM::MBarrierInitOp::create(b, loc, kvFull(), c32(1), Value());
+      NVVM::MBarrierInitOp::create(b, loc, kvEmpty(), c32(arrivals), Value());
+      for (int64_t s = 0; s < spec.stages; ++s) {
+        NVVM::MBarrierInitOp::create(b, loc, full(c32(s)), c32(1), Value());
+        NVVM::MBarrierInitOp::create(b, loc, empty(c32(s)), c32(arrivals),
+                                     Value());
+      }
+      NVVM::FenceMbarrierInitOp::create(b, loc);
+    });
+    gpu::BarrierOp::create(b, loc);
+
+    Value group = div(tid, c32(128));
+    auto roles = scf::IfOp::create(b, loc, eq(group, 0), /*withElse=*/true);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(roles.thenBlock());
+      NVVM::SetMaxRegisterOp::create(b, loc, kProducerRegisters,
+                                     NVVM::SetMaxRegisterAction::decrease);
+      producer(tid, cta, ctas, toGeneric(mapK), toGeneric(mapV),
+               toGeneric(mapQ), toGeneric(mapDo));
+      b.setInsertionPointToStart(roles.elseBlock());
+      NVVM::SetMaxRegisterOp::create(b, loc, kConsumerRegisters,
+                                     NVVM::SetMaxRegisterAction::increase);
+      consumer(tid, cta, ctas, group);
+    }
+    gpu::ReturnOp::create(b, loc);
+  }
+};
+
+} // namespace
+
+OwningOpRef<ModuleOp>
+cuda::buildFlashAttentionBackward(MLIRContext *context,
+                                  const FlashAttentionSpec &spec) {
+  OpBuilder b(context);
+  OwningOpRef<ModuleOp> module =
+      createKernelModule(b, spec.kernelName(), "sm_90a", "+ptx83");
+  LLVM::GlobalOp smem;
+  gpu::GPUFuncOp func = AttentionBuilder::createKernel(b, spec, 10, 3, smem);
+  BackwardKernel(b, b.getUnknownLoc(), spec).body(func, smem);
+  return module;
+}

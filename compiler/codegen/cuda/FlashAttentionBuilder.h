@@ -1,0 +1,103 @@
+//===- FlashAttentionBuilder.h - IR helpers of the attention kernels -*- C++ -*-===//
+//
+// Private to FlashAttention{Kernel,Forward,Backward}.cpp: wgmma accumulator
+// fragments (register 4i + 2h + e of a warp group's m64nN tile holds row
+// 16 warp + lane / 4 + 8 h, column 8 i + 2 (lane % 4) + e), their row
+// reductions over a lane quad, bf16 copies of them in 128B-swizzled shared
+// tiles, and the kernels' common entry (tensor maps, barriers, roles).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NOVA_CODEGEN_CUDA_FLASHATTENTIONBUILDER_H
+#define NOVA_CODEGEN_CUDA_FLASHATTENTIONBUILDER_H
+
+#include "compiler/codegen/cuda/FlashAttentionKernel.h"
+
+namespace mlir::nova::cuda {
+
+// Registers per thread after setmaxnreg: ptxas gives both kernels its cap
+// for 384 threads (168), so 128 x 40 + 256 x 232 fits what the CTA holds.
+constexpr int32_t kProducerRegisters = 40, kConsumerRegisters = 232;
+
+struct AttentionBuilder : KernelBuilder {
+  const FlashAttentionSpec &spec;
+  Value smem;
+  Value warp, lane; // within the consumer's warp group
+
+  AttentionBuilder(OpBuilder &b, Location loc, const FlashAttentionSpec &spec)
+      : KernelBuilder(b, loc), spec(spec) {}
+
+  /// The m64nN f32 accumulator type (N / 2 registers per thread).
+  Type accType(int64_t n);
+  Value zeroAcc(int64_t n) { return LLVM::ZeroOp::create(b, loc, accType(n)); }
+  Value get(Value acc, int64_t i) {
+    return LLVM::ExtractValueOp::create(b, loc, acc, i);
+  }
+  Value pack(Type type, ArrayRef<Value> values);
+  SmallVector<Value> unpack(Value acc, int64_t n);
+
+  /// acc (+)= A * B over one k16 slice, both from shared memory. MN-major
+  /// operands are read transposed (bf16 only).
+  Value mma(Value acc, int64_t n, Value descA, Value descB, bool aMnMajor,
+            bool bMnMajor, bool accumulate);
+
+  /// The sum or max of `v` over the lane quad holding one fragment row.
+  Value quadMax(Value v);
+  Value quadSum(Value v);
+  Value ex2(Value x); // 2^x, MUFU approximation
+  /// vector<2xbf16> of two f32 values (round to nearest).
+  Value bf16Pair(Value x, Value y);
+  Value lg2(Value x);
+
+  Value fmul(Value x, Value y) { return arith::MulFOp::create(b, loc, x, y); }
+  Value fadd(Value x, Value y) { return arith::AddFOp::create(b, loc, x, y); }
+  Value fsub(Value x, Value y) { return arith::SubFOp::create(b, loc, x, y); }
+  Value fmax(Value x, Value y) {
+    return arith::MaxNumFOp::create(b, loc, x, y);
+  }
+  Value select(Value c, Value x, Value y) {
+    return arith::SelectOp::create(b, loc, c, x, y);
+  }
+  Value ult(Value x, Value y) { return cmp(arith::CmpIPredicate::ult, x, y); }
+  Value ugt(Value x, Value y) { return cmp(arith::CmpIPredicate::ugt, x, y); }
+
+  /// Fragment row (0..63) and column (0..n) of register 4i + 2h + e.
+  Value fragmentRow(int64_t h) {
+    return add(add(mul(warp, c32(16)), div(lane, c32(4))), c32(8 * h));
+  }
+  Value fragmentCol(int64_t i, int64_t e) {
+    return add(mul(rem(lane, c32(4)), c32(2)), c32(8 * i + e));
+  }
+
+  /// Writes `values` (an m64nN fragment, f32) as bf16 into `tile`: `n`
+  /// columns stored as blocks of [64 rows, 128 B], 128B-swizzled (16-byte
+  /// unit u of row r at u ^ r % 8: conflict-free for a warp's eight rows).
+  void storeSwizzledBf16(Value tile, ArrayRef<Value> values, int64_t n);
+
+  /// wgmma descriptor of a K-major operand: `rows`-row tile at `base`
+  /// stored as column blocks of [rows, 128 B]; rows from `row0`, k16 slice
+  /// `ks`.
+  Value kMajor(Value base, int64_t rows, int64_t row0, int64_t ks);
+  /// Descriptor of an MN-major operand whose K runs down the rows of such a
+  /// tile (from `row0`), its 64-column blocks `rows` x 128 B apart.
+  Value mnMajor(Value base, int64_t rows, int64_t row0, int64_t ks);
+
+  Value sharedAt(int64_t offset) {
+    return byteOffset(shared, smem, c32(offset));
+  }
+  Value sharedAt(int64_t offset, Value plus) {
+    return byteOffset(shared, smem, add(c32(offset), plus));
+  }
+  /// Arrive on `barrier` once per warp (counts of 4 per warp group).
+  void arrivePerWarp(Value barrier);
+
+  /// Kernel entry: parameters, the dynamic shared memory global and a
+  /// gpu.func of `spec.threads()` threads; returns its body's builder state.
+  static gpu::GPUFuncOp createKernel(OpBuilder &b, const FlashAttentionSpec &spec,
+                                     int64_t pointers, int64_t integers,
+                                     LLVM::GlobalOp &smemGlobal);
+};
+
+} // namespace mlir::nova::cuda
+
+#endif // NOVA_CODEGEN_CUDA_FLASHATTENTIONBUILDER_H

@@ -1,0 +1,334 @@
+//===- FlashAttentionForward.cpp - sm_90 attention forward ----------------===//
+//
+// See FlashAttentionKernel.h. Shared memory: Q [128 rows] | stages x (K, V)
+// [128 rows each] | P [64 x blockN] per consumer | barriers (Q full/empty,
+// then full/empty per stage). Every [rows, D] tile is stored as D / 64
+// column blocks of [rows, 128 B], 128B-swizzled, as TMA writes them.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/codegen/cuda/FlashAttentionBuilder.h"
+#include "compiler/codegen/cuda/PtxSerialization.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+
+#include <limits>
+
+using namespace mlir;
+using namespace mlir::nova;
+using namespace mlir::nova::cuda;
+
+namespace {
+
+struct ForwardKernel : AttentionBuilder {
+  using AttentionBuilder::AttentionBuilder;
+  Value q, k, v, o, lse, scratch, t, bh, scaleLog2;
+  Value qBlocks, kBlocks, items;
+
+  int64_t kvOffset() const { return spec.residentBytes(); }
+  int64_t pOffset() const {
+    return spec.residentBytes() + spec.stages * spec.stageBytes();
+  }
+  int64_t barrierOffset() const { return pOffset() + spec.scratchTileBytes(); }
+  Value qFull() { return sharedAt(barrierOffset()); }
+  Value qEmpty() { return sharedAt(barrierOffset() + 8); }
+  Value kvFull(Value s) {
+    return sharedAt(barrierOffset() + 16, mul(s, c32(8)));
+  }
+  Value kvEmpty(Value s) {
+    return sharedAt(barrierOffset() + 16 + 8 * spec.stages, mul(s, c32(8)));
+  }
+  Value kTile(Value s) { return sharedAt(kvOffset(), mul(s, c32(spec.stageBytes()))); }
+  Value vTile(Value s) {
+    return sharedAt(kvOffset() + spec.tileBytes(spec.blockN),
+                    mul(s, c32(spec.stageBytes())));
+  }
+
+  /// Work item `w`: query block (the causal diagonal's longest rows first)
+  /// and head.
+  std::pair<Value, Value> item(Value w) {
+    Value qb = sub(sub(qBlocks, c32(1)), div(w, bh));
+    return {qb, rem(w, bh)};
+  }
+  /// Key blocks query block `qb` attends to.
+  Value keyBlocks(Value qb) {
+    return spec.causal ? min(add(qb, c32(1)), kBlocks) : kBlocks;
+  }
+
+  void producer(Value tid, Value cta, Value ctas, Value mapQ, Value mapK,
+                Value mapV) {
+    ifThen(eq(tid, 0), [&] {
+      loop(cta, items, ctas, ValueRange{c32(0), c32(0)},
+           [&](Value w, ValueRange it) -> SmallVector<Value> {
+             auto [qb, head] = item(w);
+             waitParity(qEmpty(),
+                        arith::XOrIOp::create(b, loc, andI(it[1], c32(1)),
+                                              c32(1)));
+             NVVM::MBarrierArriveExpectTxOp::create(
+                 b, loc, Type(), qFull(), c32(spec.tileBytes(spec.blockM)),
+                 NVVM::MemScopeKind::CTA, false, Value());
+             for (int64_t dc = 0; dc < spec.chunks(); ++dc)
+               tmaLoad(sharedAt(dc * spec.blockM * 128), mapQ,
+                       ValueRange{c32(64 * dc), mul(qb, c32(spec.blockM)), head},
+                       qFull());
+             ValueRange end = loop(
+                 c32(0), keyBlocks(qb), c32(1), ValueRange{it[0]},
+                 [&](Value j, ValueRange kv) -> SmallVector<Value> {
+                   Value stage = rem(kv[0], c32(spec.stages));
+                   Value parity = andI(div(kv[0], c32(spec.stages)), c32(1));
+                   waitParity(kvEmpty(stage),
+                              arith::XOrIOp::create(b, loc, parity, c32(1)));
+                   Value full = kvFull(stage);
+                   NVVM::MBarrierArriveExpectTxOp::create(
+                       b, loc, Type(), full, c32(spec.stageBytes()),
+                       NVVM::MemScopeKind::CTA, false, Value());
+                   Value row = mul(j, c32(spec.blockN));
+                   for (int64_t dc = 0; dc < spec.chunks(); ++dc) {
+                     int64_t block = dc * spec.blockN * 128;
+                     tmaLoad(byteOffset(shared, kTile(stage), c32(block)), mapK,
+                             ValueRange{c32(64 * dc), row, head}, full);
+                     tmaLoad(byteOffset(shared, vTile(stage), c32(block)), mapV,
+                             ValueRange{c32(64 * dc), row, head}, full);
+                   }
+                   return {add(kv[0], c32(1))};
+                 });
+             return {end[0], add(it[1], c32(1))};
+           });
+    });
+  }
+
+  /// The scaled scores of one block (log2 units), masked past the causal
+  /// diagonal and the sequence end when `masked`.
+  SmallVector<Value> scores(Value s, Value rowBase, Value colBase, bool masked) {
+    int64_t n = spec.blockN;
+    SmallVector<Value> x;
+    Value minusInf = cf(-std::numeric_limits<double>::infinity());
+    for (int64_t r = 0; r < n / 2; ++r) {
+      Value value = fmul(get(s, r), scaleLog2);
+      if (masked) {
+        int64_t i = r / 4, h = r / 2 % 2, e = r % 2;
+        Value row = add(rowBase, c32(8 * h));
+        Value col = add(colBase, c32(8 * i + e));
+        Value out = cmp(arith::CmpIPredicate::uge, col, t);
+        if (spec.causal)
+          out = orI(out, ugt(col, row));
+        value = select(out, minusInf, value);
+      }
+      x.push_back(value);
+    }
+    return x;
+  }
+
+  void consumer(Value tid, Value cta, Value ctas, Value group) {
+    int64_t n = spec.blockN, d = spec.headDim;
+    Value thread = sub(tid, mul(group, c32(128)));
+    warp = div(thread, c32(32));
+    lane = rem(thread, c32(32));
+    Value c = sub(group, c32(1));
+    Value pTile = sharedAt(pOffset(), mul(c, c32(64 * n * 2)));
+    Value barrierId = group; // 1, 2: named barriers of the warp groups
+    Value minusInf = cf(-std::numeric_limits<double>::infinity());
+    Value zero = cf(0.0);
+    Type sType = accType(n), oType = accType(d);
+    // This consumer's rows of the Q tile.
+    int64_t qRow0 = 0; // + 64 c, applied to the Q base below
+    Value qBase = sharedAt(0, mul(c, c32(64 * 128)));
+
+    loop(cta, items, ctas, ValueRange{c32(0), c32(0)},
+         [&](Value w, ValueRange it) -> SmallVector<Value> {
+           auto [qb, head] = item(w);
+           Value nkv = keyBlocks(qb);
+           waitParity(qFull(), andI(it[1], c32(1)));
+           Value rowBase = add(add(mul(qb, c32(spec.blockM)), mul(c, c32(64))),
+                               add(mul(warp, c32(16)), div(lane, c32(4))));
+           SmallVector<Value> init = {zeroAcc(d), minusInf, minusInf, zero,
+                                      zero, it[0]};
+           ValueRange end = loop(
+               c32(0), nkv, c32(1), init,
+               [&](Value j, ValueRange st) -> SmallVector<Value> {
+                 Value acc = st[0], kvIt = st[5];
+                 Value stage = rem(kvIt, c32(spec.stages));
+                 waitParity(kvFull(stage),
+                            andI(div(kvIt, c32(spec.stages)), c32(1)));
+                 // S = Q K^T over D.
+                 NVVM::WgmmaFenceAlignedOp::create(b, loc);
+                 Value s = LLVM::UndefOp::create(b, loc, sType);
+                 for (int64_t ks = 0; ks < d / 16; ++ks)
+                   s = mma(s, n, kMajor(qBase, spec.blockM, qRow0, ks),
+                           kMajor(kTile(stage), n, 0, ks), false, false,
+                           ks > 0);
+                 NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
+                 NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
+                 Value last = cmp(arith::CmpIPredicate::eq, j,
+                                  sub(nkv, c32(1)));
+                 ifThen(last, [&] { arrivePerWarp(qEmpty()); });
+                 // Blocks on the diagonal or across the sequence end mask.
+                 Value colBase = add(mul(j, c32(n)), mul(rem(lane, c32(4)), c32(2)));
+                 Value edge = ugt(mul(add(j, c32(1)), c32(n)), t);
+                 Value needsMask = spec.causal ? orI(last, edge) : edge;
+                 auto branch = scf::IfOp::create(b, loc, sType, needsMask,
+                                                 /*withElse=*/true);
+                 {
+                   OpBuilder::InsertionGuard guard(b);
+                   b.setInsertionPointToStart(branch.thenBlock());
+                   scf::YieldOp::create(
+                       b, loc, pack(sType, scores(s, rowBase, colBase, true)));
+                   b.setInsertionPointToStart(branch.elseBlock());
+                   scf::YieldOp::create(
+                       b, loc, pack(sType, scores(s, rowBase, colBase, false)));
+                 }
+                 SmallVector<Value> x = unpack(branch.getResult(0), n);
+                 // Online softmax, rows h = 0, 1 of this thread.
+                 SmallVector<Value> mNew(2), alpha(2), sums(2);
+                 for (int64_t h = 0; h < 2; ++h) {
+                   Value mx = minusInf;
+                   for (int64_t r = 0; r < n / 2; ++r)
+                     if (r / 2 % 2 == h)
+                       mx = fmax(mx, x[r]);
+                   mNew[h] = fmax(st[1 + h], quadMax(mx));
+                   // A row with nothing unmasked yet subtracts 0, not -inf.
+                   Value isEmpty = arith::CmpFOp::create(
+                       b, loc, arith::CmpFPredicate::OEQ, mNew[h], minusInf);
+                   Value base = select(isEmpty, zero, mNew[h]);
+                   alpha[h] = ex2(fsub(st[1 + h], base));
+                   sums[h] = fmul(st[3 + h], alpha[h]);
+                   for (int64_t r = 0; r < n / 2; ++r)
+                     if (r / 2 % 2 == h) {
+                       x[r] = ex2(fsub(x[r], base));
+                       sums[h] = fadd(sums[h], x[r]);
+                     }
+                 }
+                 // The previous block's P has been read by every warp.
+                 namedBarrier(barrierId, 128);
+                 storeSwizzledBf16(pTile, x, n);
+                 fenceAsyncShared();
+                 namedBarrier(barrierId, 128);
+                 SmallVector<Value> ov = unpack(acc, d);
+                 for (int64_t r = 0; r < d / 2; ++r)
+                   ov[r] = fmul(ov[r], alpha[r / 2 % 2]);
+                 acc = pack(oType, ov);
+                 // O += P V over the block's keys.
+                 NVVM::WgmmaFenceAlignedOp::create(b, loc);
+                 for (int64_t ks = 0; ks < n / 16; ++ks)
+                   acc = mma(acc, d, kMajor(pTile, 64, 0, ks),
+                             mnMajor(vTile(stage), n, 0, ks), false, true,
+                             true);
+                 NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
+                 NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
+                 arrivePerWarp(kvEmpty(stage));
+                 return {acc, mNew[0], mNew[1], sums[0], sums[1],
+                         add(kvIt, c32(1))};
+               });
+           epilogue(end, rowBase, head);
+           return {end[5], add(it[1], c32(1))};
+         });
+  }
+
+  /// O / l in bf16 and lse = (m + log2 l) ln 2 for the rows below T.
+  void epilogue(ValueRange end, Value rowBase, Value head) {
+    int64_t d = spec.headDim;
+    Type bf16 = b.getBF16Type();
+    SmallVector<Value> ov = unpack(end[0], d);
+    Value headRow = mul(head, t);
+    for (int64_t h = 0; h < 2; ++h) {
+      Value row = add(rowBase, c32(8 * h));
+      Value l = quadSum(end[3 + h]);
+      Value inv = NVVM::RcpApproxFtzF32Op::create(b, loc, f32, l);
+      ifThen(ult(row, t), [&] {
+        Value rowOffset = mul(wide(add(headRow, row)), c64(d));
+        for (int64_t i = 0; i < d / 8; ++i) {
+          int64_t reg = 4 * i + 2 * h;
+          Value col = fragmentCol(i, 0);
+          Value pair = bf16Pair(fmul(ov[reg], inv), fmul(ov[reg + 1], inv));
+          Value address = LLVM::GEPOp::create(b, loc, global, bf16, o,
+                                              ValueRange{add(rowOffset, wide(col))});
+          LLVM::StoreOp::create(b, loc, pair, address, 4);
+        }
+        ifThen(eq(rem(lane, c32(4)), 0), [&] {
+          Value lseValue =
+              fmul(fadd(end[1 + h], lg2(l)), cf(0.69314718055994531));
+          Value address = LLVM::GEPOp::create(b, loc, global, f32, lse,
+                                              ValueRange{wide(add(headRow, row))});
+          LLVM::StoreOp::create(b, loc, lseValue, address, 4);
+        });
+      });
+    }
+  }
+
+  void body(gpu::GPUFuncOp func, LLVM::GlobalOp smemGlobal) {
+    Block &entry = func.getBody().front();
+    q = entry.getArgument(0);
+    k = entry.getArgument(1);
+    v = entry.getArgument(2);
+    o = entry.getArgument(3);
+    lse = entry.getArgument(4);
+    scratch = entry.getArgument(5);
+    t = entry.getArgument(6);
+    bh = entry.getArgument(7);
+    // softmax(scale S) = 2^(scale log2(e) S - max) / sum.
+    scaleLog2 = fmul(arith::BitcastOp::create(b, loc, f32, entry.getArgument(8)),
+                     cf(1.4426950408889634));
+    smem = LLVM::AddressOfOp::create(b, loc, smemGlobal);
+
+    Value tid = id(gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x));
+    Value cta = id(gpu::BlockIdOp::create(b, loc, gpu::Dimension::x));
+    Value ctas = id(gpu::GridDimOp::create(b, loc, gpu::Dimension::x));
+    qBlocks = ceilDiv(t, spec.blockM);
+    kBlocks = ceilDiv(t, spec.blockN);
+    items = mul(qBlocks, bh);
+
+    Value mapQ = byteOffset(global, scratch,
+                            mul(cta, c32(kAttentionDescriptorBytesPerCta)));
+    Value mapK = byteOffset(global, mapQ, c32(kTensorMapBytes));
+    Value mapV = byteOffset(global, mapQ, c32(2 * kTensorMapBytes));
+    ifThen(eq(tid, 0), [&] {
+      for (auto [map, base] : {std::pair{mapQ, q}, {mapK, k}, {mapV, v}})
+        encodeTensorMap(map, base, bh, t, c32(spec.headDim), 128, 2,
+                        kTensorMapBf16);
+      publishTensorMaps({mapQ, mapK, mapV});
+      NVVM::MBarrierInitOp::create(b, loc, qFull(), c32(1), Value());
+      NVVM::MBarrierInitOp::create(b, loc, qEmpty(),
+                                   c32(4 * FlashAttentionSpec::kConsumers),
+                                   Value());
+      for (int64_t s = 0; s < spec.stages; ++s) {
+        NVVM::MBarrierInitOp::create(b, loc, kvFull(c32(s)), c32(1), Value());
+        NVVM::MBarrierInitOp::create(b, loc, kvEmpty(c32(s)),
+                                     c32(4 * FlashAttentionSpec::kConsumers),
+                                     Value());
+      }
+      NVVM::FenceMbarrierInitOp::create(b, loc);
+    });
+    gpu::BarrierOp::create(b, loc);
+
+    Value group = div(tid, c32(128));
+    auto roles = scf::IfOp::create(b, loc, eq(group, 0), /*withElse=*/true);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(roles.thenBlock());
+      NVVM::SetMaxRegisterOp::create(b, loc, kProducerRegisters,
+                                     NVVM::SetMaxRegisterAction::decrease);
+      producer(tid, cta, ctas, toGeneric(mapQ), toGeneric(mapK),
+               toGeneric(mapV));
+      b.setInsertionPointToStart(roles.elseBlock());
+      NVVM::SetMaxRegisterOp::create(b, loc, kConsumerRegisters,
+                                     NVVM::SetMaxRegisterAction::increase);
+      consumer(tid, cta, ctas, group);
+    }
+    gpu::ReturnOp::create(b, loc);
+  }
+};
+
+} // namespace
+
+OwningOpRef<ModuleOp>
+cuda::buildFlashAttentionForward(MLIRContext *context,
+                                 const FlashAttentionSpec &spec) {
+  OpBuilder b(context);
+  // sm_90a: wgmma; PTX 8.3: tensormap.replace.
+  OwningOpRef<ModuleOp> module =
+      createKernelModule(b, spec.kernelName(), "sm_90a", "+ptx83");
+  LLVM::GlobalOp smem;
+  gpu::GPUFuncOp func = AttentionBuilder::createKernel(b, spec, 6, 3, smem);
+  ForwardKernel(b, b.getUnknownLoc(), spec).body(func, smem);
+  return module;
+}

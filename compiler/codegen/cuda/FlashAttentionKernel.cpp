@@ -1,0 +1,224 @@
+//===- FlashAttentionKernel.cpp - specs, PTX cache, shared helpers --------===//
+
+#include "compiler/codegen/cuda/FlashAttentionBuilder.h"
+#include "compiler/codegen/cuda/PtxSerialization.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <mutex>
+
+using namespace mlir;
+using namespace mlir::nova;
+using namespace mlir::nova::cuda;
+
+std::string FlashAttentionSpec::kernelName() const {
+  return llvm::formatv("nova_attention_{0}_d{1}_{2}x{3}_s{4}{5}",
+                       backward ? "bwd" : "fwd", headDim, blockM, blockN,
+                       stages, causal ? "_causal" : "")
+      .str();
+}
+
+FailureOr<FlashAttentionSpec>
+cuda::flashAttentionSpec(LoweringConfigAttr config, bool backward, bool causal,
+                         int64_t headDim, int64_t sharedMemoryLimit,
+                         std::string &why) {
+  if (config.getKernel() != "flash_wgmma") {
+    why = "kernel family is not flash_wgmma";
+    return failure();
+  }
+  if (config.getPrecision() != "bf16") {
+    why = ("no attention kernel for precision " + config.getPrecision()).str();
+    return failure();
+  }
+  FlashAttentionSpec spec;
+  spec.backward = backward;
+  spec.causal = causal;
+  spec.headDim = headDim;
+  ArrayRef<int64_t> tile = config.getTileSizes();
+  if (tile.size() != 3 || tile[2] != headDim) {
+    why = "expected a [block M, block N, head dim] tile";
+    return failure();
+  }
+  spec.blockM = tile[0];
+  spec.blockN = tile[1];
+  spec.stages = config.getPipelineStages();
+  // The forward's Q tile and its K/V blocks share one TMA box of 128 rows;
+  // the backward's consumers own 64 keys each and step 64 queries.
+  bool shapes = backward ? spec.blockM == 128 && spec.blockN == 64
+                         : spec.blockM == 128 && spec.blockN == 128;
+  if (!shapes || headDim % 64 || headDim < 64 || headDim > 128 ||
+      spec.stages < 1) {
+    why = "tile, head dim or stages out of the kernel's range";
+    return failure();
+  }
+  if (spec.sharedMemoryBytes() > sharedMemoryLimit) {
+    why = "the stages need more shared memory than a CTA has";
+    return failure();
+  }
+  return spec;
+}
+
+std::string cuda::flashAttentionPtx(const FlashAttentionSpec &spec,
+                                    std::string &error) {
+  static std::mutex mutex;
+  static llvm::StringMap<std::string> cache;
+  std::string name = spec.kernelName();
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    auto cached = cache.find(name);
+    if (cached != cache.end())
+      return cached->second;
+  }
+  std::string ptx = buildPtx(
+      [&](MLIRContext *context) {
+        return spec.backward ? buildFlashAttentionBackward(context, spec)
+                             : buildFlashAttentionForward(context, spec);
+      },
+      error);
+  if (!ptx.empty()) {
+    std::lock_guard<std::mutex> lock(mutex);
+    cache[name] = ptx;
+  }
+  return ptx;
+}
+
+//===----------------------------------------------------------------------===//
+// AttentionBuilder
+//===----------------------------------------------------------------------===//
+
+Type AttentionBuilder::accType(int64_t n) {
+  return LLVM::LLVMStructType::getLiteral(b.getContext(),
+                                          SmallVector<Type>(n / 2, f32));
+}
+
+Value AttentionBuilder::pack(Type type, ArrayRef<Value> values) {
+  Value acc = LLVM::UndefOp::create(b, loc, type);
+  for (auto [i, v] : llvm::enumerate(values))
+    acc = LLVM::InsertValueOp::create(b, loc, acc, v, i);
+  return acc;
+}
+
+SmallVector<Value> AttentionBuilder::unpack(Value acc, int64_t n) {
+  SmallVector<Value> values;
+  for (int64_t i = 0; i < n / 2; ++i)
+    values.push_back(get(acc, i));
+  return values;
+}
+
+Value AttentionBuilder::mma(Value acc, int64_t n, Value descA, Value descB,
+                            bool aMnMajor, bool bMnMajor, bool accumulate) {
+  MLIRContext *context = b.getContext();
+  return NVVM::WgmmaMmaAsyncOp::create(
+      b, loc, accType(n), acc, descA, descB,
+      NVVM::MMAShapeAttr::get(context, 64, n, 16), NVVM::WGMMATypes::bf16,
+      NVVM::WGMMATypes::bf16, NVVM::WGMMATypes::f32,
+      accumulate ? NVVM::WGMMAScaleOut::one : NVVM::WGMMAScaleOut::zero,
+      NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one,
+      aMnMajor ? NVVM::MMALayout::col : NVVM::MMALayout::row,
+      bMnMajor ? NVVM::MMALayout::row : NVVM::MMALayout::col, nullptr);
+}
+
+static Value quadReduce(AttentionBuilder &ab, Value v, bool isMax) {
+  for (int64_t offset : {1, 2}) {
+    Value other = NVVM::ShflOp::create(ab.b, ab.loc, ab.f32, ab.c32(-1), v,
+                                       ab.c32(offset), ab.c32(0x1f),
+                                       NVVM::ShflKind::bfly, UnitAttr());
+    v = isMax ? ab.fmax(v, other) : ab.fadd(v, other);
+  }
+  return v;
+}
+
+Value AttentionBuilder::quadMax(Value v) { return quadReduce(*this, v, true); }
+Value AttentionBuilder::quadSum(Value v) { return quadReduce(*this, v, false); }
+
+Value AttentionBuilder::ex2(Value x) {
+  return LLVM::CallIntrinsicOp::create(
+             b, loc, f32, b.getStringAttr("llvm.nvvm.ex2.approx.ftz.f"),
+             ValueRange{x})
+      .getResult(0);
+}
+
+Value AttentionBuilder::lg2(Value x) {
+  return LLVM::CallIntrinsicOp::create(
+             b, loc, f32, b.getStringAttr("llvm.nvvm.lg2.approx.ftz.f"),
+             ValueRange{x})
+      .getResult(0);
+}
+
+Value AttentionBuilder::bf16Pair(Value x, Value y) {
+  Type bf16 = b.getBF16Type();
+  return vector::FromElementsOp::create(
+      b, loc, VectorType::get({2}, bf16),
+      ValueRange{arith::TruncFOp::create(b, loc, bf16, x),
+                 arith::TruncFOp::create(b, loc, bf16, y)});
+}
+
+void AttentionBuilder::storeSwizzledBf16(Value tile, ArrayRef<Value> values,
+                                         int64_t n) {
+  for (int64_t i = 0; i < n / 8; ++i) {
+    for (int64_t h = 0; h < 2; ++h) {
+      Value row = fragmentRow(h);
+      int64_t col0 = 8 * i; // + 2 (lane % 4)
+      Value byteInRow =
+          mul(add(c32(col0 % 64), mul(rem(lane, c32(4)), c32(2))), c32(2));
+      Value unit = arith::XOrIOp::create(b, loc, div(byteInRow, c32(16)),
+                                         rem(row, c32(8)));
+      Value offset = add(add(c32(col0 / 64 * 64 * 128), mul(row, c32(128))),
+                         add(mul(unit, c32(16)), rem(byteInRow, c32(16))));
+      int64_t reg = 4 * i + 2 * h;
+      LLVM::StoreOp::create(b, loc, bf16Pair(values[reg], values[reg + 1]),
+                            byteOffset(shared, tile, offset), 4);
+    }
+  }
+}
+
+Value AttentionBuilder::kMajor(Value base, int64_t rows, int64_t row0,
+                               int64_t ks) {
+  Value address = add(sharedAddress(base),
+                      c64(ks / 4 * rows * 128 + row0 * 128 + ks % 4 * 32));
+  return matrixDescriptor(address, 16);
+}
+
+Value AttentionBuilder::mnMajor(Value base, int64_t rows, int64_t row0,
+                                int64_t ks) {
+  Value address =
+      add(sharedAddress(base), c64(row0 * 128 + ks * 16 * 128));
+  return matrixDescriptor(address, rows * 128);
+}
+
+void AttentionBuilder::arrivePerWarp(Value barrier) {
+  ifThen(eq(lane, 0), [&] {
+    NVVM::MBarrierArriveOp::create(b, loc, i64, barrier, Value(),
+                                   NVVM::MemScopeKind::CTA, false);
+  });
+}
+
+gpu::GPUFuncOp AttentionBuilder::createKernel(OpBuilder &b,
+                                              const FlashAttentionSpec &spec,
+                                              int64_t pointers,
+                                              int64_t integers,
+                                              LLVM::GlobalOp &smemGlobal) {
+  Location loc = b.getUnknownLoc();
+  MLIRContext *context = b.getContext();
+  // 1024-aligned for the 128B swizzle atoms.
+  smemGlobal = LLVM::GlobalOp::create(
+      b, loc, LLVM::LLVMArrayType::get(b.getI8Type(), 0), /*isConstant=*/false,
+      LLVM::Linkage::External, "nova_attention_shared", Attribute(),
+      /*alignment=*/1024, /*addrSpace=*/3);
+  SmallVector<Type> params(pointers, LLVM::LLVMPointerType::get(context, 1));
+  params.append(integers, b.getI32Type());
+  auto func = gpu::GPUFuncOp::create(b, loc, spec.kernelName(),
+                                     b.getFunctionType(params, {}));
+  func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
+  func.setKnownBlockSizeAttr(
+      b.getDenseI32ArrayAttr({int32_t(spec.threads()), 1, 1}));
+  // .minnctapersm 1 pins the register count at entry; without it ptxas may
+  // ignore setmaxnreg (C7508) and spill the consumers.
+  func->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(),
+                b.getI32IntegerAttr(1));
+  b.setInsertionPointToStart(&func.getBody().front());
+  return func;
+}
