@@ -10,6 +10,8 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallBitVector.h"
 
+#include <cmath>
+
 using namespace mlir;
 using namespace mlir::nova;
 
@@ -754,6 +756,162 @@ LogicalResult LayerNormOp::verify() {
     return failure();
   if (getBias() && failed(verifySameType(*this, "bias", getBias().getType(),
                                          "the normalized shape", expected)))
+    return failure();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Attention
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// What nova.attention's operands say about its problem: the leading dims,
+/// the query and key lengths, the head dims of q/k and of v, and the element
+/// type.
+struct AttentionShape {
+  SmallVector<int64_t> batch;
+  int64_t tq, tk, d, dv;
+  Type element;
+
+  RankedTensorType outType() const {
+    SmallVector<int64_t> shape(batch);
+    shape.append({tq, dv});
+    return RankedTensorType::get(shape, element);
+  }
+  RankedTensorType lseType() const {
+    SmallVector<int64_t> shape(batch);
+    shape.push_back(tq);
+    return RankedTensorType::get(shape, Float32Type::get(element.getContext()));
+  }
+};
+
+/// Checks q `[batch..., Tq, D]`, k `[batch..., Tk, D]`, v `[batch..., Tk, Dv]`,
+/// the optional mask (broadcastable to `[batch..., Tq, Tk]`), `causal` and
+/// `scale`, shared by nova.attention and nova.attention_backward.
+FailureOr<AttentionShape> verifyAttentionOperands(Operation *op, Value query,
+                                                  Value key, Value value,
+                                                  Value mask, bool causal,
+                                                  double scale) {
+  RankedTensorType q = tensorType(query), k = tensorType(key),
+                   v = tensorType(value);
+  int64_t rank = q.getRank();
+  if (rank < 3)
+    return op->emitOpError() << "query must have rank >= 3 ([batch..., Tq, "
+                                "D]), got rank "
+                             << rank;
+  for (auto [name, type] : {std::pair<StringRef, RankedTensorType>{"key", k},
+                            {"value", v}}) {
+    if (type.getRank() != rank)
+      return op->emitOpError() << name << " has rank " << type.getRank()
+                               << " but query has rank " << rank;
+    for (int64_t d = 0; d < rank - 2; ++d)
+      if (dimsDiffer(type.getDimSize(d), q.getDimSize(d)))
+        return op->emitOpError()
+               << name << " batch dim " << d << " is " << type.getDimSize(d)
+               << " but query's is " << q.getDimSize(d);
+    if (type.getElementType() != q.getElementType())
+      return op->emitOpError()
+             << name << " element type " << type.getElementType()
+             << " differs from query's " << q.getElementType();
+  }
+  AttentionShape shape;
+  shape.batch.assign(q.getShape().begin(), q.getShape().end() - 2);
+  shape.tq = q.getDimSize(rank - 2);
+  shape.d = q.getDimSize(rank - 1);
+  shape.tk = k.getDimSize(rank - 2);
+  shape.dv = v.getDimSize(rank - 1);
+  shape.element = q.getElementType();
+  if (dimsDiffer(k.getDimSize(rank - 1), shape.d))
+    return op->emitOpError() << "key head dim (last) is "
+                             << k.getDimSize(rank - 1) << " but query's is "
+                             << shape.d;
+  if (dimsDiffer(v.getDimSize(rank - 2), shape.tk))
+    return op->emitOpError() << "value has " << v.getDimSize(rank - 2)
+                             << " rows (dim " << rank - 2 << ") but key has "
+                             << shape.tk;
+  if (causal && dimsDiffer(shape.tq, shape.tk))
+    return op->emitOpError() << "causal needs Tq == Tk, got Tq = " << shape.tq
+                             << " and Tk = " << shape.tk;
+  if (!std::isfinite(scale))
+    return op->emitOpError() << "scale must be finite, got " << scale;
+  if (mask) {
+    RankedTensorType m = tensorType(mask);
+    SmallVector<int64_t> scores(shape.batch);
+    scores.append({shape.tq, shape.tk});
+    if (m.getRank() > rank)
+      return op->emitOpError() << "mask has rank " << m.getRank()
+                               << " but the scores " << shapeStr(scores)
+                               << " have rank " << rank;
+    int64_t offset = rank - m.getRank();
+    for (int64_t d = 0; d < m.getRank(); ++d) {
+      int64_t size = m.getDimSize(d), to = scores[offset + d];
+      if (size != 1 && dimsDiffer(size, to))
+        return op->emitOpError()
+               << "mask " << shapeStr(m.getShape())
+               << " does not broadcast to the scores " << shapeStr(scores)
+               << ": dim " << d << " is " << size << " where the scores have "
+               << to;
+    }
+    if (m.getElementType() != shape.element && !m.getElementType().isF32())
+      return op->emitOpError() << "mask element type " << m.getElementType()
+                               << " is neither query's " << shape.element
+                               << " nor f32";
+  }
+  return shape;
+}
+
+/// `type` has `expected`'s shape (dynamic dims match any size) and element
+/// type.
+LogicalResult verifyAttentionType(Operation *op, StringRef name, Type type,
+                                  RankedTensorType expected) {
+  auto actual = cast<RankedTensorType>(type);
+  bool matches = actual.getRank() == expected.getRank() &&
+                 actual.getElementType() == expected.getElementType();
+  for (int64_t d = 0; matches && d < actual.getRank(); ++d)
+    matches = !dimsDiffer(actual.getDimSize(d), expected.getDimSize(d));
+  if (!matches)
+    return op->emitOpError() << name << " has type " << type
+                             << " but the operands imply " << expected;
+  return success();
+}
+} // namespace
+
+LogicalResult AttentionOp::verify() {
+  FailureOr<AttentionShape> shape = verifyAttentionOperands(
+      *this, getQuery(), getKey(), getValue(), getMask(), getCausal(),
+      getScale().convertToDouble());
+  if (failed(shape))
+    return failure();
+  if (failed(verifyAttentionType(*this, "out", getOut().getType(),
+                                 shape->outType())) ||
+      failed(verifyAttentionType(*this, "lse", getLse().getType(),
+                                 shape->lseType())))
+    return failure();
+  return success();
+}
+
+LogicalResult AttentionBackwardOp::verify() {
+  FailureOr<AttentionShape> shape = verifyAttentionOperands(
+      *this, getQuery(), getKey(), getValue(), getMask(), getCausal(),
+      getScale().convertToDouble());
+  if (failed(shape))
+    return failure();
+  std::pair<StringRef, Type> checks[] = {
+      {"grad_out", getGradOut().getType()},
+      {"out", getOut().getType()},
+  };
+  for (auto [name, type] : checks)
+    if (failed(verifyAttentionType(*this, name, type, shape->outType())))
+      return failure();
+  if (failed(verifyAttentionType(*this, "lse", getLse().getType(),
+                                 shape->lseType())))
+    return failure();
+  if (failed(verifySameType(*this, "grad_query", getGradQuery().getType(),
+                            "query", getQuery().getType())) ||
+      failed(verifySameType(*this, "grad_key", getGradKey().getType(), "key",
+                            getKey().getType())) ||
+      failed(verifySameType(*this, "grad_value", getGradValue().getType(),
+                            "value", getValue().getType())))
     return failure();
   return success();
 }

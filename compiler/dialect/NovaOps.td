@@ -399,6 +399,71 @@ def Nova_LayerNormOp : Nova_Op<"layer_norm", [Pure, AttrSizedOperandSegments]> {
 }
 
 //===----------------------------------------------------------------------===//
+// Attention (decomposed by -nova-decompose-attention)
+//===----------------------------------------------------------------------===//
+
+def Nova_AttentionTensor : RankedTensorOf<[F32, BF16, F16]>;
+
+def Nova_AttentionOp : Nova_Op<"attention", [Pure]> {
+  let summary = "Fused scaled dot-product attention, with each row's log-sum-exp";
+  let description = [{
+    With `s = scale * q k^T` (`[batch..., Tq, Tk]`, computed in f32) plus the
+    optional additive `mask` (broadcast to `[batch..., Tq, Tk]` by torch's
+    rules: trailing dims align, size-1 dims expand) and, with `causal`, -inf
+    wherever `j > i` (lower-triangular, diagonal kept; needs Tq == Tk):
+    `p = softmax(s)` along the last dim (f32), `out = p v` (p rounded to the
+    operands' element type first, as autocast does) and
+    `lse[..., i] = log(sum_j exp(s[..., i, j]))`, the natural-log row
+    log-sum-exp that `nova.attention_backward` recomputes `p` from.
+
+    `q` is `[batch..., Tq, D]`, `k` `[batch..., Tk, D]`, `v`
+    `[batch..., Tk, Dv]`: rank >= 3, the same leading dims and the same
+    element type (f32, bf16 or f16); `out` is `[batch..., Tq, Dv]` in that
+    type, `lse` `[batch..., Tq]` in f32.
+  }];
+  let arguments = (ins Nova_AttentionTensor:$query, Nova_AttentionTensor:$key,
+                       Nova_AttentionTensor:$value,
+                       Optional<Nova_AttentionTensor>:$mask, UnitAttr:$causal,
+                       F64Attr:$scale);
+  let results = (outs Nova_AttentionTensor:$out, RankedTensorOf<[F32]>:$lse);
+  let assemblyFormat = [{
+    $query `,` $key `,` $value (`mask` `(` $mask^ `:` type($mask) `)`)?
+    attr-dict `:` type($query) `,` type($key) `,` type($value) `->`
+    type($out) `,` type($lse)
+  }];
+  let hasVerifier = 1;
+}
+
+def Nova_AttentionBackwardOp : Nova_Op<"attention_backward", [Pure]> {
+  let summary = "Gradients of nova.attention with respect to q, k and v";
+  let description = [{
+    Given `dout` (the gradient of `out`) and the forward's operands, `out`
+    and `lse`, with the forward's `mask`, `causal` and `scale`:
+    `p = exp(s - lse)` (s recomputed as in nova.attention), `dv = p^T dout`,
+    `dp = dout v^T`, `D = rowsum(dout * out)` (f32),
+    `ds = p * (dp - D)`, `dq = scale * ds k`, `dk = scale * ds^T q`. The
+    results have the types of `q`, `k` and `v`.
+  }];
+  let arguments = (ins Nova_AttentionTensor:$grad_out,
+                       Nova_AttentionTensor:$query, Nova_AttentionTensor:$key,
+                       Nova_AttentionTensor:$value, Nova_AttentionTensor:$out,
+                       RankedTensorOf<[F32]>:$lse,
+                       Optional<Nova_AttentionTensor>:$mask, UnitAttr:$causal,
+                       F64Attr:$scale);
+  let results = (outs Nova_AttentionTensor:$grad_query,
+                      Nova_AttentionTensor:$grad_key,
+                      Nova_AttentionTensor:$grad_value);
+  let assemblyFormat = [{
+    $grad_out `,` $query `,` $key `,` $value `,` $out `,` $lse
+    (`mask` `(` $mask^ `:` type($mask) `)`)? attr-dict `:`
+    type($grad_out) `,` type($query) `,` type($key) `,` type($value) `,`
+    type($out) `,` type($lse) `->` type($grad_query) `,` type($grad_key) `,`
+    type($grad_value)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
 // Constants
 //===----------------------------------------------------------------------===//
 
