@@ -47,13 +47,17 @@ struct LowerToLinalgOptions : PassPipelineOptions<LowerToLinalgOptions> {
       llvm::cl::init("highest")};
 };
 
-/// nova -> linalg. CUDA: long leading reductions are split into two stages
+/// nova -> linalg. Every target first decomposes nova.attention into
+/// primitives. CUDA: long leading reductions are split into two stages
 /// (IREE gives a bias-gradient sum only C/256 workgroups), every matmul is
 /// configured for the architecture, and the ops Nova has kernels for become
 /// dispatches of them. Other targets (cpu) get the portable lowering.
 void buildLowerToLinalgPipeline(OpPassManager &pm,
                                 const LowerToLinalgOptions &options) {
   StringRef target = options.target;
+  // No target has a fused attention kernel yet: every one starts from the
+  // primitives.
+  pm.addPass(createNovaDecomposeAttention());
   if (target.consume_front("cuda")) {
     pm.addPass(createNovaSplitReductions());
     NovaConfigureKernelsOptions configure;
@@ -121,9 +125,13 @@ static void registerNovaPipelines() {
       buildTrainStepToIREEPipeline);
   PassPipelineRegistration<>(
       "nova-optimize",
-      "Decompose composite ops, then canonicalize and CSE the nova program",
+      "Decompose composite ops, canonicalize and CSE, then form fused "
+      "attention from its decomposed pattern (canonicalize and CSE again)",
       [](OpPassManager &pm) {
         pm.addPass(createNovaDecompose());
+        pm.addPass(createCanonicalizerPass());
+        pm.addPass(createCSEPass());
+        pm.addPass(createNovaFormAttention());
         pm.addPass(createCanonicalizerPass());
         pm.addPass(createCSEPass());
       });

@@ -16,6 +16,41 @@ def NovaDecompose : Pass<"nova-decompose"> {
   let dependentDialects = ["::mlir::nova::NovaDialect"];
 }
 
+def NovaDecomposeAttention : Pass<"nova-decompose-attention"> {
+  let summary = "Rewrite nova.attention and nova.attention_backward into nova primitives";
+  let description = [{
+    The forward becomes `s = scale * q k^T` (a matmul with `transpose_rhs`,
+    cast to f32), the causal mask as a select of -inf where an iota
+    comparison says `j > i` (an additive mask is added), an f32 softmax
+    (row max, exp, row sum, div), `p` cast back to the operands' type for
+    `out = p v`, and `lse = max + log(sum)`. The backward recomputes
+    `p = exp(s - lse)`, then `dv = p^T dout`, `dp = dout v^T`,
+    `D = rowsum(dout * out)` (f32), `ds = p * (dp - D)`,
+    `dq = scale * ds k` and `dk = scale * ds^T q`. nova-lower-to-linalg runs
+    it first, for every target.
+  }];
+  let dependentDialects = ["::mlir::nova::NovaDialect"];
+}
+
+def NovaFormAttention : Pass<"nova-form-attention"> {
+  let summary = "Form nova.attention (and its backward) from the decomposed attention pattern";
+  let description = [{
+    Recognizes `softmax(scale * q k^T, masked) v` as the captured graph
+    spells it (batched matmuls between reshapes and transposes, splat
+    multipliers, a select of -inf, the softmax as reduce_max / sub / exp /
+    reduce_sum / div, nova.cast between them under autocast) and replaces it
+    by `nova.attention` on `[batch..., T, D]` operands; where the softmax's
+    probabilities are used exactly by the matching backward (`p^T dout`,
+    `dout v^T`, the softmax backward, the masked select of zeros, the scale,
+    `ds k` and `q^T ds`) that becomes `nova.attention_backward`. The mask
+    must be proven causal: it is evaluated at compile time (it may depend
+    only on constants and iotas) at every query/key position. Anything else
+    (another mask, a softmax over another dim, a non-constant scale, extra
+    users of the scores or probabilities) leaves the IR untouched.
+  }];
+  let dependentDialects = ["::mlir::nova::NovaDialect"];
+}
+
 def NovaSplitReductions : Pass<"nova-split-reductions"> {
   let summary = "Split long reductions over leading dims into two stages (GPU)";
   let description = [{

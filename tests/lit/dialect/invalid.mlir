@@ -649,6 +649,146 @@ func.func @layer_norm_bias(%a: tensor<2x8xf32>, %w: tensor<2x8xf32>, %b: tensor<
 // -----
 
 //===----------------------------------------------------------------------===//
+// Attention
+//===----------------------------------------------------------------------===//
+
+func.func @attention_rank(%q: tensor<8x16xf32>, %k: tensor<8x16xf32>, %v: tensor<8x16xf32>) {
+  // expected-error @+1 {{'nova.attention' op query must have rank >= 3 ([batch..., Tq, D]), got rank 2}}
+  %o, %l = nova.attention %q, %k, %v {scale = 1.0 : f64} : tensor<8x16xf32>, tensor<8x16xf32>, tensor<8x16xf32> -> tensor<8x16xf32>, tensor<8xf32>
+  return
+}
+
+// -----
+
+func.func @attention_key_rank(%q: tensor<2x8x16xf32>, %k: tensor<1x2x8x16xf32>, %v: tensor<2x8x16xf32>) {
+  // expected-error @+1 {{'nova.attention' op key has rank 4 but query has rank 3}}
+  %o, %l = nova.attention %q, %k, %v {scale = 1.0 : f64} : tensor<2x8x16xf32>, tensor<1x2x8x16xf32>, tensor<2x8x16xf32> -> tensor<2x8x16xf32>, tensor<2x8xf32>
+  return
+}
+
+// -----
+
+func.func @attention_batch(%q: tensor<2x4x8x16xf32>, %k: tensor<2x4x8x16xf32>, %v: tensor<2x3x8x16xf32>) {
+  // expected-error @+1 {{'nova.attention' op value batch dim 1 is 3 but query's is 4}}
+  %o, %l = nova.attention %q, %k, %v {scale = 1.0 : f64} : tensor<2x4x8x16xf32>, tensor<2x4x8x16xf32>, tensor<2x3x8x16xf32> -> tensor<2x4x8x16xf32>, tensor<2x4x8xf32>
+  return
+}
+
+// -----
+
+func.func @attention_element_type(%q: tensor<2x8x16xf32>, %k: tensor<2x8x16xbf16>, %v: tensor<2x8x16xf32>) {
+  // expected-error @+1 {{'nova.attention' op key element type 'bf16' differs from query's 'f32'}}
+  %o, %l = nova.attention %q, %k, %v {scale = 1.0 : f64} : tensor<2x8x16xf32>, tensor<2x8x16xbf16>, tensor<2x8x16xf32> -> tensor<2x8x16xf32>, tensor<2x8xf32>
+  return
+}
+
+// -----
+
+func.func @attention_head_dim(%q: tensor<2x8x16xf32>, %k: tensor<2x8x32xf32>, %v: tensor<2x8x16xf32>) {
+  // expected-error @+1 {{'nova.attention' op key head dim (last) is 32 but query's is 16}}
+  %o, %l = nova.attention %q, %k, %v {scale = 1.0 : f64} : tensor<2x8x16xf32>, tensor<2x8x32xf32>, tensor<2x8x16xf32> -> tensor<2x8x16xf32>, tensor<2x8xf32>
+  return
+}
+
+// -----
+
+func.func @attention_value_rows(%q: tensor<2x8x16xf32>, %k: tensor<2x8x16xf32>, %v: tensor<2x6x16xf32>) {
+  // expected-error @+1 {{'nova.attention' op value has 6 rows (dim 1) but key has 8}}
+  %o, %l = nova.attention %q, %k, %v {scale = 1.0 : f64} : tensor<2x8x16xf32>, tensor<2x8x16xf32>, tensor<2x6x16xf32> -> tensor<2x8x16xf32>, tensor<2x8xf32>
+  return
+}
+
+// -----
+
+func.func @attention_causal(%q: tensor<2x4x16xf32>, %k: tensor<2x8x16xf32>, %v: tensor<2x8x16xf32>) {
+  // expected-error @+1 {{'nova.attention' op causal needs Tq == Tk, got Tq = 4 and Tk = 8}}
+  %o, %l = nova.attention %q, %k, %v {causal, scale = 1.0 : f64} : tensor<2x4x16xf32>, tensor<2x8x16xf32>, tensor<2x8x16xf32> -> tensor<2x4x16xf32>, tensor<2x4xf32>
+  return
+}
+
+// -----
+
+func.func @attention_scale(%q: tensor<2x8x16xf32>, %k: tensor<2x8x16xf32>, %v: tensor<2x8x16xf32>) {
+  // expected-error @+1 {{'nova.attention' op scale must be finite, got INF}}
+  %o, %l = nova.attention %q, %k, %v {scale = 0x7FF0000000000000 : f64} : tensor<2x8x16xf32>, tensor<2x8x16xf32>, tensor<2x8x16xf32> -> tensor<2x8x16xf32>, tensor<2x8xf32>
+  return
+}
+
+// -----
+
+func.func @attention_mask_shape(%q: tensor<2x8x16xf32>, %k: tensor<2x8x16xf32>, %v: tensor<2x8x16xf32>, %m: tensor<3x8xf32>) {
+  // expected-error @+1 {{'nova.attention' op mask [3, 8] does not broadcast to the scores [2, 8, 8]: dim 0 is 3 where the scores have 8}}
+  %o, %l = nova.attention %q, %k, %v mask(%m : tensor<3x8xf32>) {scale = 1.0 : f64} : tensor<2x8x16xf32>, tensor<2x8x16xf32>, tensor<2x8x16xf32> -> tensor<2x8x16xf32>, tensor<2x8xf32>
+  return
+}
+
+// -----
+
+func.func @attention_mask_rank(%q: tensor<2x8x16xf32>, %k: tensor<2x8x16xf32>, %v: tensor<2x8x16xf32>, %m: tensor<1x2x8x8xf32>) {
+  // expected-error @+1 {{'nova.attention' op mask has rank 4 but the scores [2, 8, 8] have rank 3}}
+  %o, %l = nova.attention %q, %k, %v mask(%m : tensor<1x2x8x8xf32>) {scale = 1.0 : f64} : tensor<2x8x16xf32>, tensor<2x8x16xf32>, tensor<2x8x16xf32> -> tensor<2x8x16xf32>, tensor<2x8xf32>
+  return
+}
+
+// -----
+
+func.func @attention_mask_element_type(%q: tensor<2x8x16xbf16>, %k: tensor<2x8x16xbf16>, %v: tensor<2x8x16xbf16>, %m: tensor<8x8xf16>) {
+  // expected-error @+1 {{'nova.attention' op mask element type 'f16' is neither query's 'bf16' nor f32}}
+  %o, %l = nova.attention %q, %k, %v mask(%m : tensor<8x8xf16>) {scale = 1.0 : f64} : tensor<2x8x16xbf16>, tensor<2x8x16xbf16>, tensor<2x8x16xbf16> -> tensor<2x8x16xbf16>, tensor<2x8xf32>
+  return
+}
+
+// -----
+
+func.func @attention_out_type(%q: tensor<2x8x16xf32>, %k: tensor<2x8x16xf32>, %v: tensor<2x8x32xf32>) {
+  // expected-error @+1 {{'nova.attention' op out has type 'tensor<2x8x16xf32>' but the operands imply 'tensor<2x8x32xf32>'}}
+  %o, %l = nova.attention %q, %k, %v {scale = 1.0 : f64} : tensor<2x8x16xf32>, tensor<2x8x16xf32>, tensor<2x8x32xf32> -> tensor<2x8x16xf32>, tensor<2x8xf32>
+  return
+}
+
+// -----
+
+func.func @attention_lse_type(%q: tensor<2x8x16xbf16>, %k: tensor<2x8x16xbf16>, %v: tensor<2x8x16xbf16>) {
+  // expected-error @+1 {{'nova.attention' op lse has type 'tensor<2x8x1xf32>' but the operands imply 'tensor<2x8xf32>'}}
+  %o, %l = nova.attention %q, %k, %v {scale = 1.0 : f64} : tensor<2x8x16xbf16>, tensor<2x8x16xbf16>, tensor<2x8x16xbf16> -> tensor<2x8x16xbf16>, tensor<2x8x1xf32>
+  return
+}
+
+// -----
+
+func.func @attention_backward_causal(%do: tensor<2x4x16xf32>, %q: tensor<2x4x16xf32>, %k: tensor<2x8x16xf32>, %v: tensor<2x8x16xf32>, %o: tensor<2x4x16xf32>, %l: tensor<2x4xf32>) {
+  // expected-error @+1 {{'nova.attention_backward' op causal needs Tq == Tk, got Tq = 4 and Tk = 8}}
+  %dq, %dk, %dv = nova.attention_backward %do, %q, %k, %v, %o, %l {causal, scale = 1.0 : f64} : tensor<2x4x16xf32>, tensor<2x4x16xf32>, tensor<2x8x16xf32>, tensor<2x8x16xf32>, tensor<2x4x16xf32>, tensor<2x4xf32> -> tensor<2x4x16xf32>, tensor<2x8x16xf32>, tensor<2x8x16xf32>
+  return
+}
+
+// -----
+
+func.func @attention_backward_grad_out(%do: tensor<2x8x32xf32>, %q: tensor<2x8x16xf32>, %k: tensor<2x8x16xf32>, %v: tensor<2x8x16xf32>, %o: tensor<2x8x16xf32>, %l: tensor<2x8xf32>) {
+  // expected-error @+1 {{'nova.attention_backward' op grad_out has type 'tensor<2x8x32xf32>' but the operands imply 'tensor<2x8x16xf32>'}}
+  %dq, %dk, %dv = nova.attention_backward %do, %q, %k, %v, %o, %l {scale = 1.0 : f64} : tensor<2x8x32xf32>, tensor<2x8x16xf32>, tensor<2x8x16xf32>, tensor<2x8x16xf32>, tensor<2x8x16xf32>, tensor<2x8xf32> -> tensor<2x8x16xf32>, tensor<2x8x16xf32>, tensor<2x8x16xf32>
+  return
+}
+
+// -----
+
+func.func @attention_backward_out(%do: tensor<2x8x16xf32>, %q: tensor<2x8x16xf32>, %k: tensor<2x8x16xf32>, %v: tensor<2x8x16xf32>, %o: tensor<2x8x16xbf16>, %l: tensor<2x8xf32>) {
+  // expected-error @+1 {{'nova.attention_backward' op out has type 'tensor<2x8x16xbf16>' but the operands imply 'tensor<2x8x16xf32>'}}
+  %dq, %dk, %dv = nova.attention_backward %do, %q, %k, %v, %o, %l {scale = 1.0 : f64} : tensor<2x8x16xf32>, tensor<2x8x16xf32>, tensor<2x8x16xf32>, tensor<2x8x16xf32>, tensor<2x8x16xbf16>, tensor<2x8xf32> -> tensor<2x8x16xf32>, tensor<2x8x16xf32>, tensor<2x8x16xf32>
+  return
+}
+
+// -----
+
+func.func @attention_backward_grad_key(%do: tensor<2x8x16xf32>, %q: tensor<2x8x16xf32>, %k: tensor<2x8x16xf32>, %v: tensor<2x8x16xf32>, %o: tensor<2x8x16xf32>, %l: tensor<2x8xf32>) {
+  // expected-error @+1 {{'nova.attention_backward' op grad_key has type 'tensor<2x16x8xf32>' but key has type 'tensor<2x8x16xf32>'}}
+  %dq, %dk, %dv = nova.attention_backward %do, %q, %k, %v, %o, %l {scale = 1.0 : f64} : tensor<2x8x16xf32>, tensor<2x8x16xf32>, tensor<2x8x16xf32>, tensor<2x8x16xf32>, tensor<2x8x16xf32>, tensor<2x8xf32> -> tensor<2x8x16xf32>, tensor<2x16x8xf32>, tensor<2x8x16xf32>
+  return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
 // nova.iota
 //===----------------------------------------------------------------------===//
 

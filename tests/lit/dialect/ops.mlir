@@ -314,6 +314,29 @@ func.func @layer_norm(%x: tensor<2x4x8xf32>, %w: tensor<8xf32>, %b: tensor<8xf32
 }
 
 //===----------------------------------------------------------------------===//
+// Attention
+//===----------------------------------------------------------------------===//
+
+// CHECK-LABEL: func.func @attention
+// CHECK-SAME: (%[[Q:.*]]: tensor<2x4x8x16xbf16>, %[[K:.*]]: tensor<2x4x8x16xbf16>, %[[V:.*]]: tensor<2x4x8x32xbf16>, %[[M:.*]]: tensor<8x8xf32>)
+func.func @attention(%q: tensor<2x4x8x16xbf16>, %k: tensor<2x4x8x16xbf16>, %v: tensor<2x4x8x32xbf16>, %m: tensor<8x8xf32>) -> (tensor<2x4x8x32xbf16>, tensor<2x4x8xf32>, tensor<2x4x8x32xbf16>) {
+  // CHECK-NEXT: %[[OUT:.*]], %[[LSE:.*]] = nova.attention %[[Q]], %[[K]], %[[V]] {causal, scale = 2.500000e-01 : f64} : tensor<2x4x8x16xbf16>, tensor<2x4x8x16xbf16>, tensor<2x4x8x32xbf16> -> tensor<2x4x8x32xbf16>, tensor<2x4x8xf32>
+  // CHECK-NEXT: nova.attention %[[Q]], %[[K]], %[[V]] mask(%[[M]] : tensor<8x8xf32>) {scale = 1.000000e+00 : f64} : tensor<2x4x8x16xbf16>, tensor<2x4x8x16xbf16>, tensor<2x4x8x32xbf16> -> tensor<2x4x8x32xbf16>, tensor<2x4x8xf32>
+  %out, %lse = nova.attention %q, %k, %v {causal, scale = 0.25 : f64} : tensor<2x4x8x16xbf16>, tensor<2x4x8x16xbf16>, tensor<2x4x8x32xbf16> -> tensor<2x4x8x32xbf16>, tensor<2x4x8xf32>
+  %out2, %lse2 = nova.attention %q, %k, %v mask(%m : tensor<8x8xf32>) {scale = 1.0 : f64} : tensor<2x4x8x16xbf16>, tensor<2x4x8x16xbf16>, tensor<2x4x8x32xbf16> -> tensor<2x4x8x32xbf16>, tensor<2x4x8xf32>
+  return %out, %lse, %out2 : tensor<2x4x8x32xbf16>, tensor<2x4x8xf32>, tensor<2x4x8x32xbf16>
+}
+
+// Cross attention (Tq != Tk) over one batch dim.
+// CHECK-LABEL: func.func @attention_backward
+// CHECK-SAME: (%[[DO:.*]]: tensor<3x5x8xf32>, %[[Q:.*]]: tensor<3x5x4xf32>, %[[K:.*]]: tensor<3x7x4xf32>, %[[V:.*]]: tensor<3x7x8xf32>, %[[O:.*]]: tensor<3x5x8xf32>, %[[L:.*]]: tensor<3x5xf32>, %[[M:.*]]: tensor<3x1x7xf32>)
+func.func @attention_backward(%do: tensor<3x5x8xf32>, %q: tensor<3x5x4xf32>, %k: tensor<3x7x4xf32>, %v: tensor<3x7x8xf32>, %o: tensor<3x5x8xf32>, %l: tensor<3x5xf32>, %m: tensor<3x1x7xf32>) -> (tensor<3x5x4xf32>, tensor<3x7x4xf32>, tensor<3x7x8xf32>) {
+  // CHECK-NEXT: %{{.*}}, %{{.*}}, %{{.*}} = nova.attention_backward %[[DO]], %[[Q]], %[[K]], %[[V]], %[[O]], %[[L]] mask(%[[M]] : tensor<3x1x7xf32>) {scale = 5.000000e-01 : f64} : tensor<3x5x8xf32>, tensor<3x5x4xf32>, tensor<3x7x4xf32>, tensor<3x7x8xf32>, tensor<3x5x8xf32>, tensor<3x5xf32> -> tensor<3x5x4xf32>, tensor<3x7x4xf32>, tensor<3x7x8xf32>
+  %dq, %dk, %dv = nova.attention_backward %do, %q, %k, %v, %o, %l mask(%m : tensor<3x1x7xf32>) {scale = 0.5 : f64} : tensor<3x5x8xf32>, tensor<3x5x4xf32>, tensor<3x7x4xf32>, tensor<3x7x8xf32>, tensor<3x5x8xf32>, tensor<3x5xf32> -> tensor<3x5x4xf32>, tensor<3x7x4xf32>, tensor<3x7x8xf32>
+  return %dq, %dk, %dv : tensor<3x5x4xf32>, tensor<3x7x4xf32>, tensor<3x7x8xf32>
+}
+
+//===----------------------------------------------------------------------===//
 // Constants
 //===----------------------------------------------------------------------===//
 
