@@ -47,17 +47,15 @@ struct LowerToLinalgOptions : PassPipelineOptions<LowerToLinalgOptions> {
       llvm::cl::init("highest")};
 };
 
-/// nova -> linalg. Every target first decomposes nova.attention into
-/// primitives. CUDA: long leading reductions are split into two stages
-/// (IREE gives a bias-gradient sum only C/256 workgroups), every matmul is
-/// configured for the architecture, and the ops Nova has kernels for become
-/// dispatches of them. Other targets (cpu) get the portable lowering.
+/// nova -> linalg. CUDA: long leading reductions are split into two stages
+/// (IREE gives a bias-gradient sum only C/256 workgroups), every matmul and
+/// attention is configured for the architecture, the attention ops without
+/// a Nova kernel are decomposed (their matmuls configured in turn), and the
+/// ops Nova has kernels for become dispatches of them. Other targets (cpu)
+/// decompose attention and get the portable lowering.
 void buildLowerToLinalgPipeline(OpPassManager &pm,
                                 const LowerToLinalgOptions &options) {
   StringRef target = options.target;
-  // No target has a fused attention kernel yet: every one starts from the
-  // primitives.
-  pm.addPass(createNovaDecomposeAttention());
   if (target.consume_front("cuda")) {
     pm.addPass(createNovaSplitReductions());
     NovaConfigureKernelsOptions configure;
@@ -66,7 +64,11 @@ void buildLowerToLinalgPipeline(OpPassManager &pm,
     configure.smCount = options.smCount;
     configure.sharedMemoryPerSm = options.sharedMemoryPerSm;
     pm.addPass(createNovaConfigureKernels(configure));
+    pm.addPass(createNovaDecomposeAttention());
+    pm.addPass(createNovaConfigureKernels(configure));
     pm.addPass(createConvertNovaToIREEKernels());
+  } else {
+    pm.addPass(createNovaDecomposeAttention());
   }
   pm.addPass(createConvertNovaToLinalg());
   pm.addPass(createCanonicalizerPass());

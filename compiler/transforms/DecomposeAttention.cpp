@@ -150,6 +150,8 @@ struct DecomposeAttention : OpRewritePattern<AttentionOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(AttentionOp op,
                                 PatternRewriter &rewriter) const override {
+    if (op->hasAttr("lowering_config"))
+      return rewriter.notifyMatchFailure(op, "runs Nova's kernel");
     if (!hasStaticShapes(op))
       return rewriter.notifyMatchFailure(op, "dynamic shape");
     AttentionEmitter e(rewriter, op.getLoc(), op.getQuery(), op.getKey(),
@@ -183,6 +185,8 @@ struct DecomposeAttentionBackward : OpRewritePattern<AttentionBackwardOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(AttentionBackwardOp op,
                                 PatternRewriter &rewriter) const override {
+    if (op->hasAttr("lowering_config"))
+      return rewriter.notifyMatchFailure(op, "runs Nova's kernel");
     if (!hasStaticShapes(op))
       return rewriter.notifyMatchFailure(op, "dynamic shape");
     Location loc = op.getLoc();

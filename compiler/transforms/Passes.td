@@ -26,8 +26,8 @@ def NovaDecomposeAttention : Pass<"nova-decompose-attention"> {
     `out = p v`, and `lse = max + log(sum)`. The backward recomputes
     `p = exp(s - lse)`, then `dv = p^T dout`, `dp = dout v^T`,
     `D = rowsum(dout * out)` (f32), `ds = p * (dp - D)`,
-    `dq = scale * ds k` and `dk = scale * ds^T q`. nova-lower-to-linalg runs
-    it first, for every target.
+    `dq = scale * ds k` and `dk = scale * ds^T q`. Ops the configurator gave
+    a Nova kernel (a `lowering_config`) are kept for it.
   }];
   let dependentDialects = ["::mlir::nova::NovaDialect"];
 }

@@ -1,0 +1,51 @@
+// RUN: nova-opt %s --allow-unregistered-dialect --nova-configure-kernels=target=sm_90 --convert-nova-to-iree-kernels | %python %lit_tools/print-executable-objects.py | FileCheck %s
+
+// Nova's sm_90 fused attention, forward and backward, generated through
+// gpu/nvvm from the configurator's choice and serialized by MLIR: PTX 8.3 for
+// sm_90a; one producer warp group (TMA) and two consumers (wgmma); no T x T
+// tensor. T = 200 is not a multiple of the blocks: edges are masked.
+
+// The backward (its executable is declared last, so it is printed first):
+// per key block, S^T = K Q^T and dP^T = V dO^T (m64n64k16, both K-major),
+// P^T = exp2(S^T - lse), then dV += P^T dO and dK += dS^T Q with dO and Q
+// read MN-major (transposed B), dQ = dS K with dS^T read transposed as A, and
+// dQ accumulated in f32 by atomic adds.
+// CHECK-LABEL: .visible .entry nova_attention_bwd_d64_128x64_s2_causal(
+// CHECK-COUNT-10: .param .u64 .ptr .global
+// CHECK-COUNT-3:  .param .u32
+// CHECK:      .maxntid 384, 1, 1
+// CHECK:      .minnctapersm 1
+// CHECK:      tensormap.replace.tile.box_dim.global.b1024.b32 [%rd{{[0-9]+}}], 1,
+// CHECK:      fence.proxy.tensormap::generic.release.gpu;
+// CHECK-DAG:  setmaxnreg.inc.sync.aligned.u32 232;
+// CHECK-DAG:  setmaxnreg.dec.sync.aligned.u32 40;
+// CHECK-DAG:  wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {{.*}}, p, 1, 1, 0, 0;
+// CHECK-DAG:  wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {{.*}}, p, 1, 1, 0, 1;
+// CHECK-DAG:  wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {{.*}}, p, 1, 1, 1, 1;
+// CHECK-DAG:  ex2.approx.ftz.f32
+// CHECK-DAG:  atom.global.add.f32
+// CHECK-DAG:  cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
+// CHECK-DAG:  fence.proxy.async.shared::cta;
+
+// The forward: S = Q K^T (m64n128k16, K-major), the online softmax's row
+// max over a lane quad (shfl.sync.bfly) and exp2, P through shared memory,
+// O += P V with V read MN-major, then O / l and lse = (m + log2 l) ln 2.
+// CHECK-LABEL: .visible .entry nova_attention_fwd_d64_128x128_s2_causal(
+// CHECK-COUNT-6: .param .u64 .ptr .global
+// CHECK-COUNT-3: .param .u32
+// CHECK:      .maxntid 384, 1, 1
+// CHECK:      .minnctapersm 1
+// CHECK-DAG:  setmaxnreg.inc.sync.aligned.u32 232;
+// CHECK-DAG:  setmaxnreg.dec.sync.aligned.u32 40;
+// CHECK-DAG:  wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {{.*}}, p, 1, 1, 0, 0;
+// CHECK-DAG:  wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {{.*}}, p, 1, 1, 0, 1;
+// CHECK-DAG:  shfl.sync.bfly.b32
+// CHECK-DAG:  ex2.approx.ftz.f32
+// CHECK-DAG:  lg2.approx.ftz.f32
+// CHECK-DAG:  rcp.approx.ftz.f32
+// CHECK-DAG:  bar.sync {{%r[0-9]+}}, 128;
+func.func @attention(%q: tensor<2x4x200x64xbf16>, %k: tensor<2x4x200x64xbf16>, %v: tensor<2x4x200x64xbf16>, %do: tensor<2x4x200x64xbf16>) -> (tensor<2x4x200x64xbf16>, tensor<2x4x200x64xbf16>, tensor<2x4x200x64xbf16>, tensor<2x4x200x64xbf16>) {
+  %o, %lse = nova.attention %q, %k, %v {causal, scale = 0.125 : f64} : tensor<2x4x200x64xbf16>, tensor<2x4x200x64xbf16>, tensor<2x4x200x64xbf16> -> tensor<2x4x200x64xbf16>, tensor<2x4x200xf32>
+  %dq, %dk, %dv = nova.attention_backward %do, %q, %k, %v, %o, %lse {causal, scale = 0.125 : f64} : tensor<2x4x200x64xbf16>, tensor<2x4x200x64xbf16>, tensor<2x4x200x64xbf16>, tensor<2x4x200x64xbf16>, tensor<2x4x200x64xbf16>, tensor<2x4x200xf32> -> tensor<2x4x200x64xbf16>, tensor<2x4x200x64xbf16>, tensor<2x4x200x64xbf16>
+  return %o, %dq, %dk, %dv : tensor<2x4x200x64xbf16>, tensor<2x4x200x64xbf16>, tensor<2x4x200x64xbf16>, tensor<2x4x200x64xbf16>
+}
