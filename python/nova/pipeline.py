@@ -3,9 +3,11 @@
 Stages (each dumped as NN-<stage>.mlir under $NOVA_DUMP_IR/<key>/ when set):
   torch           torch-mlir's FX importer output (generic op form)
   nova            after convert-torch-to-nova
-  nova-optimized  after nova-optimize (decompose, canonicalize, CSE)
-  linalg          after nova-lower-to-linalg (CUDA: matmuls configured by the
-                  analytic configurator, f32 scatter_add via Nova's kernel)
+  nova-optimized  after nova-optimize (decompose, canonicalize, CSE, then fused
+                  attention formed, canonicalize, CSE)
+  linalg          after nova-lower-to-linalg (attention decomposed again; CUDA:
+                  matmuls configured by the analytic configurator, f32
+                  scatter_add via Nova's kernel)
   iree-program    train steps: after nova-train-step-to-iree (state in
                   globals updated in place, an asynchronous @step)
   iree-input      the generic-form text handed to iree-compile
