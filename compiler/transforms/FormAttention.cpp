@@ -608,7 +608,8 @@ bool matchForward(MatmulOp pv, Match &m) {
   return true;
 }
 
-/// The single user of `v` that is a `OpT`, among its users.
+/// The one user of `values` that is an `OpT` satisfying `pred`; null when
+/// there is none or more than one.
 template <typename OpT, typename Pred>
 OpT findUser(const llvm::SmallDenseSet<Value> &values, Pred pred) {
   OpT found;
