@@ -407,7 +407,7 @@ def Nova_AttentionTensor : RankedTensorOf<[F32, BF16, F16]>;
 def Nova_AttentionOp : Nova_Op<"attention", [Pure]> {
   let summary = "Fused scaled dot-product attention, with each row's log-sum-exp";
   let description = [{
-    With `s = scale * q k^T` (`[batch..., Tq, Tk]`, computed in f32) plus the
+    With `s = scale * q k^T` (`[batch..., Tq, Tk]`, accumulated in f32) plus the
     optional additive `mask` (broadcast to `[batch..., Tq, Tk]` by torch's
     rules: trailing dims align, size-1 dims expand) and, with `causal`, -inf
     wherever `j > i` (lower-triangular, diagonal kept; needs Tq == Tk):

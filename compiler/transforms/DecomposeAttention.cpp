@@ -71,12 +71,12 @@ public:
   }
 
   /// The f32 scores `scale * q k^T (+ mask)`, -inf above the diagonal when
-  /// causal: `[batch..., Tq, Tk]`.
+  /// causal: `[batch..., Tq, Tk]`. The matmul accumulates bf16/f16 operands
+  /// into an f32 result (no rounding of the scores to the operands' type).
   Value scores() {
-    Value s = castTo(matmul(query, key, /*transposeLhs=*/false,
-                            /*transposeRhs=*/true, typeOf({tq, tk}, element)),
-                     f32());
     RankedTensorType type = typeOf({tq, tk}, f32());
+    Value s = matmul(query, key, /*transposeLhs=*/false, /*transposeRhs=*/true,
+                     type);
     s = MulOp::create(rewriter, loc, s, splat(type, scale));
     if (mask) {
       // torch's broadcast: the mask's dims align with the trailing dims.
@@ -202,10 +202,8 @@ struct DecomposeAttentionBackward : OpRewritePattern<AttentionBackwardOp> {
     Value dout = op.getGradOut();
     Value dv = e.matmul(e.castTo(p, e.element), dout, /*transposeLhs=*/true,
                         /*transposeRhs=*/false, op.getGradValue().getType());
-    Value dp = e.castTo(e.matmul(dout, op.getValue(), /*transposeLhs=*/false,
-                                 /*transposeRhs=*/true,
-                                 scoresType.clone(e.element)),
-                        e.f32());
+    Value dp = e.matmul(dout, op.getValue(), /*transposeLhs=*/false,
+                        /*transposeRhs=*/true, scoresType);
     Value rowDot = e.rowReduce<ReduceSumOp>(
         MulOp::create(rewriter, loc, e.castTo(dout, e.f32()),
                       e.castTo(op.getOut(), e.f32())));

@@ -180,7 +180,8 @@ Value matchRowReduction(Value b, RankedTensorType full,
 
 /// Evaluates tensors computed from nova.constant and nova.iota by shape and
 /// elementwise ops, one element at a time (every element type as a double:
-/// the masks' integers are small).
+/// the masks' integers are small). A T x T plane at T = 1024 takes about
+/// 0.1 s; CausalMaskCache evaluates each mask once.
 class MaskEvaluator {
 public:
   /// The value of `v` at `index` (in `v`'s shape); failure for a value it
@@ -390,7 +391,7 @@ private:
 /// `masked(i, j) = (j > i)` for every batch index, where an element is masked
 /// when `cond` equals `maskedWhen`. The mask may depend only on constants
 /// and iotas; it is evaluated at every (i, j).
-bool isCausalMask(Value cond, bool maskedWhen) {
+bool evaluateCausalMask(Value cond, bool maskedWhen) {
   ArrayRef<int64_t> shape = typeOf(cond).getShape();
   int64_t rank = shape.size();
   if (rank < 2 || shape[rank - 1] != shape[rank - 2])
@@ -425,12 +426,39 @@ bool isCausalMask(Value cond, bool maskedWhen) {
   return true;
 }
 
+/// The verdicts of evaluateCausalMask for the masks seen so far: the layers
+/// of a model share one mask (CSE). Entries of erased ops are forgotten, as
+/// a new op may reuse their memory.
+class CausalMaskCache {
+public:
+  bool isCausal(Value cond, bool maskedWhen) {
+    DenseMap<Value, bool> &known = verdicts[maskedWhen];
+    auto it = known.find(cond);
+    if (it != known.end())
+      return it->second;
+    bool causal = evaluateCausalMask(cond, maskedWhen);
+    known[cond] = causal;
+    return causal;
+  }
+  void forget(Operation *op) {
+    for (Value result : op->getResults())
+      for (DenseMap<Value, bool> &known : verdicts)
+        known.erase(result);
+  }
+
+private:
+  /// By `maskedWhen`.
+  DenseMap<Value, bool> verdicts[2];
+};
+
 //===----------------------------------------------------------------------===//
 // The pattern
 //===----------------------------------------------------------------------===//
 
 /// One recognized attention: the forward and, when present, its backward.
 struct Match {
+  /// Shared by every match of the pass.
+  CausalMaskCache *masks = nullptr;
   // Forward.
   MatmulOp qk, pv;
   Operand q, k, v;
@@ -544,7 +572,7 @@ bool matchScores(Value x, Match &m) {
   if (!(m.scale > 0) || !std::isfinite(m.scale))
     return false;
   if (mask) {
-    if (!isCausalMask(mask, maskedWhen))
+    if (!m.masks->isCausal(mask, maskedWhen))
       return false;
     m.causal = true;
   }
@@ -580,7 +608,8 @@ bool matchForward(MatmulOp pv, Match &m) {
   return true;
 }
 
-/// The single user of `v` that is a `OpT`, among its users.
+/// The one user of `values` that is an `OpT` satisfying `pred`; null when
+/// there is none or more than one.
 template <typename OpT, typename Pred>
 OpT findUser(const llvm::SmallDenseSet<Value> &values, Pred pred) {
   OpT found;
@@ -671,7 +700,7 @@ bool matchBackward(Match &m) {
         return false;
       bool maskedWhen = select.getOnFalse() == current;
       if (!isZeroSplat(maskedWhen ? select.getOnTrue() : select.getOnFalse()) ||
-          !isCausalMask(select.getCond(), maskedWhen))
+          !m.masks->isCausal(select.getCond(), maskedWhen))
         return false;
       selected = true;
     } else {
@@ -768,7 +797,8 @@ Value reshapeLike(RewriterBase &rewriter, Location loc, Value x, Value like,
 
 /// Erases `ops` (whose results are now unused) and whatever that leaves
 /// dead among their operands' producers (the mask).
-void eraseMatched(RewriterBase &rewriter, llvm::SetVector<Operation *> &ops) {
+void eraseMatched(RewriterBase &rewriter, llvm::SetVector<Operation *> &ops,
+                  CausalMaskCache &masks) {
   SmallVector<Operation *> sorted(ops.begin(), ops.end());
   llvm::sort(sorted, [](Operation *a, Operation *b) {
     return a->isBeforeInBlock(b);
@@ -781,6 +811,7 @@ void eraseMatched(RewriterBase &rewriter, llvm::SetVector<Operation *> &ops) {
       if (Operation *producer = operand.getDefiningOp())
         producers.push_back(producer);
     erased.insert(op);
+    masks.forget(op);
     rewriter.eraseOp(op);
   }
   while (!producers.empty()) {
@@ -791,6 +822,7 @@ void eraseMatched(RewriterBase &rewriter, llvm::SetVector<Operation *> &ops) {
       if (Operation *producer = operand.getDefiningOp())
         producers.push_back(producer);
     erased.insert(op);
+    masks.forget(op);
     rewriter.eraseOp(op);
   }
 }
@@ -855,7 +887,7 @@ void rewrite(RewriterBase &rewriter, Match &m) {
   }
   for (auto [from, to] : replacements)
     rewriter.replaceAllUsesWith(from, to);
-  eraseMatched(rewriter, ops);
+  eraseMatched(rewriter, ops, *m.masks);
 }
 
 /// Matches the attention whose `p @ v` is `pv` and checks that it can be
@@ -903,6 +935,7 @@ struct NovaFormAttentionPass
     // erased one's address).
     bool changed = true;
     llvm::DenseSet<Operation *> rejected;
+    CausalMaskCache masks;
     while (changed) {
       changed = false;
       SmallVector<MatmulOp> candidates;
@@ -912,6 +945,7 @@ struct NovaFormAttentionPass
       });
       for (MatmulOp pv : candidates) {
         Match m;
+        m.masks = &masks;
         if (!matchAttention(pv, m)) {
           rejected.insert(pv);
           continue;

@@ -19,15 +19,16 @@ def NovaDecompose : Pass<"nova-decompose"> {
 def NovaDecomposeAttention : Pass<"nova-decompose-attention"> {
   let summary = "Rewrite nova.attention and nova.attention_backward into nova primitives";
   let description = [{
-    The forward becomes `s = scale * q k^T` (a matmul with `transpose_rhs`,
-    cast to f32), the causal mask as a select of -inf where an iota
-    comparison says `j > i` (an additive mask is added), an f32 softmax
-    (row max, exp, row sum, div), `p` cast back to the operands' type for
-    `out = p v`, and `lse = max + log(sum)`. The backward recomputes
-    `p = exp(s - lse)`, then `dv = p^T dout`, `dp = dout v^T`,
-    `D = rowsum(dout * out)` (f32), `ds = p * (dp - D)`,
-    `dq = scale * ds k` and `dk = scale * ds^T q`. Ops the configurator gave
-    a Nova kernel (a `lowering_config`) are kept for it.
+    The forward becomes `s = scale * q k^T` (a matmul with `transpose_rhs`
+    and an f32 result, so bf16/f16 scores are never rounded), the causal
+    mask as a select of -inf where an iota comparison says `j > i` (an
+    additive mask is added), an f32 softmax (row max, exp, row sum, div),
+    `p` cast back to the operands' type for `out = p v`, and
+    `lse = max + log(sum)`. The backward recomputes `p = exp(s - lse)`, then
+    `dv = p^T dout`, `dp = dout v^T` (f32 result), `D = rowsum(dout * out)`
+    (f32), `ds = p * (dp - D)`, `dq = scale * ds k` and
+    `dk = scale * ds^T q` (ds cast to the operands' type). Ops the configurator
+    gave a Nova kernel (a `lowering_config`) are kept for it.
   }];
   let dependentDialects = ["::mlir::nova::NovaDialect"];
 }

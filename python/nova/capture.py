@@ -27,7 +27,9 @@ eager torch would produce.
 
 Tracing uses make_fx with fake tensors and torch-mlir's decomposition table,
 under the MATH SDPA backend (other SDPA backends decompose to WRONG gradients)
-and optionally under autocast. FX nodes carry `stack_trace` metadata trimmed to
+and optionally under autocast. `scaled_dot_product_attention` calls without a
+mask or dropout are captured whole, as the nova::attention custom op and its
+backward (nova.attention_ops). FX nodes carry `stack_trace` metadata trimmed to
 user frames (forward ops: the model line; backward ops: the line of the
 forward op they differentiate; optimizer ops: the call site here), which the
 torch-mlir importer turns into MLIR file locations.
@@ -51,7 +53,7 @@ from torch.fx.experimental.proxy_tensor import make_fx
 from torch.nn.attention import SDPBackend, sdpa_kernel
 from torch.utils import _pytree as pytree
 
-from nova import optim_ops
+from nova import attention_ops, optim_ops
 
 __all__ = [
     "TensorSpec",
@@ -537,7 +539,10 @@ def _decomposition_table() -> dict[Any, Callable[..., Any]]:
 
 
 def _trace(fn: Callable[..., Any], example_inputs: Sequence[Tensor]) -> torch.fx.GraphModule:
-    with fx_traceback.preserve_node_meta(), sdpa_kernel(SDPBackend.MATH):
+    # scaled_dot_product_attention without mask or dropout becomes one
+    # nova.attention node (and nova.attention_backward); the other calls
+    # trace through the MATH backend.
+    with fx_traceback.preserve_node_meta(), sdpa_kernel(SDPBackend.MATH), attention_ops.route_sdpa():
         gm = make_fx(
             fn,
             tracing_mode="fake",

@@ -3,9 +3,12 @@
 Stages (each dumped as NN-<stage>.mlir under $NOVA_DUMP_IR/<key>/ when set):
   torch           torch-mlir's FX importer output (generic op form)
   nova            after convert-torch-to-nova
-  nova-optimized  after nova-optimize (decompose, canonicalize, CSE)
-  linalg          after nova-lower-to-linalg (CUDA: matmuls configured by the
-                  analytic configurator, f32 scatter_add via Nova's kernel)
+  nova-optimized  after nova-optimize (decompose, canonicalize, CSE, then fused
+                  attention formed, canonicalize, CSE)
+  linalg          after nova-lower-to-linalg (CUDA: matmuls and attention
+                  configured by the analytic configurator, attention without
+                  a Nova kernel decomposed, Nova's GEMM, attention and
+                  scatter_add kernels as dispatches; CPU: attention decomposed)
   iree-program    train steps: after nova-train-step-to-iree (state in
                   globals updated in place, an asynchronous @step)
   iree-input      the generic-form text handed to iree-compile

@@ -307,7 +307,9 @@ def test_adamw_gpt_tiny_bf16_autocast_matches_eager() -> None:
     _check_adamw_gpt(torch.bfloat16, loss_rtol=5e-4, rel_err=0.05)
 
 
-def test_sdpa_variant_captures_with_math_backend() -> None:
+def test_sdpa_variant_captures_as_nova_attention() -> None:
+    """scaled_dot_product_attention is captured as the nova::attention custom
+    op (and its backward), whose eager kernels the graph runs here."""
     torch.manual_seed(0)
     lg, le, *_ = _train_both(
         make_gpt("gpt-tiny", n_layers=1, sdpa=True),

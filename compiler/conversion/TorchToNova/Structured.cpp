@@ -1059,6 +1059,51 @@ LogicalResult convertAdamw(Converter &cv, Operation *op) {
   return cv.replace(op, adamw->getResults());
 }
 
+/// nova::attention(q, k, v, bool causal, float scale) -> (out, lse), from
+/// torch.nn.functional.scaled_dot_product_attention (python/nova/attention_ops.py).
+LogicalResult convertAttention(Converter &cv, Operation *op) {
+  if (op->getNumOperands() != 5 || op->getNumResults() != 2)
+    return cv.reject("expected 5 operands and 2 results");
+  std::optional<bool> causal = cv.constantBool(op->getOperand(3));
+  std::optional<double> scale = cv.constantFloat(op->getOperand(4));
+  if (!causal || !scale)
+    return cv.reject("causal and scale must be constants");
+  SmallVector<Value> tensors;
+  for (unsigned i = 0; i < 3; ++i) {
+    FailureOr<Value> value = cv.tensor(op->getOperand(i));
+    if (failed(value))
+      return failure();
+    tensors.push_back(*value);
+  }
+  auto attention = cv.create<AttentionOp>(
+      cv.resultType(op, 0), cv.resultType(op, 1), tensors[0], tensors[1],
+      tensors[2], /*mask=*/Value(), *causal, APFloat(*scale));
+  return cv.replace(op, attention->getResults());
+}
+
+/// nova::attention_backward(dout, q, k, v, out, lse, bool causal,
+/// float scale) -> (dq, dk, dv).
+LogicalResult convertAttentionBackward(Converter &cv, Operation *op) {
+  if (op->getNumOperands() != 8 || op->getNumResults() != 3)
+    return cv.reject("expected 8 operands and 3 results");
+  std::optional<bool> causal = cv.constantBool(op->getOperand(6));
+  std::optional<double> scale = cv.constantFloat(op->getOperand(7));
+  if (!causal || !scale)
+    return cv.reject("causal and scale must be constants");
+  SmallVector<Value> tensors;
+  for (unsigned i = 0; i < 6; ++i) {
+    FailureOr<Value> value = cv.tensor(op->getOperand(i));
+    if (failed(value))
+      return failure();
+    tensors.push_back(*value);
+  }
+  auto backward = cv.create<AttentionBackwardOp>(
+      cv.resultType(op, 0), cv.resultType(op, 1), cv.resultType(op, 2),
+      tensors[0], tensors[1], tensors[2], tensors[3], tensors[4], tensors[5],
+      /*mask=*/Value(), *causal, APFloat(*scale));
+  return cv.replace(op, backward->getResults());
+}
+
 } // namespace
 
 void torch_to_nova::addStructuredHandlers(HandlerTable &table) {
@@ -1130,6 +1175,9 @@ void torch_to_nova::addStructuredHandlers(HandlerTable &table) {
       // Optimizer updates, imported as torch.operator.
       {"torch.nova.sgd", convertSgd},
       {"torch.nova.adamw", convertAdamw},
+      // Fused attention (scaled_dot_product_attention), as torch.operator.
+      {"torch.nova.attention", convertAttention},
+      {"torch.nova.attention_backward", convertAttentionBackward},
   };
   for (const auto &[name, handler] : handlers)
     table[name] = handler;

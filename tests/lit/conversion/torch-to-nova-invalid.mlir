@@ -197,3 +197,16 @@
   "test.consume"(%arg0) : (!torch.vtensor<[4],f32>) -> ()
   "func.return"() : () -> ()
 }) : () -> ()
+
+// -----
+
+// nova::attention operands nova.attention does not take (hand-written): the
+// op's verifier says why.
+"func.func"() <{function_type = (!torch.vtensor<[4,8],f32>) -> !torch.vtensor<[4,8],f32>, sym_name = "attention_rank"}> ({
+^bb0(%arg0: !torch.vtensor<[4,8],f32>):
+  %0 = "torch.constant.bool"() <{value = true}> : () -> !torch.bool
+  %1 = "torch.constant.float"() <{value = 0.5 : f64}> : () -> !torch.float
+  // expected-error@+1 {{'nova.attention' op query must have rank >= 3 ([batch..., Tq, D]), got rank 2}}
+  %2:2 = "torch.operator"(%arg0, %arg0, %arg0, %0, %1) <{name = "torch.nova.attention"}> : (!torch.vtensor<[4,8],f32>, !torch.vtensor<[4,8],f32>, !torch.vtensor<[4,8],f32>, !torch.bool, !torch.float) -> (!torch.vtensor<[4,8],f32>, !torch.vtensor<[4],f32>)
+  "func.return"(%2#0) : (!torch.vtensor<[4,8],f32>) -> ()
+}) : () -> ()

@@ -554,6 +554,26 @@
     "func.return"(%0#0, %0#1, %0#2) : (!torch.vtensor<[8],f32>, !torch.vtensor<[8],f32>, !torch.vtensor<[8],f32>) -> ()
   }) : () -> ()
 
+// torch.operator "torch.nova.attention" / "torch.nova.attention_backward"
+// (python/nova/attention_ops.py, what scaled_dot_product_attention captures
+// as) -> nova.attention / nova.attention_backward; causal and scale become
+// attributes.
+// CHECK-LABEL: func.func @fused_attention(
+// CHECK-SAME:      %[[Q:[^:]*]]: tensor<2x2x4x8xbf16>, %[[K:[^:]*]]: tensor<2x2x4x8xbf16>, %[[V:[^:]*]]: tensor<2x2x4x8xbf16>, %[[DY:[^:]*]]: tensor<2x2x4x8xbf16>)
+// CHECK:         %[[OUT:.*]], %[[LSE:.*]] = nova.attention %[[Q]], %[[K]], %[[V]] {causal, scale = 0.35355339059327373 : f64} : tensor<2x2x4x8xbf16>, tensor<2x2x4x8xbf16>, tensor<2x2x4x8xbf16> -> tensor<2x2x4x8xbf16>, tensor<2x2x4xf32>
+// CHECK:         %[[DQ:.*]], %[[DK:.*]], %[[DV:.*]] = nova.attention_backward %[[DY]], %[[Q]], %[[K]], %[[V]], %[[OUT]], %[[LSE]] {causal, scale = 0.35355339059327373 : f64} : tensor<2x2x4x8xbf16>, tensor<2x2x4x8xbf16>, tensor<2x2x4x8xbf16>, tensor<2x2x4x8xbf16>, tensor<2x2x4x8xbf16>, tensor<2x2x4xf32> -> tensor<2x2x4x8xbf16>, tensor<2x2x4x8xbf16>, tensor<2x2x4x8xbf16>
+// CHECK:         return %[[OUT]], %[[LSE]], %[[DQ]], %[[DK]], %[[DV]]
+  "func.func"() <{function_type = (!torch.vtensor<[2,2,4,8],bf16>, !torch.vtensor<[2,2,4,8],bf16>, !torch.vtensor<[2,2,4,8],bf16>, !torch.vtensor<[2,2,4,8],bf16>) -> (!torch.vtensor<[2,2,4,8],bf16>, !torch.vtensor<[2,2,4],f32>, !torch.vtensor<[2,2,4,8],bf16>, !torch.vtensor<[2,2,4,8],bf16>, !torch.vtensor<[2,2,4,8],bf16>), sym_name = "fused_attention"}> ({
+  ^bb0(%arg0: !torch.vtensor<[2,2,4,8],bf16>, %arg1: !torch.vtensor<[2,2,4,8],bf16>, %arg2: !torch.vtensor<[2,2,4,8],bf16>, %arg3: !torch.vtensor<[2,2,4,8],bf16>):
+    %0 = "torch.constant.bool"() <{value = true}> : () -> !torch.bool
+    %1 = "torch.constant.float"() <{value = 0.35355339059327373 : f64}> : () -> !torch.float
+    %2:2 = "torch.operator"(%arg0, %arg1, %arg2, %0, %1) <{name = "torch.nova.attention"}> : (!torch.vtensor<[2,2,4,8],bf16>, !torch.vtensor<[2,2,4,8],bf16>, !torch.vtensor<[2,2,4,8],bf16>, !torch.bool, !torch.float) -> (!torch.vtensor<[2,2,4,8],bf16>, !torch.vtensor<[2,2,4],f32>)
+    %3 = "torch.constant.bool"() <{value = true}> : () -> !torch.bool
+    %4 = "torch.constant.float"() <{value = 0.35355339059327373 : f64}> : () -> !torch.float
+    %5:3 = "torch.operator"(%arg3, %arg0, %arg1, %arg2, %2#0, %2#1, %3, %4) <{name = "torch.nova.attention_backward"}> : (!torch.vtensor<[2,2,4,8],bf16>, !torch.vtensor<[2,2,4,8],bf16>, !torch.vtensor<[2,2,4,8],bf16>, !torch.vtensor<[2,2,4,8],bf16>, !torch.vtensor<[2,2,4,8],bf16>, !torch.vtensor<[2,2,4],f32>, !torch.bool, !torch.float) -> (!torch.vtensor<[2,2,4,8],bf16>, !torch.vtensor<[2,2,4,8],bf16>, !torch.vtensor<[2,2,4,8],bf16>)
+    "func.return"(%2#0, %2#1, %5#0, %5#1, %5#2) : (!torch.vtensor<[2,2,4,8],bf16>, !torch.vtensor<[2,2,4],f32>, !torch.vtensor<[2,2,4,8],bf16>, !torch.vtensor<[2,2,4,8],bf16>, !torch.vtensor<[2,2,4,8],bf16>) -> ()
+  }) : () -> ()
+
 // Undecomposed aten (make_fx without the table): t + addmm, beta = alpha = 1.
 // CHECK-LABEL: func.func @linear_addmm(
 // CHECK-SAME:      %[[X:.*]]: tensor<2x3x4xf32>, %[[W:.*]]: tensor<5x4xf32>, %[[B:.*]]: tensor<5xf32>

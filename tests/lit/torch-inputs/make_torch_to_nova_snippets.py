@@ -32,7 +32,7 @@ from torch_mlir.dialects import torch as torch_d
 from torch_mlir.extras.fx_decomp_util import get_decomposition_table
 from torch_mlir.extras.fx_importer import FxImporter
 
-from nova import optim_ops
+from nova import attention_ops, optim_ops
 from nova.capture import capture_function
 from nova.importer import import_to_torch_mlir
 
@@ -195,6 +195,16 @@ FALLBACK = [
     ("sort_then_cumsum", SortThenCumsum(), (r(4, 8),)),
     ("scatter_two_indices", ScatterTwoIndices(), (r(4, 8), idx(3, 5), idx(8, 5), r(5))),
 ]
+
+
+def fused_attention(q, k, v, dy):
+    """nova::attention and its backward, as scaled_dot_product_attention captures."""
+    out, lse = attention_ops.ATTENTION_OP(q, k, v, True, 0.35355339059327373)
+    return out, lse, attention_ops.ATTENTION_BACKWARD_OP(dy, q, k, v, out, lse, True, 0.35355339059327373)
+
+
+# Defined after FALLBACK, whose source lines are part of its output.
+SNIPPETS.append(("core", "fused_attention", fused_attention, tuple(r(2, 2, 4, 8, dtype=torch.bfloat16) for _ in range(4))))
 
 
 def write_fallback() -> None:

@@ -835,6 +835,16 @@
     %51 = "torch.aten.to.dtype"(%arg0, %47, %48, %49, %50) : (!torch.vtensor<[2,3,4],f32>, !torch.int, !torch.bool, !torch.bool, !torch.none) -> !torch.vtensor<[2,3,4],f64>
     "func.return"(%0, %1, %9, %16, %19, %22, %23, %26, %30#1, %31, %36, %41, %51) : (!torch.vtensor<[2,3,5],f32>, !torch.vtensor<[2,3,6],f32>, !torch.vtensor<[3,3],f32>, !torch.vtensor<[2,3,4],f32>, !torch.vtensor<[2,3,4],f32>, !torch.vtensor<[2,3,4],f32>, !torch.vtensor<[2,3,4],f32>, !torch.vtensor<[2,2,3,4],f32>, !torch.vtensor<[2,3,2],f32>, !torch.vtensor<[],f32>, !torch.vtensor<[2,4],f32>, !torch.vtensor<[2,4],f32>, !torch.vtensor<[2,3,4],f64>) -> ()
   }) : () -> ()
+  "func.func"() <{function_type = (!torch.vtensor<[2,2,4,8],bf16>, !torch.vtensor<[2,2,4,8],bf16>, !torch.vtensor<[2,2,4,8],bf16>, !torch.vtensor<[2,2,4,8],bf16>) -> (!torch.vtensor<[2,2,4,8],bf16>, !torch.vtensor<[2,2,4],f32>, !torch.vtensor<[2,2,4,8],bf16>, !torch.vtensor<[2,2,4,8],bf16>, !torch.vtensor<[2,2,4,8],bf16>), sym_name = "fused_attention"}> ({
+  ^bb0(%arg0: !torch.vtensor<[2,2,4,8],bf16>, %arg1: !torch.vtensor<[2,2,4,8],bf16>, %arg2: !torch.vtensor<[2,2,4,8],bf16>, %arg3: !torch.vtensor<[2,2,4,8],bf16>):
+    %0 = "torch.constant.bool"() <{value = true}> : () -> !torch.bool
+    %1 = "torch.constant.float"() <{value = 0.35355339059327373 : f64}> : () -> !torch.float
+    %2:2 = "torch.operator"(%arg0, %arg1, %arg2, %0, %1) <{name = "torch.nova.attention"}> : (!torch.vtensor<[2,2,4,8],bf16>, !torch.vtensor<[2,2,4,8],bf16>, !torch.vtensor<[2,2,4,8],bf16>, !torch.bool, !torch.float) -> (!torch.vtensor<[2,2,4,8],bf16>, !torch.vtensor<[2,2,4],f32>)
+    %3 = "torch.constant.bool"() <{value = true}> : () -> !torch.bool
+    %4 = "torch.constant.float"() <{value = 0.35355339059327373 : f64}> : () -> !torch.float
+    %5:3 = "torch.operator"(%arg3, %arg0, %arg1, %arg2, %2#0, %2#1, %3, %4) <{name = "torch.nova.attention_backward"}> : (!torch.vtensor<[2,2,4,8],bf16>, !torch.vtensor<[2,2,4,8],bf16>, !torch.vtensor<[2,2,4,8],bf16>, !torch.vtensor<[2,2,4,8],bf16>, !torch.vtensor<[2,2,4,8],bf16>, !torch.vtensor<[2,2,4],f32>, !torch.bool, !torch.float) -> (!torch.vtensor<[2,2,4,8],bf16>, !torch.vtensor<[2,2,4,8],bf16>, !torch.vtensor<[2,2,4,8],bf16>)
+    "func.return"(%2#0, %2#1, %5#0, %5#1, %5#2) : (!torch.vtensor<[2,2,4,8],bf16>, !torch.vtensor<[2,2,4],f32>, !torch.vtensor<[2,2,4,8],bf16>, !torch.vtensor<[2,2,4,8],bf16>, !torch.vtensor<[2,2,4,8],bf16>) -> ()
+  }) : () -> ()
 }) : () -> ()
 
 {-#

@@ -37,13 +37,13 @@ func.func @attention_causal(%q: tensor<2x4x8x16xf32>, %k: tensor<2x4x8x16xf32>, 
 // -----
 
 // bf16 with an additive mask (trailing dims aligned) and Tq != Tk: the
-// scores are cast to f32 for the softmax, p back to bf16 for p v.
+// scores come out of the matmul in f32 for the softmax, p is cast back to
+// bf16 for p v.
 // CHECK-LABEL: func.func @attention_bf16_mask
 // CHECK-SAME: (%[[Q:.*]]: tensor<3x4x16xbf16>, %[[K:.*]]: tensor<3x6x16xbf16>, %[[V:.*]]: tensor<3x6x8xbf16>, %[[M:.*]]: tensor<4x6xbf16>)
 // CHECK-DAG: %[[SCALE:.*]] = nova.constant dense<1.250000e-01> : tensor<3x4x6xf32>
-// CHECK:      %[[QK:.*]] = nova.matmul %[[Q]], %[[K]] {transpose_rhs} : tensor<3x4x16xbf16>, tensor<3x6x16xbf16> -> tensor<3x4x6xbf16>
-// CHECK-NEXT: %[[QK32:.*]] = nova.cast %[[QK]] : tensor<3x4x6xbf16> -> tensor<3x4x6xf32>
-// CHECK-NEXT: %[[S:.*]] = nova.mul %[[QK32]], %[[SCALE]] : tensor<3x4x6xf32>
+// CHECK:      %[[QK:.*]] = nova.matmul %[[Q]], %[[K]] {transpose_rhs} : tensor<3x4x16xbf16>, tensor<3x6x16xbf16> -> tensor<3x4x6xf32>
+// CHECK-NEXT: %[[S:.*]] = nova.mul %[[QK]], %[[SCALE]] : tensor<3x4x6xf32>
 // CHECK-NEXT: %[[M32:.*]] = nova.cast %[[M]] : tensor<4x6xbf16> -> tensor<4x6xf32>
 // CHECK-NEXT: %[[MB:.*]] = nova.broadcast_in_dim %[[M32]] dims = [1, 2] : tensor<4x6xf32> -> tensor<3x4x6xf32>
 // CHECK-NEXT: %[[MASKED:.*]] = nova.add %[[S]], %[[MB]] : tensor<3x4x6xf32>
@@ -62,15 +62,14 @@ func.func @attention_bf16_mask(%q: tensor<3x4x16xbf16>, %k: tensor<3x6x16xbf16>,
 // -----
 
 // The backward recomputes p = exp(s - lse) (f32), then dv = p^T dout,
-// dp = dout v^T, D = rowsum(dout * out), ds = p (dp - D), dq = (scale ds) k,
-// dk = (scale ds)^T q.
+// dp = dout v^T (f32 result), D = rowsum(dout * out), ds = p (dp - D),
+// dq = (scale ds) k, dk = (scale ds)^T q.
 // CHECK-LABEL: func.func @attention_backward
 // CHECK-SAME: (%[[DO:.*]]: tensor<2x8x16xbf16>, %[[Q:.*]]: tensor<2x8x16xbf16>, %[[K:.*]]: tensor<2x8x16xbf16>, %[[V:.*]]: tensor<2x8x16xbf16>, %[[O:.*]]: tensor<2x8x16xbf16>, %[[L:.*]]: tensor<2x8xf32>)
 // CHECK-DAG: %[[NEGINF:.*]] = nova.constant dense<0xFF800000> : tensor<2x8x8xf32>
 // CHECK-DAG: %[[SCALE:.*]] = nova.constant dense<2.500000e-01> : tensor<2x8x8xf32>
-// CHECK:      %[[QK:.*]] = nova.matmul %[[Q]], %[[K]] {transpose_rhs} : tensor<2x8x16xbf16>, tensor<2x8x16xbf16> -> tensor<2x8x8xbf16>
-// CHECK-NEXT: %[[QK32:.*]] = nova.cast %[[QK]] : tensor<2x8x8xbf16> -> tensor<2x8x8xf32>
-// CHECK-NEXT: %[[S:.*]] = nova.mul %[[QK32]], %[[SCALE]] : tensor<2x8x8xf32>
+// CHECK:      %[[QK:.*]] = nova.matmul %[[Q]], %[[K]] {transpose_rhs} : tensor<2x8x16xbf16>, tensor<2x8x16xbf16> -> tensor<2x8x8xf32>
+// CHECK-NEXT: %[[S:.*]] = nova.mul %[[QK]], %[[SCALE]] : tensor<2x8x8xf32>
 // CHECK-NEXT: %[[ROW:.*]] = nova.iota dim = 0 : tensor<8x8xi64>
 // CHECK-NEXT: %[[COL:.*]] = nova.iota dim = 1 : tensor<8x8xi64>
 // CHECK-NEXT: %[[ABOVE:.*]] = nova.compare gt, %[[COL]], %[[ROW]]
@@ -81,14 +80,13 @@ func.func @attention_bf16_mask(%q: tensor<3x4x16xbf16>, %k: tensor<3x6x16xbf16>,
 // CHECK-NEXT: %[[P:.*]] = nova.exp %[[SHIFT]] : tensor<2x8x8xf32>
 // CHECK-NEXT: %[[P16:.*]] = nova.cast %[[P]] : tensor<2x8x8xf32> -> tensor<2x8x8xbf16>
 // CHECK-NEXT: %[[DV:.*]] = nova.matmul %[[P16]], %[[DO]] {transpose_lhs} : tensor<2x8x8xbf16>, tensor<2x8x16xbf16> -> tensor<2x8x16xbf16>
-// CHECK-NEXT: %[[DP:.*]] = nova.matmul %[[DO]], %[[V]] {transpose_rhs} : tensor<2x8x16xbf16>, tensor<2x8x16xbf16> -> tensor<2x8x8xbf16>
-// CHECK-NEXT: %[[DP32:.*]] = nova.cast %[[DP]] : tensor<2x8x8xbf16> -> tensor<2x8x8xf32>
+// CHECK-NEXT: %[[DP:.*]] = nova.matmul %[[DO]], %[[V]] {transpose_rhs} : tensor<2x8x16xbf16>, tensor<2x8x16xbf16> -> tensor<2x8x8xf32>
 // CHECK-NEXT: %[[O32:.*]] = nova.cast %[[O]] : tensor<2x8x16xbf16> -> tensor<2x8x16xf32>
 // CHECK-NEXT: %[[DO32:.*]] = nova.cast %[[DO]] : tensor<2x8x16xbf16> -> tensor<2x8x16xf32>
 // CHECK-NEXT: %[[PROD:.*]] = nova.mul %[[DO32]], %[[O32]] : tensor<2x8x16xf32>
 // CHECK-NEXT: %[[D:.*]] = nova.reduce_sum %[[PROD]] dims = [2] : tensor<2x8x16xf32> -> tensor<2x8xf32>
 // CHECK-NEXT: %[[DB:.*]] = nova.broadcast_in_dim %[[D]] dims = [0, 1] : tensor<2x8xf32> -> tensor<2x8x8xf32>
-// CHECK-NEXT: %[[DIFF:.*]] = nova.sub %[[DP32]], %[[DB]] : tensor<2x8x8xf32>
+// CHECK-NEXT: %[[DIFF:.*]] = nova.sub %[[DP]], %[[DB]] : tensor<2x8x8xf32>
 // CHECK-NEXT: %[[DS:.*]] = nova.mul %[[P]], %[[DIFF]] : tensor<2x8x8xf32>
 // CHECK-NEXT: %[[DSS:.*]] = nova.mul %[[DS]], %[[SCALE]] : tensor<2x8x8xf32>
 // CHECK-NEXT: %[[DS16:.*]] = nova.cast %[[DSS]] : tensor<2x8x8xf32> -> tensor<2x8x8xbf16>
