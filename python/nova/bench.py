@@ -4,8 +4,8 @@ Peers of `train`: torch eager and torch.compile, each with the model's naive
 attention and with SDPA, and the same GPT in JAX/XLA (nova.jax_gpt) with naive
 attention and with cuDNN flash attention. Compile here, run there: the GPU box
 has no compiler, so `nova bench prepare` (on the build box) exports Nova's
-steps/kernels for the target into a folder; `nova bench train|matmul
---artifacts DIR` (on the GPU box) runs them next to the peers. Every training
+steps/kernels for the target into a folder; `nova bench
+train|matmul|attention --artifacts DIR` (on the GPU box) runs them next to the peers. Every training
 measurement runs in its own process so that memory peaks do not mix; memory is
 the device's used memory from NVML, sampled every few milliseconds, minus what
 was used before the process touched the GPU (the same method for every mode;
@@ -163,6 +163,10 @@ def prepare(args: argparse.Namespace) -> None:
                     export_function(layout_matmul(layout), (a, b), out / name, target=args.target)
     finally:
         torch.set_float32_matmul_precision(previous)
+    if args.attention:
+        from nova import attention_bench
+
+        attention_bench.prepare(out, args.target)
 
 
 # ---------------------------------------------------------------------------
@@ -685,6 +689,11 @@ def report(rows: list[dict[str, Any]]) -> str:
                     f"{dtype}: geomean Nova / cuBLAS over the {len(ratios)} model shapes: {geomean:.3f} "
                     f"(min {min(ratios):.3f}, max {max(ratios):.3f}).\n"
                 )
+    attention_rows = [r for r in rows if r["bench"] == "attention"]
+    if attention_rows:
+        from nova import attention_bench
+
+        out += attention_bench.report(attention_rows)
     for r in rows:
         if r["bench"] == "check":
             ordering = " (batches written on torch's stream, losses read after all steps)" if "loop_ms" in r else ""
@@ -765,6 +774,7 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--batch", type=int, default=0, help="0: 32 for gpt-42m, 16 for gpt-146m")
     p.add_argument("--target", default="cuda:sm_90")
     p.add_argument("--matmul", action="store_true", help="also export the matmul sweep")
+    p.add_argument("--attention", action="store_true", help="also compile the attention cases")
     p.add_argument("--out", required=True)
 
     def step_command(name: str, help: str, dtype: str, steps: int) -> argparse.ArgumentParser:
@@ -796,6 +806,11 @@ def main(argv: list[str] | None = None) -> None:
     m.add_argument("--artifacts", default="bench-artifacts")
     m.add_argument("--json-out", default=None)
 
+    a = commands.add_parser("attention", help="GPU box: Nova's fused attention vs SDPA (cuDNN, flash)")
+    a.add_argument("--artifacts", default="bench-artifacts")
+    a.add_argument("--iters", type=int, default=10)
+    a.add_argument("--json-out", default=None)
+
     step_command("check", "GPU box: Nova's step vs eager CUDA (loss per step, final params)", "tf32", 20)
     pr = step_command("profile", "GPU box: GPU time of Nova's step per IREE dispatch", "bf16", 2)
     pr.add_argument("--top", type=int, default=12)
@@ -823,6 +838,10 @@ def main(argv: list[str] | None = None) -> None:
     if args.command in ("check", "profile"):
         rows = [{**(check(args) if args.command == "check" else profile(args)), **_environment()}]
         print(json.dumps(rows[0], indent=1), flush=True)
+    elif args.command == "attention":
+        from nova import attention_bench
+
+        rows = attention_bench.bench(Path(args.artifacts), args.iters)
     else:
         rows = train(args) if args.command == "train" else matmul_bench(args)
     if args.json_out:

@@ -2,7 +2,8 @@
 //
 // See FlashAttentionKernel.h. Shared memory: K, V [128 keys each] | stages x
 // (Q, dO) [64 queries each] | per consumer P^T and dS^T [64 keys x 64
-// queries] | barriers (K/V full/empty, then full/empty per stage).
+// queries] | per consumer dQ part [64 queries x D] f32 | barriers (K/V
+// full/empty, then full/empty per stage).
 //
 // One smem copy of Q (and dO) serves both of its uses: as the K-major B of
 // S^T = K Q^T (rows = queries, K = D) and as the MN-major B of dK += dS^T Q
@@ -50,6 +51,11 @@ struct BackwardKernel : AttentionBuilder {
   Value doTile(Value s) {
     return sharedAt(stageOffset() + spec.tileBytes(spec.blockN),
                     mul(s, c32(spec.stageBytes())));
+  }
+
+  /// Bytes of the consumers' P^T and dS^T tiles.
+  int64_t kConsumersTiles() const {
+    return FlashAttentionSpec::kConsumers * 2 * 64 * spec.blockN * 2;
   }
 
   /// Work item `w`: key block (the causal ones with the most queries
@@ -133,7 +139,7 @@ struct BackwardKernel : AttentionBuilder {
     return {p, ds};
   }
 
-  void consumer(Value tid, Value cta, Value ctas, Value group) {
+  void consumer(Value tid, Value cta, Value ctas, Value group, Value mapDq) {
     int64_t n = spec.blockN, d = spec.headDim, keys = spec.blockM;
     Value thread = sub(tid, mul(group, c32(128)));
     warp = div(thread, c32(32));
@@ -142,6 +148,8 @@ struct BackwardKernel : AttentionBuilder {
     int64_t tile = 64 * n * 2;
     Value pTile = sharedAt(scratchOffset(), mul(c, c32(2 * tile)));
     Value dsTile = sharedAt(scratchOffset() + tile, mul(c, c32(2 * tile)));
+    Value dqTile = sharedAt(scratchOffset() + kConsumersTiles(),
+                            mul(c, c32(spec.dqTileBytes())));
     Value barrierId = group;
     Type sType = accType(n), dType = accType(d);
     // This consumer's 64 keys within the K and V tiles (bytes).
@@ -222,8 +230,8 @@ struct BackwardKernel : AttentionBuilder {
                  }
                  // The previous block's P^T and dS^T have been read.
                  namedBarrier(barrierId, 128);
-                 storeSwizzledBf16(pTile, unpack(branch.getResult(0), n), n);
-                 storeSwizzledBf16(dsTile, unpack(branch.getResult(1), n), n);
+                 storeSwizzled(pTile, unpack(branch.getResult(0), n), n, bf16);
+                 storeSwizzled(dsTile, unpack(branch.getResult(1), n), n, bf16);
                  fenceAsyncShared();
                  namedBarrier(barrierId, 128);
                  // dV += P^T dO, dK += dS^T Q, dQ = dS K (this consumer's
@@ -244,23 +252,31 @@ struct BackwardKernel : AttentionBuilder {
                  NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
                  NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
                  arrivePerWarp(empty(stage));
-                 // dQ (f32, scaled) += this block's part.
-                 for (int64_t h = 0; h < 2; ++h) {
-                   Value query = add(mul(qb, c32(n)), fragmentRow(h));
-                   ifThen(ult(query, t), [&] {
-                     Value rowOffset = mul(wide(add(headRow, query)), c64(d));
-                     for (int64_t i = 0; i < d / 8; ++i)
-                       for (int64_t e = 0; e < 2; ++e) {
-                         Value address = LLVM::GEPOp::create(
-                             b, loc, global, f32, dqAcc,
-                             ValueRange{add(rowOffset, wide(fragmentCol(i, e)))});
-                         LLVM::AtomicRMWOp::create(
-                             b, loc, LLVM::AtomicBinOp::fadd, address,
-                             fmul(get(dq, 4 * i + 2 * h + e), scale),
-                             LLVM::AtomicOrdering::monotonic);
-                       }
-                   });
-                 }
+                 // dQ (f32, scaled) += this block's part: through shared
+                 // memory, one TMA reduce-add per 32 columns (rows past T
+                 // clipped), after the previous block's has read it.
+                 Value first = eq(thread, 0);
+                 ifThen(first, [&] {
+                   NVVM::CpAsyncBulkWaitGroupOp::create(
+                       b, loc, b.getI32IntegerAttr(0), b.getUnitAttr());
+                 });
+                 namedBarrier(barrierId, 128);
+                 SmallVector<Value> scaled = unpack(dq, d);
+                 for (Value &x : scaled)
+                   x = fmul(x, scale);
+                 storeSwizzled(dqTile, scaled, d, f32);
+                 fenceAsyncShared();
+                 namedBarrier(barrierId, 128);
+                 ifThen(first, [&] {
+                   MLIRContext *context = b.getContext();
+                   for (int64_t j = 0; j < d / 32; ++j)
+                     NVVM::CpAsyncBulkTensorReduceOp::create(
+                         b, loc, mapDq, byteOffset(shared, dqTile, c32(j * 64 * 128)),
+                         NVVM::TMAReduxKindAttr::get(context, NVVM::TMAReduxKind::ADD),
+                         NVVM::TMAStoreModeAttr::get(context, NVVM::TMAStoreMode::TILE),
+                         ValueRange{c32(32 * j), mul(qb, c32(n)), head}, Value());
+                   NVVM::CpAsyncBulkCommitGroupOp::create(b, loc);
+                 });
                  return {dkAcc, dvAcc, add(stIt, c32(1))};
                });
            arrivePerWarp(kvEmpty());
@@ -287,6 +303,11 @@ struct BackwardKernel : AttentionBuilder {
            }
            return {end[2], add(it[1], c32(1))};
          });
+    // The last dQ reduce-adds must have read shared memory before exit.
+    ifThen(eq(thread, 0), [&] {
+      NVVM::CpAsyncBulkWaitGroupOp::create(b, loc, b.getI32IntegerAttr(0),
+                                           nullptr);
+    });
   }
 
   void body(gpu::GPUFuncOp func, LLVM::GlobalOp smemGlobal) {
@@ -319,13 +340,16 @@ struct BackwardKernel : AttentionBuilder {
     Value mapV = byteOffset(global, mapK, c32(kTensorMapBytes));
     Value mapQ = byteOffset(global, mapK, c32(2 * kTensorMapBytes));
     Value mapDo = byteOffset(global, mapK, c32(3 * kTensorMapBytes));
+    Value mapDq = byteOffset(global, mapK, c32(4 * kTensorMapBytes));
     ifThen(eq(tid, 0), [&] {
       Value d = c32(spec.headDim);
       encodeTensorMap(mapK, k, bh, t, d, spec.blockM, 2, kTensorMapBf16);
       encodeTensorMap(mapV, v, bh, t, d, spec.blockM, 2, kTensorMapBf16);
       encodeTensorMap(mapQ, q, bh, t, d, spec.blockN, 2, kTensorMapBf16);
       encodeTensorMap(mapDo, dout, bh, t, d, spec.blockN, 2, kTensorMapBf16);
-      publishTensorMaps({mapK, mapV, mapQ, mapDo});
+      // dQ's f32 accumulator in boxes of [64 queries, 32 columns].
+      encodeTensorMap(mapDq, dqAcc, bh, t, d, spec.blockN, 4, kTensorMapF32);
+      publishTensorMaps({mapK, mapV, mapQ, mapDo, mapDq});
       int64_t arrivals = 4 * FlashAttentionSpec::kConsumers;
       NVVM::MBarrierInitOp::create(b, loc, kvFull(), c32(1), Value());
       NVVM::MBarrierInitOp::create(b, loc, kvEmpty(), c32(arrivals), Value());
@@ -350,7 +374,7 @@ struct BackwardKernel : AttentionBuilder {
       b.setInsertionPointToStart(roles.elseBlock());
       NVVM::SetMaxRegisterOp::create(b, loc, kConsumerRegisters,
                                      NVVM::SetMaxRegisterAction::increase);
-      consumer(tid, cta, ctas, group);
+      consumer(tid, cta, ctas, group, toGeneric(mapDq));
     }
     gpu::ReturnOp::create(b, loc);
   }

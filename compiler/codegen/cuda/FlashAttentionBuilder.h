@@ -69,10 +69,12 @@ struct AttentionBuilder : KernelBuilder {
     return add(mul(rem(lane, c32(4)), c32(2)), c32(8 * i + e));
   }
 
-  /// Writes `values` (an m64nN fragment, f32) as bf16 into `tile`: `n`
-  /// columns stored as blocks of [64 rows, 128 B], 128B-swizzled (16-byte
-  /// unit u of row r at u ^ r % 8: conflict-free for a warp's eight rows).
-  void storeSwizzledBf16(Value tile, ArrayRef<Value> values, int64_t n);
+  /// Writes `values` (an m64nN fragment, f32) as `element` (bf16 or f32)
+  /// into `tile`: `n` columns stored as blocks of [64 rows, 128 B],
+  /// 128B-swizzled (16-byte unit u of row r at u ^ r % 8: conflict-free for
+  /// a warp's eight rows), as TMA and wgmma read them.
+  void storeSwizzled(Value tile, ArrayRef<Value> values, int64_t n,
+                     Type element);
 
   /// wgmma descriptor of a K-major operand: `rows`-row tile at `base`
   /// stored as column blocks of [rows, 128 B]; rows from `row0`, k16 slice

@@ -200,7 +200,7 @@ struct ForwardKernel : AttentionBuilder {
                  }
                  // The previous block's P has been read by every warp.
                  namedBarrier(barrierId, 128);
-                 storeSwizzledBf16(pTile, x, n);
+                 storeSwizzled(pTile, x, n, b.getBF16Type());
                  fenceAsyncShared();
                  namedBarrier(barrierId, 128);
                  SmallVector<Value> ov = unpack(acc, d);

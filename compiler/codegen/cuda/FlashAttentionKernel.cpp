@@ -156,21 +156,28 @@ Value AttentionBuilder::bf16Pair(Value x, Value y) {
                  arith::TruncFOp::create(b, loc, bf16, y)});
 }
 
-void AttentionBuilder::storeSwizzledBf16(Value tile, ArrayRef<Value> values,
-                                         int64_t n) {
+void AttentionBuilder::storeSwizzled(Value tile, ArrayRef<Value> values,
+                                     int64_t n, Type element) {
+  int64_t bytes = element.isF32() ? 4 : 2, perRow = 128 / bytes;
   for (int64_t i = 0; i < n / 8; ++i) {
     for (int64_t h = 0; h < 2; ++h) {
       Value row = fragmentRow(h);
       int64_t col0 = 8 * i; // + 2 (lane % 4)
-      Value byteInRow =
-          mul(add(c32(col0 % 64), mul(rem(lane, c32(4)), c32(2))), c32(2));
+      Value byteInRow = mul(add(c32(col0 % perRow), mul(rem(lane, c32(4)), c32(2))),
+                            c32(bytes));
       Value unit = arith::XOrIOp::create(b, loc, div(byteInRow, c32(16)),
                                          rem(row, c32(8)));
-      Value offset = add(add(c32(col0 / 64 * 64 * 128), mul(row, c32(128))),
+      Value offset = add(add(c32(col0 / perRow * 64 * 128), mul(row, c32(128))),
                          add(mul(unit, c32(16)), rem(byteInRow, c32(16))));
       int64_t reg = 4 * i + 2 * h;
-      LLVM::StoreOp::create(b, loc, bf16Pair(values[reg], values[reg + 1]),
-                            byteOffset(shared, tile, offset), 4);
+      Value pair = element.isF32()
+                       ? vector::FromElementsOp::create(
+                             b, loc, VectorType::get({2}, f32),
+                             ValueRange{values[reg], values[reg + 1]})
+                             .getResult()
+                       : bf16Pair(values[reg], values[reg + 1]);
+      LLVM::StoreOp::create(b, loc, pair, byteOffset(shared, tile, offset),
+                            2 * bytes);
     }
   }
 }

@@ -62,13 +62,15 @@ struct FlashAttentionSpec {
   int64_t tileBytes(int64_t rows) const { return rows * headDim * 2; }
   /// Forward: Q, then `stages` x (K, V), then P (64 x blockN per consumer).
   /// Backward: K and V, then `stages` x (Q, dO), then P^T and dS^T (64 x
-  /// blockN per consumer each). The mbarriers last.
+  /// blockN per consumer each), then each consumer's f32 dQ part (64 x D).
+  /// The mbarriers last.
   int64_t residentBytes() const {
     return backward ? 2 * tileBytes(blockM) : tileBytes(blockM);
   }
   int64_t stageBytes() const { return 2 * tileBytes(blockN); }
+  int64_t dqTileBytes() const { return backward ? 64 * headDim * 4 : 0; }
   int64_t scratchTileBytes() const {
-    return (backward ? 2 : 1) * kConsumers * 64 * blockN * 2;
+    return kConsumers * ((backward ? 2 : 1) * 64 * blockN * 2 + dqTileBytes());
   }
   int64_t barrierBytes() const { return 8 * (2 + 2 * stages); }
   int64_t sharedMemoryBytes() const {
@@ -78,7 +80,8 @@ struct FlashAttentionSpec {
   std::string kernelName() const;
 };
 
-constexpr int64_t kAttentionDescriptorBytesPerCta = 4 * kTensorMapBytes;
+/// Tensor maps per CTA: forward Q, K, V; backward K, V, Q, dO, dQ.
+constexpr int64_t kAttentionDescriptorBytesPerCta = 5 * kTensorMapBytes;
 
 /// The spec for `config` (kernel "flash_wgmma", precision bf16), or failure
 /// with the reason in `why`.

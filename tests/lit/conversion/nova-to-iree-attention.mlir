@@ -4,7 +4,7 @@
 // over [B*H, T, D] views: q, k, v read, out, lse and the per-CTA tensor-map
 // scratch written in place (tied), then T, B*H and the scale's f32 bits.
 // CHECK-LABEL: func.func @forward
-// CHECK:     %[[SCRATCH:.+]] = tensor.empty() : tensor<2048xi32>
+// CHECK:     %[[SCRATCH:.+]] = tensor.empty() : tensor<2560xi32>
 // CHECK:     %[[Q:.+]] = tensor.collapse_shape %arg0 {{\[}}[0, 1], [2], [3]] : tensor<2x4x200x64xbf16> into tensor<8x200x64xbf16>
 // CHECK:     %[[OUT:.+]] = tensor.empty() : tensor<8x200x64xbf16>
 // CHECK:     %[[LSE:.+]] = tensor.empty() : tensor<8x200xf32>
@@ -24,8 +24,8 @@ func.func @forward(%q: tensor<2x4x200x64xbf16>, %k: tensor<2x4x200x64xbf16>, %v:
 // -----
 
 // The backward: Delta = rowsum(dO * O) in f32 first, dQ accumulated into a
-// zero-filled f32 buffer by the kernel and rounded to bf16 after; dK and dV
-// written by the kernel in bf16.
+// zero-filled f32 buffer by the kernel (TMA reduce-adds) and rounded to bf16
+// after; dK and dV written by the kernel in bf16.
 // CHECK-LABEL: func.func @backward
 // CHECK:     %[[DELTA:.+]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction"]
 // CHECK:       arith.mulf

@@ -9,7 +9,7 @@
 // per key block, S^T = K Q^T and dP^T = V dO^T (m64n64k16, both K-major),
 // P^T = exp2(S^T - lse), then dV += P^T dO and dK += dS^T Q with dO and Q
 // read MN-major (transposed B), dQ = dS K with dS^T read transposed as A, and
-// dQ accumulated in f32 by atomic adds.
+// dQ added in f32 through shared memory by TMA reduce-adds.
 // CHECK-LABEL: .visible .entry nova_attention_bwd_d64_128x64_s2_causal(
 // CHECK-COUNT-10: .param .u64 .ptr .global
 // CHECK-COUNT-3:  .param .u32
@@ -23,7 +23,7 @@
 // CHECK-DAG:  wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {{.*}}, p, 1, 1, 0, 1;
 // CHECK-DAG:  wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {{.*}}, p, 1, 1, 1, 1;
 // CHECK-DAG:  ex2.approx.ftz.f32
-// CHECK-DAG:  atom.global.add.f32
+// CHECK-DAG:  cp.reduce.async.bulk.tensor.3d.global.shared::cta.add.tile.bulk_group
 // CHECK-DAG:  cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
 // CHECK-DAG:  fence.proxy.async.shared::cta;
 

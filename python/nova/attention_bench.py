@@ -1,0 +1,158 @@
+"""`nova bench attention`: Nova's fused attention kernels next to torch SDPA
+(cuDNN and flash backends), forward and backward, same run, same GPU.
+
+Each case is one nova module `@main(q, k, v, dout) -> (out, lse, dq, dk, dv)`
+(a nova.attention and its nova.attention_backward on bf16 [B, H, T, D]),
+compiled for the target on the build box (`nova bench prepare --attention`).
+Times are the device time per call of each side's attention kernels (CUPTI);
+FLOPs as FlashAttention counts them: forward 4 B H T^2 D (halved when
+causal), backward 2.5 times that. Errors are against an f64 reference.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+# The two models' attention (B, H, T, D), then longer sequences; all causal.
+ATTENTION_SHAPES: list[tuple[int, int, int, int]] = [
+    (32, 8, 512, 64),
+    (16, 12, 1024, 64),
+    (8, 16, 2048, 64),
+    (4, 16, 4096, 64),
+]
+
+
+def case_name(b: int, h: int, t: int, d: int, causal: bool) -> str:
+    return f"attention-b{b}-h{h}-t{t}-d{d}{'-causal' if causal else ''}"
+
+
+def module_text(b: int, h: int, t: int, d: int, causal: bool) -> str:
+    x = f"tensor<{b}x{h}x{t}x{d}xbf16>"
+    lse = f"tensor<{b}x{h}x{t}xf32>"
+    attrs = ("causal, " if causal else "") + f"scale = {1 / math.sqrt(d)!r} : f64"
+    return (
+        f"func.func @main(%q: {x}, %k: {x}, %v: {x}, %do: {x}) -> ({x}, {lse}, {x}, {x}, {x}) {{\n"
+        f"  %o, %lse = nova.attention %q, %k, %v {{{attrs}}} : {x}, {x}, {x} -> {x}, {lse}\n"
+        f"  %dq, %dk, %dv = nova.attention_backward %do, %q, %k, %v, %o, %lse {{{attrs}}}"
+        f" : {x}, {x}, {x}, {x}, {x}, {lse} -> {x}, {x}, {x}\n"
+        f"  return %o, %lse, %dq, %dk, %dv : {x}, {lse}, {x}, {x}, {x}\n}}\n"
+    )
+
+
+_PIPELINE = (
+    "builtin.module(nova-configure-kernels{{target={arch}}}, "
+    "convert-nova-to-iree-kernels{{poison-outputs=true}}, "
+    "convert-nova-to-linalg, canonicalize, cse)"
+)
+
+
+def compile_case(b: int, h: int, t: int, d: int, causal: bool, target: str) -> tuple[bytes, list[str]]:
+    """The case's vmfb for `target` and the Nova kernels it dispatches; fails
+    if the attention did not take Nova's kernels."""
+    from nova import compiler
+    from nova.runtime.iree_compile import compile_to_vmfb
+
+    arch = target.split(":", 1)[1]
+    text = compiler.run_pipeline(
+        module_text(b, h, t, d, causal), _PIPELINE.format(arch=arch), allow_unregistered_dialects=True
+    )
+    kernels = sorted({part.split("::", 1)[0] for part in text.split("entry_points = [@")[1:]})
+    if not (any("attention_fwd" in k for k in kernels) and any("attention_bwd" in k for k in kernels)):
+        raise RuntimeError(f"{case_name(b, h, t, d, causal)}: no Nova attention kernel for {target}")
+    text = compiler.run_pipeline(text, "builtin.module()", allow_unregistered_dialects=True, generic_output=True)
+    return compile_to_vmfb(text, target), kernels
+
+
+def prepare(out: Path, target: str) -> None:
+    for b, h, t, d in ATTENTION_SHAPES:
+        vmfb, _ = compile_case(b, h, t, d, True, target)
+        (out / f"{case_name(b, h, t, d, True)}.vmfb").write_bytes(vmfb)
+
+
+def reference(q, k, v, do, causal: bool, scale: float):
+    """out, lse, dq, dk, dv in f64."""
+    import torch
+
+    q, k, v = (x.double().requires_grad_() for x in (q, k, v))
+    s = (q @ k.transpose(-1, -2)) * scale
+    if causal:
+        t = s.shape[-1]
+        mask = torch.ones(t, t, dtype=torch.bool, device=s.device).tril()
+        s = s.masked_fill(~mask, float("-inf"))
+    lse = torch.logsumexp(s, dim=-1)
+    out = torch.softmax(s, dim=-1) @ v
+    dq, dk, dv = torch.autograd.grad(out, (q, k, v), do.double())
+    return out.detach(), lse.detach(), dq, dk, dv
+
+
+def max_rel_err(got, ref) -> float:
+    return float((got.detach().double() - ref).abs().max() / ref.abs().max())
+
+
+def random_operands(b: int, h: int, t: int, d: int, seed: int):
+    import torch
+
+    g = torch.Generator(device="cuda").manual_seed(seed)
+    return [torch.randn(b, h, t, d, device="cuda", generator=g).to(torch.bfloat16) for _ in range(4)]
+
+
+def bench(artifacts: Path, iters: int) -> list[dict[str, Any]]:
+    import torch
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+    from torch.nn.functional import scaled_dot_product_attention as sdpa
+
+    from nova.bench import device_ms_per_kernel
+    from nova.runtime import Session
+
+    rows = []
+    for b, h, t, d in ATTENTION_SHAPES:
+        causal, scale = True, 1 / math.sqrt(d)
+        q, k, v, do = random_operands(b, h, t, d, seed=t)
+        ref = reference(q, k, v, do, causal, scale)
+        fwd_flops = 4.0 * b * h * t * t * d * (0.5 if causal else 1.0)
+        row: dict[str, Any] = {"bench": "attention", "b": b, "h": h, "t": t, "d": d, "causal": causal}
+        session = Session((artifacts / f"{case_name(b, h, t, d, causal)}.vmfb").read_bytes(), "cuda")
+        got = [session.to_torch(x) for x in session.invoke("main", q, k, v, do)]
+        row["nova_err"] = {n: max_rel_err(x, r) for n, x, r in zip(("out", "lse", "dq", "dk", "dv"), got, ref)}
+        nova = device_ms_per_kernel(lambda: session.invoke("main", q, k, v, do), iters)
+        fwd_ms = sum(ms for n, ms in nova.items() if n.startswith("nova_attention_fwd"))
+        bwd_ms = sum(ms for n, ms in nova.items() if n.startswith("nova_attention_bwd"))
+        row.update(nova_fwd_tflops=fwd_flops / fwd_ms / 1e9, nova_bwd_tflops=2.5 * fwd_flops / bwd_ms / 1e9)
+        for backend, label in ((SDPBackend.CUDNN_ATTENTION, "cudnn"), (SDPBackend.FLASH_ATTENTION, "flash")):
+            with sdpa_kernel(backend):
+                qq, kk, vv = (x.detach().requires_grad_() for x in (q, k, v))
+                o = sdpa(qq, kk, vv, is_causal=causal)
+                grads = torch.autograd.grad(o, (qq, kk, vv), do, retain_graph=True)
+                row[f"{label}_err"] = {
+                    n: max_rel_err(x, r) for n, x, r in zip(("out", "dq", "dk", "dv"), (o, *grads), (ref[0], *ref[2:]))
+                }
+                f = device_ms_per_kernel(lambda: sdpa(qq, kk, vv, is_causal=causal), iters)
+                bw = device_ms_per_kernel(lambda: torch.autograd.grad(o, (qq, kk, vv), do, retain_graph=True), iters)
+            row[f"{label}_fwd_tflops"] = fwd_flops / sum(f.values()) / 1e9
+            row[f"{label}_bwd_tflops"] = 2.5 * fwd_flops / sum(bw.values()) / 1e9
+        print(json.dumps(row), flush=True)
+        rows.append(row)
+    return rows
+
+
+def report(rows: list[dict[str, Any]]) -> list[str]:
+    out = [
+        "Attention (bf16, causal), TFLOP/s of each side's attention kernels (CUPTI), forward / backward; "
+        "max relative error of dq against f64.\n",
+        "| B | H | T | D | Nova | cuDNN | flash | Nova / cuDNN | Nova dq err | cuDNN dq err |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        out.append(
+            f"| {r['b']} | {r['h']} | {r['t']} | {r['d']} "
+            f"| {r['nova_fwd_tflops']:.0f} / {r['nova_bwd_tflops']:.0f} "
+            f"| {r['cudnn_fwd_tflops']:.0f} / {r['cudnn_bwd_tflops']:.0f} "
+            f"| {r['flash_fwd_tflops']:.0f} / {r['flash_bwd_tflops']:.0f} "
+            f"| {r['nova_fwd_tflops'] / r['cudnn_fwd_tflops']:.2f} / {r['nova_bwd_tflops'] / r['cudnn_bwd_tflops']:.2f} "
+            f"| {r['nova_err']['dq']:.1e} | {r['cudnn_err']['dq']:.1e} |"
+        )
+    out.append("")
+    return out
