@@ -1,8 +1,8 @@
 //===- FlashAttentionForward.cpp - sm_90 attention forward ----------------===//
 //
-// See FlashAttentionKernel.h. Shared memory: Q [128 rows] | stages x (K, V)
-// [128 rows each] | P [64 x blockN] per consumer | barriers (Q full/empty,
-// then full/empty per stage). Every [rows, D] tile is stored as D / 64
+// See FlashAttentionKernel.h. Shared memory: 2 x Q [128 rows] | stages x
+// (K, V) [128 rows each] | P [64 x blockN] per consumer | barriers (Q
+// full/empty per Q tile, then full/empty per stage). Every [rows, D] tile is stored as D / 64
 // column blocks of [rows, 128 B], 128B-swizzled, as TMA writes them.
 //
 //===----------------------------------------------------------------------===//
@@ -30,13 +30,24 @@ struct ForwardKernel : AttentionBuilder {
     return spec.residentBytes() + spec.stages * spec.stageBytes();
   }
   int64_t barrierOffset() const { return pOffset() + spec.scratchTileBytes(); }
-  Value qFull() { return sharedAt(barrierOffset()); }
-  Value qEmpty() { return sharedAt(barrierOffset() + 8); }
+  Value qFull(Value buffer) {
+    return sharedAt(barrierOffset(), mul(buffer, c32(8)));
+  }
+  Value qEmpty(Value buffer) {
+    return sharedAt(barrierOffset() + 16, mul(buffer, c32(8)));
+  }
+  Value qTile(Value buffer) {
+    return sharedAt(0, mul(buffer, c32(spec.tileBytes(spec.blockM))));
+  }
   Value kvFull(Value s) {
-    return sharedAt(barrierOffset() + 16, mul(s, c32(8)));
+    return sharedAt(barrierOffset() + 32, mul(s, c32(8)));
   }
   Value kvEmpty(Value s) {
-    return sharedAt(barrierOffset() + 16 + 8 * spec.stages, mul(s, c32(8)));
+    return sharedAt(barrierOffset() + 32 + 8 * spec.stages, mul(s, c32(8)));
+  }
+  /// Item `it`'s Q tile (0, 1) and the parity of its barriers' phase.
+  std::pair<Value, Value> qSlot(Value it) {
+    return {rem(it, c32(2)), andI(div(it, c32(2)), c32(1))};
   }
   Value kTile(Value s) { return sharedAt(kvOffset(), mul(s, c32(spec.stageBytes()))); }
   Value vTile(Value s) {
@@ -61,16 +72,19 @@ struct ForwardKernel : AttentionBuilder {
       loop(cta, items, ctas, ValueRange{c32(0), c32(0)},
            [&](Value w, ValueRange it) -> SmallVector<Value> {
              auto [qb, head] = item(w);
-             waitParity(qEmpty(),
-                        arith::XOrIOp::create(b, loc, andI(it[1], c32(1)),
-                                              c32(1)));
+             auto [buffer, parity] = qSlot(it[1]);
+             waitParity(qEmpty(buffer),
+                        arith::XOrIOp::create(b, loc, parity, c32(1)));
              NVVM::MBarrierArriveExpectTxOp::create(
-                 b, loc, Type(), qFull(), c32(spec.tileBytes(spec.blockM)),
-                 NVVM::MemScopeKind::CTA, false, Value());
+                 b, loc, Type(), qFull(buffer),
+                 c32(spec.tileBytes(spec.blockM)), NVVM::MemScopeKind::CTA,
+                 false, Value());
              for (int64_t dc = 0; dc < spec.chunks(); ++dc)
-               tmaLoad(sharedAt(dc * spec.blockM * 128), mapQ,
+               tmaLoad(byteOffset(shared, qTile(buffer),
+                                  c32(dc * spec.blockM * 128)),
+                       mapQ,
                        ValueRange{c32(64 * dc), mul(qb, c32(spec.blockM)), head},
-                       qFull());
+                       qFull(buffer));
              ValueRange end = loop(
                  c32(0), keyBlocks(qb), c32(1), ValueRange{it[0]},
                  [&](Value j, ValueRange kv) -> SmallVector<Value> {
@@ -130,15 +144,16 @@ struct ForwardKernel : AttentionBuilder {
     Value minusInf = cf(-std::numeric_limits<double>::infinity());
     Value zero = cf(0.0);
     Type sType = accType(n), oType = accType(d);
-    // This consumer's rows of the Q tile.
-    int64_t qRow0 = 0; // + 64 c, applied to the Q base below
-    Value qBase = sharedAt(0, mul(c, c32(64 * 128)));
+    int64_t qRow0 = 0; // this consumer's 64 rows: + 64 c in qBase
 
     loop(cta, items, ctas, ValueRange{c32(0), c32(0)},
          [&](Value w, ValueRange it) -> SmallVector<Value> {
            auto [qb, head] = item(w);
            Value nkv = keyBlocks(qb);
-           waitParity(qFull(), andI(it[1], c32(1)));
+           // The next item's Q loads into the other tile meanwhile.
+           auto [buffer, parity] = qSlot(it[1]);
+           waitParity(qFull(buffer), parity);
+           Value qBase = byteOffset(shared, qTile(buffer), mul(c, c32(64 * 128)));
            Value rowBase = add(add(mul(qb, c32(spec.blockM)), mul(c, c32(64))),
                                add(mul(warp, c32(16)), div(lane, c32(4))));
            SmallVector<Value> init = {zeroAcc(d), minusInf, minusInf, zero,
@@ -161,7 +176,7 @@ struct ForwardKernel : AttentionBuilder {
                  NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
                  Value last = cmp(arith::CmpIPredicate::eq, j,
                                   sub(nkv, c32(1)));
-                 ifThen(last, [&] { arrivePerWarp(qEmpty()); });
+                 ifThen(last, [&] { arrivePerWarp(qEmpty(buffer)); });
                  // Blocks on the diagonal or across the sequence end mask.
                  Value colBase = add(mul(j, c32(n)), mul(rem(lane, c32(4)), c32(2)));
                  Value edge = ugt(mul(add(j, c32(1)), c32(n)), t);
@@ -286,10 +301,12 @@ struct ForwardKernel : AttentionBuilder {
         encodeTensorMap(map, base, bh, t, c32(spec.headDim), 128, 2,
                         kTensorMapBf16);
       publishTensorMaps({mapQ, mapK, mapV});
-      NVVM::MBarrierInitOp::create(b, loc, qFull(), c32(1), Value());
-      NVVM::MBarrierInitOp::create(b, loc, qEmpty(),
-                                   c32(4 * FlashAttentionSpec::kConsumers),
-                                   Value());
+      for (int64_t q = 0; q < 2; ++q) {
+        NVVM::MBarrierInitOp::create(b, loc, qFull(c32(q)), c32(1), Value());
+        NVVM::MBarrierInitOp::create(b, loc, qEmpty(c32(q)),
+                                     c32(4 * FlashAttentionSpec::kConsumers),
+                                     Value());
+      }
       for (int64_t s = 0; s < spec.stages; ++s) {
         NVVM::MBarrierInitOp::create(b, loc, kvFull(c32(s)), c32(1), Value());
         NVVM::MBarrierInitOp::create(b, loc, kvEmpty(c32(s)),

@@ -7,12 +7,12 @@
 //
 // Forward (FlashAttentionForward.cpp): persistent CTAs walk (query block,
 // head) work items, heaviest causal blocks first. Warp group 0 produces (one
-// thread TMA-loads the 128-row Q tile and a `stages`-deep ring of K and V
-// blocks), warp groups 1..2 each own 64 query rows: S = Q K^T by wgmma from
-// shared memory, online softmax in registers (exp2, running max and sum,
-// causal blocks past the diagonal never loaded, the diagonal and the T edge
-// masked), P written as bf16 into a swizzled shared tile, O += P V by wgmma
-// (V read MN-major). Epilogue: O / l in bf16 and the row log-sum-exp (f32,
+// thread TMA-loads the 128-row Q tiles, double-buffered, and a
+// `stages`-deep ring of K and V blocks), warp groups 1..2 each own 64 query
+// rows: S = Q K^T by wgmma from shared memory, online softmax in registers
+// (exp2, running max and sum, causal blocks past the diagonal never loaded,
+// the diagonal and the T edge masked), P written as bf16 into a swizzled
+// shared tile, O += P V by wgmma (V read MN-major). Epilogue: O / l in bf16 and the row log-sum-exp (f32,
 // natural log) the backward recomputes P from.
 //
 // Backward (FlashAttentionBackward.cpp): persistent CTAs walk (key block,
@@ -60,19 +60,18 @@ struct FlashAttentionSpec {
   /// Bytes of a [rows, D] bf16 tile stored as `chunks()` swizzled column
   /// blocks of [rows, 128 B].
   int64_t tileBytes(int64_t rows) const { return rows * headDim * 2; }
-  /// Forward: Q, then `stages` x (K, V), then P (64 x blockN per consumer).
+  /// Forward: two Q tiles (the next item's loads while this one runs), then
+  /// `stages` x (K, V), then P (64 x blockN per consumer).
   /// Backward: K and V, then `stages` x (Q, dO), then P^T and dS^T (64 x
   /// blockN per consumer each), then each consumer's f32 dQ part (64 x D).
   /// The mbarriers last.
-  int64_t residentBytes() const {
-    return backward ? 2 * tileBytes(blockM) : tileBytes(blockM);
-  }
+  int64_t residentBytes() const { return 2 * tileBytes(blockM); }
   int64_t stageBytes() const { return 2 * tileBytes(blockN); }
   int64_t dqTileBytes() const { return backward ? 64 * headDim * 4 : 0; }
   int64_t scratchTileBytes() const {
     return kConsumers * ((backward ? 2 : 1) * 64 * blockN * 2 + dqTileBytes());
   }
-  int64_t barrierBytes() const { return 8 * (2 + 2 * stages); }
+  int64_t barrierBytes() const { return 8 * (4 + 2 * stages); }
   int64_t sharedMemoryBytes() const {
     return residentBytes() + stages * stageBytes() + scratchTileBytes() +
            barrierBytes();
