@@ -16,9 +16,6 @@ using namespace mlir::nova::cuda;
 
 namespace {
 
-// As in the GEMM model: one stage's TMA loads take this long (L2 hit), so S
-// stages keep S - 1 loads in flight while a block is computed.
-constexpr double kLoadLatencyCycles = 1500;
 // A block's exponentials: 16 per cycle per SM (the MUFU units), one per
 // score; they do not overlap the same warp group's MMAs.
 constexpr double kExpPerCycle = 16;

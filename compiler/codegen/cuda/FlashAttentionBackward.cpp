@@ -73,12 +73,8 @@ struct BackwardKernel : AttentionBuilder {
       loop(cta, items, ctas, ValueRange{c32(0), c32(0)},
            [&](Value w, ValueRange it) -> SmallVector<Value> {
              auto [kb, head] = item(w);
-             waitParity(kvEmpty(),
-                        arith::XOrIOp::create(b, loc, andI(it[1], c32(1)),
-                                              c32(1)));
-             NVVM::MBarrierArriveExpectTxOp::create(
-                 b, loc, Type(), kvFull(), c32(2 * keysTile()),
-                 NVVM::MemScopeKind::CTA, false, Value());
+             waitFreed(kvEmpty(), andI(it[1], c32(1)));
+             expectBytes(kvFull(), 2 * keysTile());
              Value keyRow = mul(kb, c32(spec.blockM));
              for (int64_t dc = 0; dc < spec.chunks(); ++dc) {
                int64_t block = dc * spec.blockM * 128;
@@ -90,13 +86,9 @@ struct BackwardKernel : AttentionBuilder {
              ValueRange end = loop(
                  firstQueryBlock(kb), queryBlocks, c32(1), ValueRange{it[0]},
                  [&](Value qb, ValueRange st) -> SmallVector<Value> {
-                   Value stage = rem(st[0], c32(spec.stages));
-                   Value parity = andI(div(st[0], c32(spec.stages)), c32(1));
-                   waitParity(empty(stage),
-                              arith::XOrIOp::create(b, loc, parity, c32(1)));
-                   NVVM::MBarrierArriveExpectTxOp::create(
-                       b, loc, Type(), full(stage), c32(spec.stageBytes()),
-                       NVVM::MemScopeKind::CTA, false, Value());
+                   auto [stage, parity] = ringSlot(st[0], spec.stages);
+                   waitFreed(empty(stage), parity);
+                   expectBytes(full(stage), spec.stageBytes());
                    Value row = mul(qb, c32(spec.blockN));
                    for (int64_t dc = 0; dc < spec.chunks(); ++dc) {
                      Value block = c32(dc * spec.blockN * 128);
@@ -170,9 +162,8 @@ struct BackwardKernel : AttentionBuilder {
                firstQueryBlock(kb), queryBlocks, c32(1), init,
                [&](Value qb, ValueRange st) -> SmallVector<Value> {
                  Value dkAcc = st[0], dvAcc = st[1], stIt = st[2];
-                 Value stage = rem(stIt, c32(spec.stages));
-                 waitParity(full(stage),
-                            andI(div(stIt, c32(spec.stages)), c32(1)));
+                 auto [stage, parity] = ringSlot(stIt, spec.stages);
+                 waitParity(full(stage), parity);
                  // S^T = K Q^T and dP^T = V dO^T over D.
                  NVVM::WgmmaFenceAlignedOp::create(b, loc);
                  Value sT = LLVM::UndefOp::create(b, loc, sType);
@@ -362,20 +353,13 @@ struct BackwardKernel : AttentionBuilder {
     });
     gpu::BarrierOp::create(b, loc);
 
-    Value group = div(tid, c32(128));
-    auto roles = scf::IfOp::create(b, loc, eq(group, 0), /*withElse=*/true);
-    {
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToStart(roles.thenBlock());
-      NVVM::SetMaxRegisterOp::create(b, loc, kProducerRegisters,
-                                     NVVM::SetMaxRegisterAction::decrease);
-      producer(tid, cta, ctas, toGeneric(mapK), toGeneric(mapV),
-               toGeneric(mapQ), toGeneric(mapDo));
-      b.setInsertionPointToStart(roles.elseBlock());
-      NVVM::SetMaxRegisterOp::create(b, loc, kConsumerRegisters,
-                                     NVVM::SetMaxRegisterAction::increase);
-      consumer(tid, cta, ctas, group, toGeneric(mapDq));
-    }
+    splitRoles(
+        tid, /*moveRegisters=*/true, kProducerRegisters, kConsumerRegisters,
+        [&] {
+          producer(tid, cta, ctas, toGeneric(mapK), toGeneric(mapV),
+                   toGeneric(mapQ), toGeneric(mapDo));
+        },
+        [&](Value group) { consumer(tid, cta, ctas, group, toGeneric(mapDq)); });
     gpu::ReturnOp::create(b, loc);
   }
 };

@@ -46,9 +46,7 @@ struct ForwardKernel : AttentionBuilder {
     return sharedAt(barrierOffset() + 32 + 8 * spec.stages, mul(s, c32(8)));
   }
   /// Item `it`'s Q tile (0, 1) and the parity of its barriers' phase.
-  std::pair<Value, Value> qSlot(Value it) {
-    return {rem(it, c32(2)), andI(div(it, c32(2)), c32(1))};
-  }
+  std::pair<Value, Value> qSlot(Value it) { return ringSlot(it, 2); }
   Value kTile(Value s) { return sharedAt(kvOffset(), mul(s, c32(spec.stageBytes()))); }
   Value vTile(Value s) {
     return sharedAt(kvOffset() + spec.tileBytes(spec.blockN),
@@ -73,12 +71,8 @@ struct ForwardKernel : AttentionBuilder {
            [&](Value w, ValueRange it) -> SmallVector<Value> {
              auto [qb, head] = item(w);
              auto [buffer, parity] = qSlot(it[1]);
-             waitParity(qEmpty(buffer),
-                        arith::XOrIOp::create(b, loc, parity, c32(1)));
-             NVVM::MBarrierArriveExpectTxOp::create(
-                 b, loc, Type(), qFull(buffer),
-                 c32(spec.tileBytes(spec.blockM)), NVVM::MemScopeKind::CTA,
-                 false, Value());
+             waitFreed(qEmpty(buffer), parity);
+             expectBytes(qFull(buffer), spec.tileBytes(spec.blockM));
              for (int64_t dc = 0; dc < spec.chunks(); ++dc)
                tmaLoad(byteOffset(shared, qTile(buffer),
                                   c32(dc * spec.blockM * 128)),
@@ -88,14 +82,10 @@ struct ForwardKernel : AttentionBuilder {
              ValueRange end = loop(
                  c32(0), keyBlocks(qb), c32(1), ValueRange{it[0]},
                  [&](Value j, ValueRange kv) -> SmallVector<Value> {
-                   Value stage = rem(kv[0], c32(spec.stages));
-                   Value parity = andI(div(kv[0], c32(spec.stages)), c32(1));
-                   waitParity(kvEmpty(stage),
-                              arith::XOrIOp::create(b, loc, parity, c32(1)));
+                   auto [stage, parity] = ringSlot(kv[0], spec.stages);
+                   waitFreed(kvEmpty(stage), parity);
                    Value full = kvFull(stage);
-                   NVVM::MBarrierArriveExpectTxOp::create(
-                       b, loc, Type(), full, c32(spec.stageBytes()),
-                       NVVM::MemScopeKind::CTA, false, Value());
+                   expectBytes(full, spec.stageBytes());
                    Value row = mul(j, c32(spec.blockN));
                    for (int64_t dc = 0; dc < spec.chunks(); ++dc) {
                      int64_t block = dc * spec.blockN * 128;
@@ -162,9 +152,8 @@ struct ForwardKernel : AttentionBuilder {
                c32(0), nkv, c32(1), init,
                [&](Value j, ValueRange st) -> SmallVector<Value> {
                  Value acc = st[0], kvIt = st[5];
-                 Value stage = rem(kvIt, c32(spec.stages));
-                 waitParity(kvFull(stage),
-                            andI(div(kvIt, c32(spec.stages)), c32(1)));
+                 auto [stage, parity] = ringSlot(kvIt, spec.stages);
+                 waitParity(kvFull(stage), parity);
                  // S = Q K^T over D.
                  NVVM::WgmmaFenceAlignedOp::create(b, loc);
                  Value s = LLVM::UndefOp::create(b, loc, sType);
@@ -317,20 +306,13 @@ struct ForwardKernel : AttentionBuilder {
     });
     gpu::BarrierOp::create(b, loc);
 
-    Value group = div(tid, c32(128));
-    auto roles = scf::IfOp::create(b, loc, eq(group, 0), /*withElse=*/true);
-    {
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToStart(roles.thenBlock());
-      NVVM::SetMaxRegisterOp::create(b, loc, kProducerRegisters,
-                                     NVVM::SetMaxRegisterAction::decrease);
-      producer(tid, cta, ctas, toGeneric(mapQ), toGeneric(mapK),
-               toGeneric(mapV));
-      b.setInsertionPointToStart(roles.elseBlock());
-      NVVM::SetMaxRegisterOp::create(b, loc, kConsumerRegisters,
-                                     NVVM::SetMaxRegisterAction::increase);
-      consumer(tid, cta, ctas, group);
-    }
+    splitRoles(
+        tid, /*moveRegisters=*/true, kProducerRegisters, kConsumerRegisters,
+        [&] {
+          producer(tid, cta, ctas, toGeneric(mapQ), toGeneric(mapK),
+                   toGeneric(mapV));
+        },
+        [&](Value group) { consumer(tid, cta, ctas, group); });
     gpu::ReturnOp::create(b, loc);
   }
 };

@@ -5,10 +5,8 @@
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
-#include "llvm/ADT/StringMap.h"
 #include "llvm/Support/FormatVariadic.h"
 
-#include <mutex>
 
 using namespace mlir;
 using namespace mlir::nova;
@@ -63,26 +61,13 @@ cuda::flashAttentionSpec(LoweringConfigAttr config, bool backward, bool causal,
 
 std::string cuda::flashAttentionPtx(const FlashAttentionSpec &spec,
                                     std::string &error) {
-  static std::mutex mutex;
-  static llvm::StringMap<std::string> cache;
-  std::string name = spec.kernelName();
-  {
-    std::lock_guard<std::mutex> lock(mutex);
-    auto cached = cache.find(name);
-    if (cached != cache.end())
-      return cached->second;
-  }
-  std::string ptx = buildPtx(
+  return cachedKernelPtx(
+      spec.kernelName(),
       [&](MLIRContext *context) {
         return spec.backward ? buildFlashAttentionBackward(context, spec)
                              : buildFlashAttentionForward(context, spec);
       },
       error);
-  if (!ptx.empty()) {
-    std::lock_guard<std::mutex> lock(mutex);
-    cache[name] = ptx;
-  }
-  return ptx;
 }
 
 //===----------------------------------------------------------------------===//

@@ -31,10 +31,7 @@ constexpr double kSharedBytesPerCycle = 128;
 // (about one DRAM latency) and draining the accumulator through shared
 // memory (counted separately from the result's bytes).
 constexpr double kTileFillCycles = 1000;
-// Latency of one stage's loads (L2 hit, TMA): with S stages, S - 1 loads are
-// in flight while one stage is computed, so a K step takes at least this /
-// (S - 1).
-constexpr double kLoadLatencyCycles = 1500;
+// kLoadLatencyCycles (GemmConfigurator.h): a K step takes at least it / (S - 1).
 // Registers: a Hopper consumer warp group gets 232 per thread through
 // setmaxnreg (2 x 128 x 232 + 128 x 40 producer <= 65536); the accumulator may
 // use 160 of them. mma.sync warps keep 128 accumulators of 255.

@@ -20,6 +20,9 @@ namespace mlir::nova::cuda {
 
 /// Shared memory the driver reserves per CTA (bytes).
 constexpr int64_t kReservedSharedMemory = 1024;
+/// Latency of one pipeline stage's TMA loads (an L2 hit), cycles: with S
+/// stages, S - 1 loads are in flight while one stage is computed.
+constexpr double kLoadLatencyCycles = 1500;
 
 /// What the tensor cores compute in.
 enum class GemmPrecision { BF16, F16, TF32, TF32x3 };

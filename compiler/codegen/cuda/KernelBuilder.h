@@ -122,6 +122,41 @@ struct KernelBuilder {
     NVVM::MBarrierTryWaitParityOp::create(b, loc, barrier, parity,
                                           c32(kWaitTicks));
   }
+  /// A producer's wait for its consumers to free a slot of phase `parity`
+  /// (passes at once on a fresh barrier).
+  void waitFreed(Value barrier, Value parity) {
+    waitParity(barrier, arith::XOrIOp::create(b, loc, parity, c32(1)));
+  }
+  /// Arms `barrier` for `bytes` of TMA transactions (one arrival).
+  void expectBytes(Value barrier, int64_t bytes) {
+    NVVM::MBarrierArriveExpectTxOp::create(b, loc, Type(), barrier,
+                                           c32(bytes), NVVM::MemScopeKind::CTA,
+                                           false, Value());
+  }
+  /// Slot (iteration % slots) of a ring and the parity of its phase.
+  std::pair<Value, Value> ringSlot(Value iteration, int64_t slots) {
+    Value slot = rem(iteration, c32(slots));
+    return {slot, andI(div(iteration, c32(slots)), c32(1))};
+  }
+  /// Warp group 0 runs `producer`, the others `consumer(group)`; with
+  /// `moveRegisters` (setmaxnreg) the producer gives registers to them.
+  template <typename P, typename C>
+  void splitRoles(Value tid, bool moveRegisters, int32_t producerRegisters,
+                  int32_t consumerRegisters, P &&producer, C &&consumer) {
+    Value group = div(tid, c32(128));
+    auto roles = scf::IfOp::create(b, loc, eq(group, 0), /*withElse=*/true);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(roles.thenBlock());
+    if (moveRegisters)
+      NVVM::SetMaxRegisterOp::create(b, loc, producerRegisters,
+                                     NVVM::SetMaxRegisterAction::decrease);
+    producer();
+    b.setInsertionPointToStart(roles.elseBlock());
+    if (moveRegisters)
+      NVVM::SetMaxRegisterOp::create(b, loc, consumerRegisters,
+                                     NVVM::SetMaxRegisterAction::increase);
+    consumer(group);
+  }
   /// Generic-proxy shared-memory writes before async-proxy (wgmma, TMA)
   /// reads of them.
   void fenceAsyncShared();

@@ -11,7 +11,10 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVM/NVVM/Target.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <mutex>
 
 using namespace mlir;
 
@@ -83,4 +86,24 @@ nova::cuda::buildPtx(function_ref<OwningOpRef<ModuleOp>(MLIRContext *)> build,
     return {};
   }
   return std::move(*ptx);
+}
+
+std::string nova::cuda::cachedKernelPtx(
+    StringRef name, function_ref<OwningOpRef<ModuleOp>(MLIRContext *)> build,
+    std::string &error) {
+  static std::mutex mutex;
+  static llvm::StringMap<std::string> cache;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    auto cached = cache.find(name);
+    if (cached != cache.end())
+      return cached->second;
+  }
+  // Built outside the lock: each build has its own context.
+  std::string ptx = buildPtx(build, error);
+  if (!ptx.empty()) {
+    std::lock_guard<std::mutex> lock(mutex);
+    cache[name] = ptx;
+  }
+  return ptx;
 }

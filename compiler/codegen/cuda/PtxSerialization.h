@@ -29,6 +29,14 @@ FailureOr<std::string> serializeToPtx(ModuleOp module);
 std::string buildPtx(function_ref<OwningOpRef<ModuleOp>(MLIRContext *)> build,
                      std::string &error);
 
+/// The PTX of kernel `name`, built by `build` the first time a process asks
+/// (then cached; thread-safe, distinct kernels build concurrently, each in its
+/// own context); empty with the diagnostics in `error` on failure.
+std::string
+cachedKernelPtx(StringRef name,
+                function_ref<OwningOpRef<ModuleOp>(MLIRContext *)> build,
+                std::string &error);
+
 } // namespace mlir::nova::cuda
 
 #endif // NOVA_CODEGEN_CUDA_PTXSERIALIZATION_H

@@ -10,10 +10,8 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/Builders.h"
-#include "llvm/ADT/StringMap.h"
 #include "llvm/Support/FormatVariadic.h"
 
-#include <mutex>
 
 using namespace mlir;
 using namespace mlir::nova;
@@ -88,9 +86,6 @@ struct GemmKernel : KernelBuilder {
 
   void producer(Value tid, Value cta, Value ctas, Value total, Value mapA,
                 Value mapB) {
-    if (spec.movesRegisters())
-      NVVM::SetMaxRegisterOp::create(b, loc, kProducerRegisters,
-                                     NVVM::SetMaxRegisterAction::decrease);
     ifThen(eq(tid, 0), [&] {
       loop(cta, total, ctas, ValueRange{c32(0)},
            [&](Value t, ValueRange args) -> SmallVector<Value> {
@@ -98,14 +93,10 @@ struct GemmKernel : KernelBuilder {
              ValueRange end = loop(
                  c32(0), tl.kCount, c32(1), args,
                  [&](Value kk, ValueRange it) -> SmallVector<Value> {
-                   Value stage = rem(it[0], c32(spec.stages));
-                   Value parity = andI(div(it[0], c32(spec.stages)), c32(1));
-                   waitParity(emptyBarrier(stage),
-                              arith::XOrIOp::create(b, loc, parity, c32(1)));
+                   auto [stage, parity] = ringSlot(it[0], spec.stages);
+                   waitFreed(emptyBarrier(stage), parity);
                    Value full = fullBarrier(stage);
-                   NVVM::MBarrierArriveExpectTxOp::create(
-                       b, loc, Type(), full, c32(spec.stageBytes()),
-                       NVVM::MemScopeKind::CTA, false, Value());
+                   expectBytes(full, spec.stageBytes());
                    Value kElem = mul(add(tl.kBegin, kk), c32(spec.tileK()));
                    auto box = [&](Value dst, Value map, Value inner,
                                   Value row) {
@@ -134,9 +125,6 @@ struct GemmKernel : KernelBuilder {
 
   void consumer(Value tid, Value cta, Value ctas, Value total, Value group,
                 Value mapC) {
-    if (spec.movesRegisters())
-      NVVM::SetMaxRegisterOp::create(b, loc, kConsumerRegisters,
-                                     NVVM::SetMaxRegisterAction::increase);
     MLIRContext *context = b.getContext();
     int64_t mTiles = spec.tileM / 64 / spec.consumers;
     Type accType = LLVM::LLVMStructType::getLiteral(
@@ -167,8 +155,7 @@ struct GemmKernel : KernelBuilder {
                c32(0), tl.kCount, c32(1), init,
                [&](Value kk, ValueRange carried) -> SmallVector<Value> {
                  Value it = carried.back();
-                 Value stage = rem(it, c32(spec.stages));
-                 Value parity = andI(div(it, c32(spec.stages)), c32(1));
+                 auto [stage, parity] = ringSlot(it, spec.stages);
                  waitParity(fullBarrier(stage), parity);
                  Value aBase = add(sharedAddress(aTile(stage)),
                                    wide(aRowBytes));
@@ -488,15 +475,12 @@ struct GemmKernel : KernelBuilder {
     });
     gpu::BarrierOp::create(b, loc);
 
-    Value group = div(tid, c32(128));
-    auto roles = scf::IfOp::create(b, loc, eq(group, 0), /*withElse=*/true);
-    {
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToStart(roles.thenBlock());
-      producer(tid, cta, ctas, total, toGeneric(mapA), toGeneric(mapB));
-      b.setInsertionPointToStart(roles.elseBlock());
-      consumer(tid, cta, ctas, total, group, toGeneric(mapC));
-    }
+    splitRoles(
+        tid, spec.movesRegisters(), kProducerRegisters, kConsumerRegisters,
+        [&] { producer(tid, cta, ctas, total, toGeneric(mapA), toGeneric(mapB)); },
+        [&](Value group) {
+          consumer(tid, cta, ctas, total, group, toGeneric(mapC));
+        });
     gpu::ReturnOp::create(b, loc);
   }
 };
@@ -602,23 +586,8 @@ OwningOpRef<ModuleOp> cuda::buildWgmmaGemmKernel(MLIRContext *context,
 }
 
 std::string cuda::wgmmaGemmPtx(const WgmmaGemmSpec &spec, std::string &error) {
-  static std::mutex mutex;
-  static llvm::StringMap<std::string> cache;
-  std::string name = spec.kernelName();
-  {
-    std::lock_guard<std::mutex> lock(mutex);
-    auto cached = cache.find(name);
-    if (cached != cache.end())
-      return cached->second;
-  }
-  // Built outside the lock: each build has its own context, so distinct
-  // kernels can be built on several threads.
-  std::string ptx = buildPtx(
+  return cachedKernelPtx(
+      spec.kernelName(),
       [&](MLIRContext *context) { return buildWgmmaGemmKernel(context, spec); },
       error);
-  if (!ptx.empty()) {
-    std::lock_guard<std::mutex> lock(mutex);
-    cache[name] = ptx;
-  }
-  return ptx;
 }
