@@ -1,7 +1,9 @@
 """Nova's sm_90 fused attention kernels (forward and backward) on the H200:
 every case against an f64 reference (forward output, log-sum-exp, dQ, dK,
 dV) on random data, with NaN-poisoned outputs, odd sequence lengths, head
-dim 128 and no causal mask. Speed is `nova bench attention`'s.
+dim 128 and no causal mask, and in the models' layout ("packed": q, k, v
+read from the qkv projection [B, T, 3 H D], out and the gradients written
+as [B, T, H D] rows). Speed is `nova bench attention`'s.
 
 Build box (compiler installed):
     .venv/bin/python tools/attention_check.py prepare --out bench-artifacts/attention-check
@@ -20,15 +22,18 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import kernel_check_cli  # noqa: E402
 
-# (name, B, H, T, D, causal)
+# (name, B, H, T, D, causal, packed)
 CASES = [
-    ("gpt42m", 32, 8, 512, 64, True),
-    ("gpt146m", 16, 12, 1024, 64, True),
-    ("odd_t200", 2, 3, 200, 64, True),
-    ("odd_t333_d128", 1, 2, 333, 128, True),
-    ("d128", 8, 8, 1024, 128, True),
-    ("noncausal_t300", 2, 4, 300, 64, False),
-    ("noncausal_t1000_d128", 2, 2, 1000, 128, False),
+    ("gpt42m", 32, 8, 512, 64, True, False),
+    ("gpt146m", 16, 12, 1024, 64, True, False),
+    ("odd_t200", 2, 3, 200, 64, True, False),
+    ("odd_t333_d128", 1, 2, 333, 128, True, False),
+    ("d128", 8, 8, 1024, 128, True, False),
+    ("noncausal_t300", 2, 4, 300, 64, False, False),
+    ("noncausal_t1000_d128", 2, 2, 1000, 128, False, False),
+    ("packed_gpt42m", 32, 8, 512, 64, True, True),
+    ("packed_odd_t333_h3", 3, 3, 333, 64, True, True),
+    ("packed_t300_d128", 2, 4, 300, 128, True, True),
 ]
 
 TOLERANCE = 2e-2  # bf16 operands and outputs; the reference is f64
@@ -39,10 +44,12 @@ def prepare(out: Path, target: str) -> None:
 
     out.mkdir(parents=True, exist_ok=True)
     cases = []
-    for name, b, h, t, d, causal in CASES:
-        vmfb, kernels = compile_case(b, h, t, d, causal, target)
+    for name, b, h, t, d, causal, packed in CASES:
+        vmfb, kernels = compile_case(b, h, t, d, causal, target, packed)
         (out / f"{name}.vmfb").write_bytes(vmfb)
-        cases.append({"name": name, "b": b, "h": h, "t": t, "d": d, "causal": causal, "kernels": kernels})
+        cases.append(
+            {"name": name, "b": b, "h": h, "t": t, "d": d, "causal": causal, "packed": packed, "kernels": kernels}
+        )
         print(name, kernels, flush=True)
     (out / "cases.json").write_text(json.dumps({"target": target, "cases": cases}, indent=1))
     print(f"wrote {len(cases)} cases to {out}")
@@ -51,7 +58,7 @@ def prepare(out: Path, target: str) -> None:
 def run(directory: Path, iters: int) -> int:
     import torch
 
-    from nova.attention_bench import max_rel_err, random_operands, reference
+    from nova.attention_bench import max_rel_err, pack_heads, random_operands, reference
     from nova.runtime import Session
 
     del iters  # correctness only
@@ -64,7 +71,15 @@ def run(directory: Path, iters: int) -> int:
             q, k, v, do = random_operands(b, h, t, d, seed=zlib.crc32(case["name"].encode()))
             ref = reference(q, k, v, do, causal, 1 / math.sqrt(d))
             session = Session((directory / f"{case['name']}.vmfb").read_bytes(), "cuda")
-            got = [session.to_torch(x) for x in session.invoke("main", q, k, v, do)]
+            if case.get("packed"):
+                # out [B, T, H D], lse, dqkv [B, T, 3 H D] back to [B, H, T, D] heads.
+                y, lse, dqkv = (
+                    session.to_torch(x) for x in session.invoke("main", pack_heads(q, k, v), pack_heads(do).flatten(0, 1))
+                )
+                heads = lambda rows: rows.unflatten(2, (-1, d)).transpose(1, 2)  # noqa: E731
+                got = [heads(y), lse, *(heads(part) for part in dqkv.chunk(3, dim=2))]
+            else:
+                got = [session.to_torch(x) for x in session.invoke("main", q, k, v, do)]
             torch.cuda.synchronize()
             row["nan_or_inf"] = int(sum((~torch.isfinite(x.float())).sum() for x in got))
             row["max_rel_err"] = {n: max_rel_err(x, r) for n, x, r in zip(("out", "lse", "dq", "dk", "dv"), got, ref)}

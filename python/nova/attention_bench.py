@@ -29,17 +29,62 @@ def case_name(b: int, h: int, t: int, d: int, causal: bool) -> str:
     return f"attention-b{b}-h{h}-t{t}-d{d}{'-causal' if causal else ''}"
 
 
-def module_text(b: int, h: int, t: int, d: int, causal: bool) -> str:
+def module_text(b: int, h: int, t: int, d: int, causal: bool, packed: bool = False) -> str:
+    """`@main(q, k, v, dout) -> (out, lse, dq, dk, dv)` on [B, H, T, D]; with
+    `packed`, the model's layout instead: `@main(qkv [B, T, 3 H D], dout
+    [B T, H D]) -> (out [B, T, H D], lse, dqkv [B, T, 3 H D])`, q, k, v the
+    transposed head views of qkv (what a GPT's attention captures as)."""
     x = f"tensor<{b}x{h}x{t}x{d}xbf16>"
     lse = f"tensor<{b}x{h}x{t}xf32>"
     attrs = ("causal, " if causal else "") + f"scale = {1 / math.sqrt(d)!r} : f64"
-    return (
-        f"func.func @main(%q: {x}, %k: {x}, %v: {x}, %do: {x}) -> ({x}, {lse}, {x}, {x}, {x}) {{\n"
+    attention = (
         f"  %o, %lse = nova.attention %q, %k, %v {{{attrs}}} : {x}, {x}, {x} -> {x}, {lse}\n"
         f"  %dq, %dk, %dv = nova.attention_backward %do, %q, %k, %v, %o, %lse {{{attrs}}}"
         f" : {x}, {x}, {x}, {x}, {x}, {lse} -> {x}, {x}, {x}\n"
-        f"  return %o, %lse, %dq, %dk, %dv : {x}, {lse}, {x}, {x}, {x}\n}}\n"
     )
+    if not packed:
+        return (
+            f"func.func @main(%q: {x}, %k: {x}, %v: {x}, %do: {x}) -> ({x}, {lse}, {x}, {x}, {x}) {{\n"
+            + attention
+            + f"  return %o, %lse, %dq, %dk, %dv : {x}, {lse}, {x}, {x}, {x}\n}}\n"
+        )
+    c = h * d
+    rows = f"tensor<{b}x{t}x{c}xbf16>"
+    qkv = f"tensor<{b}x{t}x{3 * c}xbf16>"
+    tokens = f"tensor<{b}x{t}x{h}x{d}xbf16>"
+    heads = "permutation = [0, 2, 1, 3]"
+    lines = [f"func.func @main(%qkv: {qkv}, %g: tensor<{b * t}x{c}xbf16>) -> ({rows}, {lse}, {qkv}) {{"]
+    for i, name in enumerate("qkv"):
+        lines += [
+            f"  %{name}0 = nova.slice %qkv[0:{b}:1, 0:{t}:1, {i * c}:{(i + 1) * c}:1] : {qkv} -> {rows}",
+            f"  %{name}1 = nova.reshape %{name}0 : {rows} -> {tokens}",
+            f"  %{name} = nova.transpose %{name}1 {heads} : {tokens} -> {x}",
+        ]
+    lines += [
+        f"  %do1 = nova.reshape %g : tensor<{b * t}x{c}xbf16> -> {tokens}",
+        f"  %do = nova.transpose %do1 {heads} : {tokens} -> {x}",
+        attention.rstrip("\n"),
+        f"  %y1 = nova.transpose %o {heads} : {x} -> {tokens}",
+        f"  %y = nova.reshape %y1 : {tokens} -> {rows}",
+    ]
+    for name in ("dq", "dk", "dv"):
+        lines += [
+            f"  %{name}1 = nova.transpose %{name} {heads} : {x} -> {tokens}",
+            f"  %{name}2 = nova.reshape %{name}1 : {tokens} -> {rows}",
+        ]
+    lines += [
+        f"  %dqkv = nova.concat %dq2, %dk2, %dv2 dim = 2 : ({rows}, {rows}, {rows}) -> {qkv}",
+        f"  return %y, %lse, %dqkv : {rows}, {lse}, {qkv}",
+        "}",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def pack_heads(*xs):
+    """[B, H, T, D] tensors as one [B, T, n H D] (the packed layout's rows)."""
+    import torch
+
+    return torch.cat([x.transpose(1, 2).flatten(2) for x in xs], dim=2)
 
 
 _PIPELINE = (
@@ -49,7 +94,9 @@ _PIPELINE = (
 )
 
 
-def compile_case(b: int, h: int, t: int, d: int, causal: bool, target: str) -> tuple[bytes, list[str]]:
+def compile_case(
+    b: int, h: int, t: int, d: int, causal: bool, target: str, packed: bool = False
+) -> tuple[bytes, list[str]]:
     """The case's vmfb for `target` and the Nova kernels it dispatches; fails
     if the attention did not take Nova's kernels."""
     from nova import compiler
@@ -57,7 +104,7 @@ def compile_case(b: int, h: int, t: int, d: int, causal: bool, target: str) -> t
 
     arch = target.split(":", 1)[1]
     text = compiler.run_pipeline(
-        module_text(b, h, t, d, causal), _PIPELINE.format(arch=arch), allow_unregistered_dialects=True
+        module_text(b, h, t, d, causal, packed), _PIPELINE.format(arch=arch), allow_unregistered_dialects=True
     )
     kernels = sorted({part.split("::", 1)[0] for part in text.split("entry_points = [@")[1:]})
     if not (any("attention_fwd" in k for k in kernels) and any("attention_bwd" in k for k in kernels)):

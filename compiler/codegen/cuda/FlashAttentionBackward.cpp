@@ -25,8 +25,9 @@ namespace {
 
 struct BackwardKernel : AttentionBuilder {
   using AttentionBuilder::AttentionBuilder;
-  Value q, k, v, dout, lse, delta, dqAcc, dk, dv, scratch, t, bh, scale,
-      scaleLog2;
+  Value q, k, v, dout, lse, delta, dqAcc, dk, dv, scratch, scale, scaleLog2;
+  HeadsLayout qLayout, kLayout, vLayout, doLayout, dqLayout, dkLayout,
+      dvLayout;
   Value keyBlocks, queryBlocks, items;
 
   int64_t keysTile() const { return spec.tileBytes(spec.blockM); }
@@ -79,9 +80,9 @@ struct BackwardKernel : AttentionBuilder {
              for (int64_t dc = 0; dc < spec.chunks(); ++dc) {
                int64_t block = dc * spec.blockM * 128;
                tmaLoad(sharedAt(block), mapK,
-                       ValueRange{c32(64 * dc), keyRow, head}, kvFull());
+                       headsCoords(c32(64 * dc), keyRow, head), kvFull());
                tmaLoad(sharedAt(keysTile() + block), mapV,
-                       ValueRange{c32(64 * dc), keyRow, head}, kvFull());
+                       headsCoords(c32(64 * dc), keyRow, head), kvFull());
              }
              ValueRange end = loop(
                  firstQueryBlock(kb), queryBlocks, c32(1), ValueRange{it[0]},
@@ -93,9 +94,9 @@ struct BackwardKernel : AttentionBuilder {
                    for (int64_t dc = 0; dc < spec.chunks(); ++dc) {
                      Value block = c32(dc * spec.blockN * 128);
                      tmaLoad(byteOffset(shared, qTile(stage), block), mapQ,
-                             ValueRange{c32(64 * dc), row, head}, full(stage));
+                             headsCoords(c32(64 * dc), row, head), full(stage));
                      tmaLoad(byteOffset(shared, doTile(stage), block), mapDo,
-                             ValueRange{c32(64 * dc), row, head}, full(stage));
+                             headsCoords(c32(64 * dc), row, head), full(stage));
                    }
                    return {add(st[0], c32(1))};
                  });
@@ -265,7 +266,7 @@ struct BackwardKernel : AttentionBuilder {
                          b, loc, mapDq, byteOffset(shared, dqTile, c32(j * 64 * 128)),
                          NVVM::TMAReduxKindAttr::get(context, NVVM::TMAReduxKind::ADD),
                          NVVM::TMAStoreModeAttr::get(context, NVVM::TMAStoreMode::TILE),
-                         ValueRange{c32(32 * j), mul(qb, c32(n)), head}, Value());
+                         headsCoords(c32(32 * j), mul(qb, c32(n)), head), Value());
                    NVVM::CpAsyncBulkCommitGroupOp::create(b, loc);
                  });
                  return {dkAcc, dvAcc, add(stIt, c32(1))};
@@ -275,12 +276,14 @@ struct BackwardKernel : AttentionBuilder {
            for (int64_t h = 0; h < 2; ++h) {
              Value key = add(keyBase, c32(8 * h));
              ifThen(ult(key, t), [&] {
-               Value rowOffset = mul(wide(add(headRow, key)), c64(d));
+               Value dkRow = rowIndex(dkLayout, head, key);
+               Value dvRow = rowIndex(dvLayout, head, key);
                for (int64_t i = 0; i < d / 8; ++i) {
                  int64_t reg = 4 * i + 2 * h;
-                 Value address = add(rowOffset, wide(fragmentCol(i, 0)));
-                 for (auto [acc, out, factor] :
-                      {std::tuple{end[0], dk, scale}, {end[1], dv, cf(1.0)}}) {
+                 Value col = wide(fragmentCol(i, 0));
+                 for (auto [acc, out, factor, address] :
+                      {std::tuple{end[0], dk, scale, add(dkRow, col)},
+                       {end[1], dv, cf(1.0), add(dvRow, col)}}) {
                    Value pair = bf16Pair(fmul(get(acc, reg), factor),
                                          fmul(get(acc, reg + 1), factor));
                    LLVM::StoreOp::create(
@@ -313,9 +316,14 @@ struct BackwardKernel : AttentionBuilder {
     dk = entry.getArgument(7);
     dv = entry.getArgument(8);
     scratch = entry.getArgument(9);
-    t = entry.getArgument(10);
-    bh = entry.getArgument(11);
-    scale = arith::BitcastOp::create(b, loc, f32, entry.getArgument(12));
+    scale = readShape(entry, 10);
+    qLayout = layoutArgument(entry, 14);
+    kLayout = layoutArgument(entry, 17);
+    vLayout = layoutArgument(entry, 20);
+    doLayout = layoutArgument(entry, 23);
+    dqLayout = layoutArgument(entry, 26);
+    dkLayout = layoutArgument(entry, 29);
+    dvLayout = layoutArgument(entry, 32);
     scaleLog2 = fmul(scale, cf(1.4426950408889634));
     smem = LLVM::AddressOfOp::create(b, loc, smemGlobal);
 
@@ -333,13 +341,12 @@ struct BackwardKernel : AttentionBuilder {
     Value mapDo = byteOffset(global, mapK, c32(3 * kTensorMapBytes));
     Value mapDq = byteOffset(global, mapK, c32(4 * kTensorMapBytes));
     ifThen(eq(tid, 0), [&] {
-      Value d = c32(spec.headDim);
-      encodeTensorMap(mapK, k, bh, t, d, spec.blockM, 2, kTensorMapBf16);
-      encodeTensorMap(mapV, v, bh, t, d, spec.blockM, 2, kTensorMapBf16);
-      encodeTensorMap(mapQ, q, bh, t, d, spec.blockN, 2, kTensorMapBf16);
-      encodeTensorMap(mapDo, dout, bh, t, d, spec.blockN, 2, kTensorMapBf16);
+      encodeHeadsMap(mapK, k, kLayout, spec.blockM, 2, kTensorMapBf16);
+      encodeHeadsMap(mapV, v, vLayout, spec.blockM, 2, kTensorMapBf16);
+      encodeHeadsMap(mapQ, q, qLayout, spec.blockN, 2, kTensorMapBf16);
+      encodeHeadsMap(mapDo, dout, doLayout, spec.blockN, 2, kTensorMapBf16);
       // dQ's f32 accumulator in boxes of [64 queries, 32 columns].
-      encodeTensorMap(mapDq, dqAcc, bh, t, d, spec.blockN, 4, kTensorMapF32);
+      encodeHeadsMap(mapDq, dqAcc, dqLayout, spec.blockN, 4, kTensorMapF32);
       publishTensorMaps({mapK, mapV, mapQ, mapDo, mapDq});
       int64_t arrivals = 4 * FlashAttentionSpec::kConsumers;
       NVVM::MBarrierInitOp::create(b, loc, kvFull(), c32(1), Value());
@@ -373,7 +380,7 @@ cuda::buildFlashAttentionBackward(MLIRContext *context,
   OwningOpRef<ModuleOp> module =
       createKernelModule(b, spec.kernelName(), "sm_90a", "+ptx83");
   LLVM::GlobalOp smem;
-  gpu::GPUFuncOp func = AttentionBuilder::createKernel(b, spec, 10, 3, smem);
+  gpu::GPUFuncOp func = AttentionBuilder::createKernel(b, spec, 10, 4 + 7 * 3, smem);
   BackwardKernel(b, b.getUnknownLoc(), spec).body(func, smem);
   return module;
 }

@@ -19,10 +19,32 @@ namespace mlir::nova::cuda {
 // for 384 threads (168), so 128 x 40 + 256 x 232 fits what the CTA holds.
 constexpr int32_t kProducerRegisters = 40, kConsumerRegisters = 232;
 
+/// Where the elements of a [B*H, T, D] operand are: (bh, t, d) at offset +
+/// (bh / H) sB + (bh % H) sH + t sT + d, with sB = max(T sT, H sH). Dense
+/// [B, H, T, D] has sT = D, sH = T D; [B, T, H, D] within rows of N
+/// elements (e.g. q, k or v inside the packed qkv projection) sT = N, sH = D.
+struct HeadsLayout {
+  Value offset, rowStride, headStride, batchStride; // i64, elements
+};
+
 struct AttentionBuilder : KernelBuilder {
   const FlashAttentionSpec &spec;
   Value smem;
   Value warp, lane; // within the consumer's warp group
+  Value t, bh, heads; // i32: sequence length, B * H, H
+
+  /// The layout passed as kernel arguments first..first+2 (offset, sT, sH).
+  HeadsLayout layoutArgument(Block &entry, unsigned first);
+  /// i64 index of element (bh, row, 0).
+  Value rowIndex(const HeadsLayout &layout, Value head, Value row);
+  /// A tensor map over `base` laid out as `layout`: dims [D, T, H, B],
+  /// boxes of [128 bytes, boxRows, 1, 1].
+  void encodeHeadsMap(Value map, Value base, const HeadsLayout &layout,
+                      int64_t boxRows, int64_t bytes, int elementType);
+  /// TMA coordinates of (head, row, column).
+  SmallVector<Value, 4> headsCoords(Value column, Value row, Value head) {
+    return {column, row, rem(head, heads), div(head, heads)};
+  }
 
   AttentionBuilder(OpBuilder &b, Location loc, const FlashAttentionSpec &spec)
       : KernelBuilder(b, loc), spec(spec) {}
@@ -98,6 +120,9 @@ struct AttentionBuilder : KernelBuilder {
   static gpu::GPUFuncOp createKernel(OpBuilder &b, const FlashAttentionSpec &spec,
                                      int64_t pointers, int64_t integers,
                                      LLVM::GlobalOp &smemGlobal);
+  /// Reads T, B*H, the scale (f32 bits) and H from the kernel arguments
+  /// from `first` on; returns the scale.
+  Value readShape(Block &entry, unsigned first);
 };
 
 } // namespace mlir::nova::cuda

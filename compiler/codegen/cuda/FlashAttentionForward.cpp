@@ -22,7 +22,8 @@ namespace {
 
 struct ForwardKernel : AttentionBuilder {
   using AttentionBuilder::AttentionBuilder;
-  Value q, k, v, o, lse, scratch, t, bh, scaleLog2;
+  Value q, k, v, o, lse, scratch, scaleLog2;
+  HeadsLayout qLayout, kLayout, vLayout, oLayout;
   Value qBlocks, kBlocks, items;
 
   int64_t kvOffset() const { return spec.residentBytes(); }
@@ -77,7 +78,7 @@ struct ForwardKernel : AttentionBuilder {
                tmaLoad(byteOffset(shared, qTile(buffer),
                                   c32(dc * spec.blockM * 128)),
                        mapQ,
-                       ValueRange{c32(64 * dc), mul(qb, c32(spec.blockM)), head},
+                       headsCoords(c32(64 * dc), mul(qb, c32(spec.blockM)), head),
                        qFull(buffer));
              ValueRange end = loop(
                  c32(0), keyBlocks(qb), c32(1), ValueRange{it[0]},
@@ -90,9 +91,9 @@ struct ForwardKernel : AttentionBuilder {
                    for (int64_t dc = 0; dc < spec.chunks(); ++dc) {
                      int64_t block = dc * spec.blockN * 128;
                      tmaLoad(byteOffset(shared, kTile(stage), c32(block)), mapK,
-                             ValueRange{c32(64 * dc), row, head}, full);
+                             headsCoords(c32(64 * dc), row, head), full);
                      tmaLoad(byteOffset(shared, vTile(stage), c32(block)), mapV,
-                             ValueRange{c32(64 * dc), row, head}, full);
+                             headsCoords(c32(64 * dc), row, head), full);
                    }
                    return {add(kv[0], c32(1))};
                  });
@@ -239,7 +240,7 @@ struct ForwardKernel : AttentionBuilder {
       Value l = quadSum(end[3 + h]);
       Value inv = NVVM::RcpApproxFtzF32Op::create(b, loc, f32, l);
       ifThen(ult(row, t), [&] {
-        Value rowOffset = mul(wide(add(headRow, row)), c64(d));
+        Value rowOffset = rowIndex(oLayout, head, row);
         for (int64_t i = 0; i < d / 8; ++i) {
           int64_t reg = 4 * i + 2 * h;
           Value col = fragmentCol(i, 0);
@@ -267,11 +268,12 @@ struct ForwardKernel : AttentionBuilder {
     o = entry.getArgument(3);
     lse = entry.getArgument(4);
     scratch = entry.getArgument(5);
-    t = entry.getArgument(6);
-    bh = entry.getArgument(7);
     // softmax(scale S) = 2^(scale log2(e) S - max) / sum.
-    scaleLog2 = fmul(arith::BitcastOp::create(b, loc, f32, entry.getArgument(8)),
-                     cf(1.4426950408889634));
+    scaleLog2 = fmul(readShape(entry, 6), cf(1.4426950408889634));
+    qLayout = layoutArgument(entry, 10);
+    kLayout = layoutArgument(entry, 13);
+    vLayout = layoutArgument(entry, 16);
+    oLayout = layoutArgument(entry, 19);
     smem = LLVM::AddressOfOp::create(b, loc, smemGlobal);
 
     Value tid = id(gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x));
@@ -286,9 +288,9 @@ struct ForwardKernel : AttentionBuilder {
     Value mapK = byteOffset(global, mapQ, c32(kTensorMapBytes));
     Value mapV = byteOffset(global, mapQ, c32(2 * kTensorMapBytes));
     ifThen(eq(tid, 0), [&] {
-      for (auto [map, base] : {std::pair{mapQ, q}, {mapK, k}, {mapV, v}})
-        encodeTensorMap(map, base, bh, t, c32(spec.headDim), 128, 2,
-                        kTensorMapBf16);
+      for (auto [map, base, layout] :
+           {std::tuple{mapQ, q, qLayout}, {mapK, k, kLayout}, {mapV, v, vLayout}})
+        encodeHeadsMap(map, base, layout, 128, 2, kTensorMapBf16);
       publishTensorMaps({mapQ, mapK, mapV});
       for (int64_t q = 0; q < 2; ++q) {
         NVVM::MBarrierInitOp::create(b, loc, qFull(c32(q)), c32(1), Value());
@@ -327,7 +329,7 @@ cuda::buildFlashAttentionForward(MLIRContext *context,
   OwningOpRef<ModuleOp> module =
       createKernelModule(b, spec.kernelName(), "sm_90a", "+ptx83");
   LLVM::GlobalOp smem;
-  gpu::GPUFuncOp func = AttentionBuilder::createKernel(b, spec, 6, 3, smem);
+  gpu::GPUFuncOp func = AttentionBuilder::createKernel(b, spec, 6, 4 + 4 * 3, smem);
   ForwardKernel(b, b.getUnknownLoc(), spec).body(func, smem);
   return module;
 }

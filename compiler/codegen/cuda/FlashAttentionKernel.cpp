@@ -181,6 +181,45 @@ Value AttentionBuilder::mnMajor(Value base, int64_t rows, int64_t row0,
   return matrixDescriptor(address, rows * 128);
 }
 
+HeadsLayout AttentionBuilder::layoutArgument(Block &entry, unsigned first) {
+  HeadsLayout layout;
+  layout.offset = wide(entry.getArgument(first));
+  layout.rowStride = wide(entry.getArgument(first + 1));
+  layout.headStride = wide(entry.getArgument(first + 2));
+  layout.batchStride = arith::MaxUIOp::create(
+      b, loc, mul(wide(t), layout.rowStride), mul(wide(heads), layout.headStride));
+  return layout;
+}
+
+Value AttentionBuilder::rowIndex(const HeadsLayout &layout, Value head,
+                                 Value row) {
+  return add(add(layout.offset, mul(wide(div(head, heads)), layout.batchStride)),
+             add(mul(wide(rem(head, heads)), layout.headStride),
+                 mul(wide(row), layout.rowStride)));
+}
+
+void AttentionBuilder::encodeHeadsMap(Value map, Value base,
+                                      const HeadsLayout &layout,
+                                      int64_t boxRows, int64_t bytes,
+                                      int elementType) {
+  Value first = LLVM::GEPOp::create(
+      b, loc, global, b.getIntegerType(8 * bytes), base,
+      ValueRange{layout.offset});
+  auto bytesOf = [&](Value elements) { return mul(elements, c64(bytes)); };
+  encodeTensorMap(map, first,
+                  {c32(spec.headDim), t, heads, div(bh, heads)},
+                  {bytesOf(layout.rowStride), bytesOf(layout.headStride),
+                   bytesOf(layout.batchStride)},
+                  boxRows, bytes, elementType);
+}
+
+Value AttentionBuilder::readShape(Block &entry, unsigned first) {
+  t = entry.getArgument(first);
+  bh = entry.getArgument(first + 1);
+  heads = entry.getArgument(first + 3);
+  return arith::BitcastOp::create(b, loc, f32, entry.getArgument(first + 2));
+}
+
 void AttentionBuilder::arrivePerWarp(Value barrier) {
   ifThen(eq(lane, 0), [&] {
     NVVM::MBarrierArriveOp::create(b, loc, i64, barrier, Value(),

@@ -27,9 +27,11 @@ void KernelBuilder::replaceField(Value map, StringRef field, int immediate) {
                             ptx, Value());
 }
 
-void KernelBuilder::encodeTensorMap(Value map, Value base, Value planes,
-                                    Value rows, Value inner, int64_t boxRows,
+void KernelBuilder::encodeTensorMap(Value map, Value base,
+                                    ArrayRef<Value> dims,
+                                    ArrayRef<Value> strides, int64_t boxRows,
                                     int64_t bytes, int elementType) {
+  assert(dims.size() >= 2 && strides.size() + 1 == dims.size());
   auto zeros = arith::ConstantOp::create(
       b, loc,
       DenseElementsAttr::get(VectorType::get({4}, i32), b.getI32IntegerAttr(0)));
@@ -38,22 +40,29 @@ void KernelBuilder::encodeTensorMap(Value map, Value base, Value planes,
                           /*alignment=*/16);
   replaceField(map, "global_address", std::nullopt,
                LLVM::PtrToIntOp::create(b, loc, i64, base), "b64");
-  replaceField(map, "rank", 2); // rank - 1
-  replaceField(map, "box_dim", 0, c32(128 / bytes));
-  replaceField(map, "box_dim", 1, c32(boxRows));
-  replaceField(map, "box_dim", 2, c32(1));
-  replaceField(map, "global_dim", 0, inner);
-  replaceField(map, "global_dim", 1, rows);
-  replaceField(map, "global_dim", 2, planes);
-  Value rowStride = mul(wide(inner), c64(bytes));
-  replaceField(map, "global_stride", 0, rowStride, "b64");
-  replaceField(map, "global_stride", 1, mul(rowStride, wide(rows)), "b64");
-  for (int ord = 0; ord < 3; ++ord)
+  int rank = dims.size();
+  replaceField(map, "rank", rank - 1);
+  for (int ord = 0; ord < rank; ++ord) {
+    replaceField(map, "box_dim", ord,
+                 c32(ord == 0 ? 128 / bytes : ord == 1 ? boxRows : 1));
+    replaceField(map, "global_dim", ord, dims[ord]);
     replaceField(map, "element_stride", ord, c32(1));
+  }
+  for (auto [ord, stride] : llvm::enumerate(strides))
+    replaceField(map, "global_stride", ord, stride, "b64");
   replaceField(map, "elemtype", elementType);
   replaceField(map, "interleave_layout", 0);
   replaceField(map, "swizzle_mode", kSwizzle128B);
   replaceField(map, "fill_mode", 0);
+}
+
+void KernelBuilder::encodeTensorMap(Value map, Value base, Value planes,
+                                    Value rows, Value inner, int64_t boxRows,
+                                    int64_t bytes, int elementType) {
+  Value rowStride = mul(wide(inner), c64(bytes));
+  encodeTensorMap(map, base, {inner, rows, planes},
+                  {rowStride, mul(rowStride, wide(rows))}, boxRows, bytes,
+                  elementType);
 }
 
 void KernelBuilder::publishTensorMaps(ArrayRef<Value> maps) {

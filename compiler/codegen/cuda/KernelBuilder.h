@@ -100,9 +100,15 @@ struct KernelBuilder {
                     Value value, StringRef type = "b32");
   void replaceField(Value map, StringRef field, int immediate);
 
-  /// A 3-d tiled tensor map over `base` = [planes, rows, inner] (inner
-  /// contiguous, elements of `bytes`), boxes of [1, boxRows, 128 bytes],
-  /// 128B swizzle, zero fill, written from a zeroed 128 bytes.
+  /// A tiled tensor map over `base`: `dims` sizes (innermost first, it
+  /// contiguous) with `strides` bytes between consecutive indices of
+  /// dims[1..] (i64, multiples of 16), elements of `bytes`, boxes of
+  /// [128 bytes, boxRows, 1, ...], 128B swizzle, zero fill, written from a
+  /// zeroed 128 bytes.
+  void encodeTensorMap(Value map, Value base, ArrayRef<Value> dims,
+                       ArrayRef<Value> strides, int64_t boxRows, int64_t bytes,
+                       int elementType);
+  /// The dense 3-d case: [planes, rows, inner].
   void encodeTensorMap(Value map, Value base, Value planes, Value rows,
                        Value inner, int64_t boxRows, int64_t bytes,
                        int elementType);

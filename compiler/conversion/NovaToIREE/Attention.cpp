@@ -2,10 +2,14 @@
 //
 // A nova.attention / nova.attention_backward the configurator gave a
 // "flash_wgmma" config becomes a dispatch of Nova's fused kernel
-// (compiler/codegen/cuda/FlashAttentionKernel.h) over [B*H, T, D] views of
-// its operands. The backward's Delta = rowsum(dO * O) (f32) is computed
-// here first, and its dQ is accumulated by the kernel in a zero-filled f32
-// buffer and rounded to the operands' type after.
+// (compiler/codegen/cuda/FlashAttentionKernel.h). The kernel addresses each
+// [B, H, T, D] operand through strides, so a q, k or v that is the
+// transpose of a [B, T, H, D] view (of the packed qkv projection, say) is
+// read where it lies, and a result the graph transposes to [B, T, H, D] is
+// written so: the transposed copies are never made. The backward's Delta =
+// rowsum(dO * O) (f32) is computed here first, and its dQ is accumulated by
+// the kernel in a zero-filled f32 buffer and rounded to the operands' type
+// after.
 //
 //===----------------------------------------------------------------------===//
 
@@ -28,19 +32,144 @@ using namespace mlir::nova::nova_to_linalg;
 
 namespace {
 
-/// [BH, T, D] of an attention operand.
+/// [B, H, T, D] of an attention operand ([batch..., H, T, D]: B the product
+/// of the leading dims; a 3-d operand has H = 1).
 struct Heads {
-  int64_t bh = 1, t = 0, d = 0;
+  int64_t b = 1, h = 1, t = 0, d = 0;
+  int64_t bh() const { return b * h; }
 };
 
 Heads headsOf(Value x) {
   ArrayRef<int64_t> shape = tensorType(x).getShape();
+  int64_t rank = shape.size();
   Heads heads;
-  for (int64_t size : shape.drop_back(2))
-    heads.bh *= size;
-  heads.t = shape[shape.size() - 2];
+  if (rank >= 4)
+    heads.h = shape[rank - 3];
+  for (int64_t size : shape.drop_back(rank >= 4 ? 3 : 2))
+    heads.b *= size;
+  heads.t = shape[rank - 2];
   heads.d = shape.back();
   return heads;
+}
+
+bool isHeadsTranspose(Operation *op) {
+  auto transpose = dyn_cast_or_null<TransposeOp>(op);
+  return transpose &&
+         transpose.getPermutation() == ArrayRef<int64_t>{0, 2, 1, 3};
+}
+
+/// An operand as the kernel reads or writes it: `base` (contiguous) holds
+/// element (bh, t, d) at offset + (bh / H) sB + (bh % H) headStride +
+/// t rowStride + d (HeadsLayout in FlashAttentionBuilder.h).
+struct Strided {
+  Value base;
+  int64_t offset = 0, rowStride = 0, headStride = 0;
+  /// [B, T, H, D] within rows of rowStride elements, else [B, H, T, D].
+  bool tokenMajor = false;
+};
+
+Strided headsMajor(Value x, const Heads &heads) {
+  return {x, 0, heads.d, heads.t * heads.d, false};
+}
+
+Strided tokenMajor(Value x, const Heads &heads) {
+  return {x, 0, heads.h * heads.d, heads.d, true};
+}
+
+/// Where `x` [B, H, T, D] lives: the transpose of a [B, T, H, D] tensor (a
+/// reshape of [..., H D] rows, maybe a slice of wider rows as q, k and v of
+/// the packed qkv projection are) is read from that tensor.
+Strided stridedOperand(Value x, const Heads &heads) {
+  Operation *def = x.getDefiningOp();
+  if (!isHeadsTranspose(def))
+    return headsMajor(x, heads);
+  Strided operand = tokenMajor(def->getOperand(0), heads);
+  auto reshape = operand.base.getDefiningOp<ReshapeOp>();
+  if (!reshape ||
+      tensorType(reshape.getInput()).getShape().back() != operand.rowStride)
+    return operand;
+  operand.base = reshape.getInput();
+  auto slice = operand.base.getDefiningOp<SliceOp>();
+  if (!slice)
+    return operand;
+  ArrayRef<int64_t> shape = tensorType(slice.getInput()).getShape();
+  size_t last = shape.size() - 1;
+  for (size_t i = 0; i <= last; ++i) {
+    bool full = slice.getStart()[i] == 0 && slice.getLimit()[i] == shape[i];
+    if (slice.getStride()[i] != 1 || (i < last && !full))
+      return operand;
+  }
+  operand.base = slice.getInput();
+  operand.offset = slice.getStart()[last];
+  operand.rowStride = shape[last];
+  return operand;
+}
+
+/// `strided` as a [B, T, H, D] or [B, H, T, D] tensor, for linalg.
+Value logicalTensor(OpBuilder &b, Location loc, const Strided &strided,
+                    const Heads &heads) {
+  Type element = tensorType(strided.base).getElementType();
+  if (!strided.tokenMajor)
+    return reshapeTensor(
+        b, loc, strided.base,
+        RankedTensorType::get({heads.b, heads.h, heads.t, heads.d}, element));
+  int64_t width = heads.h * heads.d, rows = heads.b * heads.t;
+  Value base = reshapeTensor(
+      b, loc, strided.base,
+      RankedTensorType::get({rows, strided.rowStride}, element));
+  if (strided.rowStride != width)
+    base = tensor::ExtractSliceOp::create(
+        b, loc, RankedTensorType::get({rows, width}, element), base,
+        ValueRange{}, ValueRange{}, ValueRange{},
+        b.getDenseI64ArrayAttr({0, strided.offset}),
+        b.getDenseI64ArrayAttr({rows, width}), b.getDenseI64ArrayAttr({1, 1}));
+  return reshapeTensor(
+      b, loc, base,
+      RankedTensorType::get({heads.b, heads.t, heads.h, heads.d}, element));
+}
+
+/// `lse` [batch..., T] as [B*H, T].
+Value lseRows(OpBuilder &b, Location loc, Value lse, const Heads &heads) {
+  return reshapeTensor(b, loc, lse,
+                       RankedTensorType::get({heads.bh(), heads.t},
+                                             tensorType(lse).getElementType()));
+}
+
+/// The tensor a kernel result is written into (NaN-filled with `poison`,
+/// else uninitialised or `fill`): [B, T, H, D] when a user transposes
+/// `result` so, else [B*H, T, D].
+Strided resultTensor(OpBuilder &b, Location loc, Value result,
+                     const Heads &heads, Type element, bool poison,
+                     std::optional<double> fill = std::nullopt) {
+  bool rows = llvm::any_of(result.getUsers(), isHeadsTranspose);
+  auto type = RankedTensorType::get(
+      rows ? SmallVector<int64_t>{heads.b, heads.t, heads.h, heads.d}
+           : SmallVector<int64_t>{heads.bh(), heads.t, heads.d},
+      element);
+  if (poison && !fill)
+    fill = NAN;
+  Value tensor = fill ? filledTensor(b, loc, type,
+                                     scalarConstant(b, loc, element, *fill))
+                      : emptyTensor(b, loc, type);
+  return rows ? tokenMajor(tensor, heads) : headsMajor(tensor, heads);
+}
+
+/// Replaces `result` by the kernel's `written`, laid out as `layout`:
+/// users transposing it to [B, T, H, D] take `written` itself.
+void replaceHeads(IRRewriter &rewriter, Location loc, Value result,
+                  Value written, const Strided &layout) {
+  if (!layout.tokenMajor) {
+    rewriter.replaceAllUsesWith(
+        result, reshapeTensor(rewriter, loc, written, tensorType(result)));
+    return;
+  }
+  for (Operation *user : llvm::make_early_inc_range(result.getUsers()))
+    if (isHeadsTranspose(user))
+      rewriter.replaceOp(user, written);
+  if (!result.use_empty())
+    rewriter.replaceAllUsesWith(
+        result, TransposeOp::create(rewriter, loc, tensorType(result), written,
+                                    ArrayRef<int64_t>{0, 2, 1, 3}));
 }
 
 int64_t sharedMemoryLimit(Operation *op) {
@@ -72,57 +201,47 @@ FailureOr<cuda::FlashAttentionSpec> kernelSpec(Operation *op, Value query,
                                   sharedMemoryLimit(op), why);
 }
 
-/// `x` [batch..., T, D] as [BH, T, D] (or [batch..., T] as [BH, T]).
-Value asHeads(OpBuilder &b, Location loc, Value x, const Heads &heads,
-              bool rows = true) {
-  SmallVector<int64_t> shape = {heads.bh, heads.t};
-  if (rows)
-    shape.push_back(heads.d);
-  return reshapeTensor(
-      b, loc, x, RankedTensorType::get(shape, tensorType(x).getElementType()));
-}
-
-/// A fresh output tensor: NaN-filled with `poison`, else uninitialised.
-Value output(OpBuilder &b, Location loc, RankedTensorType type, bool poison) {
-  return poison ? filledTensor(b, loc, type,
-                               scalarConstant(b, loc, type.getElementType(), NAN))
-                : emptyTensor(b, loc, type);
-}
-
-/// Delta[bh, t] = sum_d dO * O in f32.
-Value rowDot(OpBuilder &b, Location loc, Value dout, Value out) {
-  RankedTensorType type = tensorType(dout);
-  auto deltaType =
-      RankedTensorType::get(type.getShape().drop_back(), b.getF32Type());
+/// Delta[b h, t] = sum_d dO * O in f32, read where dO and O lie.
+Value rowDot(OpBuilder &b, Location loc, const Strided &dout,
+             const Strided &out, const Heads &heads) {
   MLIRContext *context = b.getContext();
-  AffineExpr d0 = getAffineDimExpr(0, context), d1 = getAffineDimExpr(1, context),
-             d2 = getAffineDimExpr(2, context);
-  SmallVector<AffineMap> maps = {AffineMap::get(3, 0, {d0, d1, d2}, context),
-                                 AffineMap::get(3, 0, {d0, d1, d2}, context),
-                                 AffineMap::get(3, 0, {d0, d1}, context)};
-  SmallVector<utils::IteratorType> iterators = {utils::IteratorType::parallel,
-                                                utils::IteratorType::parallel,
-                                                utils::IteratorType::reduction};
-  Value init = filledTensor(b, loc, deltaType,
-                            scalarConstant(b, loc, b.getF32Type(), 0));
-  return linalg::GenericOp::create(
-             b, loc, deltaType, ValueRange{dout, out}, init, maps, iterators,
-             [](OpBuilder &nb, Location l, ValueRange args) {
-               Type f32 = nb.getF32Type();
-               Value product = arith::MulFOp::create(
-                   nb, l, arith::ExtFOp::create(nb, l, f32, args[0]),
-                   arith::ExtFOp::create(nb, l, f32, args[1]));
-               linalg::YieldOp::create(
-                   nb, l, arith::AddFOp::create(nb, l, args[2], product)
-                              .getResult());
-             })
-      ->getResult(0);
+  AffineExpr bi = getAffineDimExpr(0, context), hi = getAffineDimExpr(1, context),
+             ti = getAffineDimExpr(2, context), di = getAffineDimExpr(3, context);
+  auto mapOf = [&](const Strided &x) {
+    return x.tokenMajor ? AffineMap::get(4, 0, {bi, ti, hi, di}, context)
+                        : AffineMap::get(4, 0, {bi, hi, ti, di}, context);
+  };
+  SmallVector<AffineMap> maps = {mapOf(dout), mapOf(out),
+                                 AffineMap::get(4, 0, {bi, hi, ti}, context)};
+  SmallVector<utils::IteratorType> iterators(3, utils::IteratorType::parallel);
+  iterators.push_back(utils::IteratorType::reduction);
+  Type f32 = b.getF32Type();
+  auto deltaType = RankedTensorType::get({heads.b, heads.h, heads.t}, f32);
+  Value init = filledTensor(b, loc, deltaType, scalarConstant(b, loc, f32, 0));
+  Value delta =
+      linalg::GenericOp::create(
+          b, loc, deltaType,
+          ValueRange{logicalTensor(b, loc, dout, heads),
+                     logicalTensor(b, loc, out, heads)},
+          init, maps, iterators,
+          [](OpBuilder &nb, Location l, ValueRange args) {
+            Type f32 = nb.getF32Type();
+            Value product = arith::MulFOp::create(
+                nb, l, arith::ExtFOp::create(nb, l, f32, args[0]),
+                arith::ExtFOp::create(nb, l, f32, args[1]));
+            linalg::YieldOp::create(
+                nb, l, arith::AddFOp::create(nb, l, args[2], product)
+                           .getResult());
+          })
+          ->getResult(0);
+  return reshapeTensor(b, loc, delta,
+                       RankedTensorType::get({heads.bh(), heads.t}, f32));
 }
 
 /// Declares the kernel's executable once per module.
 LogicalResult declareKernel(ModuleOp module, Operation *op,
                             const cuda::FlashAttentionSpec &spec,
-                            ArrayRef<bool> readOnly) {
+                            ArrayRef<bool> readOnly, int64_t layouts) {
   std::string name = spec.kernelName();
   if (hasExecutable(module, name))
     return success();
@@ -135,7 +254,9 @@ LogicalResult declareKernel(ModuleOp module, Operation *op,
   KernelExport kernel;
   kernel.name = name;
   kernel.readOnlyBindings.assign(readOnly.begin(), readOnly.end());
-  kernel.constants = 3; // T, BH, scale (f32 bits)
+  // T, B*H, scale (f32 bits), H, then (offset, row, head stride) per
+  // strided operand.
+  kernel.constants = 4 + 3 * layouts;
   kernel.workgroupSize = {spec.threads(), 1, 1};
   kernel.sharedMemoryBytes = spec.sharedMemoryBytes();
   kernel.grid = [](OpBuilder &b, Location l, Value workload) {
@@ -146,53 +267,86 @@ LogicalResult declareKernel(ModuleOp module, Operation *op,
   return success();
 }
 
-struct Dispatcher {
+/// One kernel dispatch's arguments: bindings, then the i32 constants.
+struct Arguments {
   IRRewriter &rewriter;
   Location loc;
-  int64_t grid;
+  SmallVector<Value> bindings, constants;
+
+  llvm::DenseMap<int64_t, Value> i32s;
+
   Value i32(int64_t v) {
-    return arith::ConstantIntOp::create(rewriter, loc, v, 32);
+    Value &c = i32s[v];
+    if (!c)
+      c = arith::ConstantIntOp::create(rewriter, loc, v, 32);
+    return c;
   }
-  Value scratch() {
-    return emptyTensor(
+  void shape(const Heads &heads, double scale) {
+    constants.append({i32(heads.t), i32(heads.bh()),
+                      i32(llvm::bit_cast<int32_t>(float(scale))),
+                      i32(heads.h)});
+  }
+  void layout(const Strided &x) {
+    constants.append(
+        {i32(x.offset), i32(x.rowStride), i32(x.headStride)});
+  }
+  /// The per-CTA tensor-map scratch.
+  void scratch(int64_t ctas) {
+    bindings.push_back(emptyTensor(
         rewriter, loc,
         RankedTensorType::get(
-            {grid * cuda::kAttentionDescriptorBytesPerCta / 4},
-            rewriter.getI32Type()));
+            {ctas * cuda::kAttentionDescriptorBytesPerCta / 4},
+            rewriter.getI32Type())));
   }
-  Value scaleBits(double scale) {
-    return i32(llvm::bit_cast<int32_t>(float(scale)));
+  SmallVector<Value> all() const {
+    SmallVector<Value> values(bindings);
+    values.append(constants);
+    return values;
   }
 };
+
+ResultRange dispatch(Arguments &args, const cuda::FlashAttentionSpec &spec,
+                     int64_t ctas, ArrayRef<int64_t> tiedTo) {
+  SmallVector<Type> types;
+  for (int64_t i : tiedTo)
+    types.push_back(args.bindings[i].getType());
+  return createDispatch(
+      args.rewriter, args.loc, spec.kernelName(), spec.kernelName(),
+      arith::ConstantIndexOp::create(args.rewriter, args.loc, ctas),
+      args.all(), types, tiedTo);
+}
 
 LogicalResult lowerForward(IRRewriter &rewriter, ModuleOp module,
                            AttentionOp op, const cuda::FlashAttentionSpec &spec,
                            bool poison) {
   if (failed(declareKernel(module, op, spec,
-                           {true, true, true, false, false, false})))
+                           {true, true, true, false, false, false}, 4)))
     return failure();
   Location loc = op.getLoc();
   rewriter.setInsertionPoint(op);
   Heads heads = headsOf(op.getQuery());
-  auto config = op->getAttrOfType<LoweringConfigAttr>("lowering_config");
-  Dispatcher d{rewriter, loc, config.getPersistentCtas()};
+  int64_t ctas = op->getAttrOfType<LoweringConfigAttr>("lowering_config")
+                     .getPersistentCtas();
   Type bf16 = rewriter.getBF16Type(), f32 = rewriter.getF32Type();
-  auto outType = RankedTensorType::get({heads.bh, heads.t, heads.d}, bf16);
-  auto lseType = RankedTensorType::get({heads.bh, heads.t}, f32);
-  Value scratch = d.scratch();
-  ResultRange results = createDispatch(
-      rewriter, loc, spec.kernelName(), spec.kernelName(),
-      arith::ConstantIndexOp::create(rewriter, loc, d.grid),
-      {asHeads(rewriter, loc, op.getQuery(), heads),
-       asHeads(rewriter, loc, op.getKey(), heads),
-       asHeads(rewriter, loc, op.getValue(), heads),
-       output(rewriter, loc, outType, poison),
-       output(rewriter, loc, lseType, poison), scratch, d.i32(heads.t),
-       d.i32(heads.bh), d.scaleBits(op.getScale().convertToDouble())},
-      {outType, lseType, tensorType(scratch)}, /*tiedTo=*/{3, 4, 5});
-  rewriter.replaceOp(
-      op, {reshapeTensor(rewriter, loc, results[0], op.getOut().getType()),
-           reshapeTensor(rewriter, loc, results[1], op.getLse().getType())});
+  Strided q = stridedOperand(op.getQuery(), heads),
+          k = stridedOperand(op.getKey(), heads),
+          v = stridedOperand(op.getValue(), heads),
+          out = resultTensor(rewriter, loc, op.getOut(), heads, bf16, poison);
+  auto lseType = RankedTensorType::get({heads.bh(), heads.t}, f32);
+  Arguments args{rewriter, loc};
+  args.bindings = {q.base, k.base, v.base, out.base,
+                   poison ? filledTensor(rewriter, loc, lseType,
+                                         scalarConstant(rewriter, loc, f32, NAN))
+                          : emptyTensor(rewriter, loc, lseType)};
+  args.scratch(ctas);
+  args.shape(heads, op.getScale().convertToDouble());
+  for (const Strided &x : {q, k, v, out})
+    args.layout(x);
+  ResultRange results = dispatch(args, spec, ctas, {3, 4, 5});
+  rewriter.replaceAllUsesWith(
+      op.getLse(), reshapeTensor(rewriter, loc, results[1], op.getLse().getType()));
+  replaceHeads(rewriter, loc, op.getOut(), results[0], out);
+  rewriter.eraseOp(op);
   return success();
 }
 
@@ -201,42 +355,69 @@ LogicalResult lowerBackward(IRRewriter &rewriter, ModuleOp module,
                             const cuda::FlashAttentionSpec &spec, bool poison) {
   if (failed(declareKernel(
           module, op, spec,
-          {true, true, true, true, true, true, false, false, false, false})))
+          {true, true, true, true, true, true, false, false, false, false},
+          7)))
     return failure();
   Location loc = op.getLoc();
   rewriter.setInsertionPoint(op);
   Heads heads = headsOf(op.getQuery());
-  auto config = op->getAttrOfType<LoweringConfigAttr>("lowering_config");
-  Dispatcher d{rewriter, loc, config.getPersistentCtas()};
+  int64_t ctas = op->getAttrOfType<LoweringConfigAttr>("lowering_config")
+                     .getPersistentCtas();
   Type bf16 = rewriter.getBF16Type(), f32 = rewriter.getF32Type();
-  auto gradType = RankedTensorType::get({heads.bh, heads.t, heads.d}, bf16);
-  auto accType = RankedTensorType::get({heads.bh, heads.t, heads.d}, f32);
-  Value dout = asHeads(rewriter, loc, op.getGradOut(), heads);
-  Value out = asHeads(rewriter, loc, op.getOut(), heads);
-  Value scratch = d.scratch();
-  ResultRange results = createDispatch(
-      rewriter, loc, spec.kernelName(), spec.kernelName(),
-      arith::ConstantIndexOp::create(rewriter, loc, d.grid),
-      {asHeads(rewriter, loc, op.getQuery(), heads),
-       asHeads(rewriter, loc, op.getKey(), heads),
-       asHeads(rewriter, loc, op.getValue(), heads), dout,
-       asHeads(rewriter, loc, op.getLse(), heads, /*rows=*/false), rowDot(rewriter, loc, dout, out),
-       filledTensor(rewriter, loc, accType, scalarConstant(rewriter, loc, f32, 0)),
-       output(rewriter, loc, gradType, poison),
-       output(rewriter, loc, gradType, poison), scratch, d.i32(heads.t),
-       d.i32(heads.bh), d.scaleBits(op.getScale().convertToDouble())},
-      {accType, gradType, gradType, tensorType(scratch)},
-      /*tiedTo=*/{6, 7, 8, 9});
-  Value dq = elementwise(rewriter, loc, gradType, results[0],
-                         [&](OpBuilder &b, Location l, ValueRange args) {
-                           return castScalar(b, l, args[0], bf16);
-                         });
-  rewriter.replaceOp(
-      op, {reshapeTensor(rewriter, loc, dq, op.getGradQuery().getType()),
-           reshapeTensor(rewriter, loc, results[1], op.getGradKey().getType()),
-           reshapeTensor(rewriter, loc, results[2],
-                         op.getGradValue().getType())});
+  Strided q = stridedOperand(op.getQuery(), heads),
+          k = stridedOperand(op.getKey(), heads),
+          v = stridedOperand(op.getValue(), heads),
+          dout = stridedOperand(op.getGradOut(), heads),
+          out = stridedOperand(op.getOut(), heads),
+          dqAcc = resultTensor(rewriter, loc, op.getGradQuery(), heads, f32,
+                               poison, /*fill=*/0.0),
+          dk = resultTensor(rewriter, loc, op.getGradKey(), heads, bf16, poison),
+          dv = resultTensor(rewriter, loc, op.getGradValue(), heads, bf16,
+                            poison);
+  Arguments args{rewriter, loc};
+  args.bindings = {q.base,
+                   k.base,
+                   v.base,
+                   dout.base,
+                   lseRows(rewriter, loc, op.getLse(), heads),
+                   rowDot(rewriter, loc, dout, out, heads),
+                   dqAcc.base,
+                   dk.base,
+                   dv.base};
+  args.scratch(ctas);
+  args.shape(heads, op.getScale().convertToDouble());
+  for (const Strided &x : {q, k, v, dout, dqAcc, dk, dv})
+    args.layout(x);
+  ResultRange results = dispatch(args, spec, ctas, {6, 7, 8, 9});
+  Value dq = elementwise(
+      rewriter, loc,
+      RankedTensorType::get(tensorType(results[0]).getShape(), bf16),
+      results[0], [&](OpBuilder &b, Location l, ValueRange values) {
+        return castScalar(b, l, values[0], bf16);
+      });
+  replaceHeads(rewriter, loc, op.getGradQuery(), dq, dqAcc);
+  replaceHeads(rewriter, loc, op.getGradKey(), results[1], dk);
+  replaceHeads(rewriter, loc, op.getGradValue(), results[2], dv);
+  rewriter.eraseOp(op);
   return success();
+}
+
+/// Erases `producers` left without users (the transposes, reshapes and
+/// slices the kernels now read through), and theirs in turn.
+void eraseDeadProducers(IRRewriter &rewriter,
+                        SmallVector<Operation *> producers) {
+  llvm::DenseSet<Operation *> erased;
+  while (!producers.empty()) {
+    Operation *op = producers.pop_back_val();
+    if (erased.contains(op) || !isa<TransposeOp, ReshapeOp, SliceOp>(op) ||
+        !op->use_empty())
+      continue;
+    for (Value operand : op->getOperands())
+      if (Operation *def = operand.getDefiningOp())
+        producers.push_back(def);
+    erased.insert(op);
+    rewriter.eraseOp(op);
+  }
 }
 
 } // namespace
@@ -262,7 +443,11 @@ LogicalResult nova_to_iree::injectAttentionKernels(ModuleOp module,
   if (failed(requireUnregisteredDialects(ops.front().first)))
     return failure();
   IRRewriter rewriter(module.getContext());
+  SmallVector<Operation *> producers;
   for (auto &[op, spec] : ops) {
+    for (Value operand : op->getOperands())
+      if (Operation *def = operand.getDefiningOp())
+        producers.push_back(def);
     LogicalResult lowered =
         isa<AttentionOp>(op)
             ? lowerForward(rewriter, module, cast<AttentionOp>(op), spec,
@@ -272,5 +457,6 @@ LogicalResult nova_to_iree::injectAttentionKernels(ModuleOp module,
     if (failed(lowered))
       return failure();
   }
+  eraseDeadProducers(rewriter, producers);
   return success();
 }

@@ -1,24 +1,64 @@
 // RUN: nova-opt %s --split-input-file --allow-unregistered-dialect --nova-configure-kernels=target=sm_90 --convert-nova-to-iree-kernels | FileCheck %s
 
-// A configured nova.attention becomes one dispatch of Nova's forward kernel
-// over [B*H, T, D] views: q, k, v read, out, lse and the per-CTA tensor-map
-// scratch written in place (tied), then T, B*H and the scale's f32 bits.
+// A configured nova.attention becomes one dispatch of Nova's forward kernel:
+// q, k, v read where they are, out ([B*H, T, D] here: nothing transposes
+// it), lse and the per-CTA tensor-map scratch written in place (tied), then
+// T, B*H, the scale's f32 bits and H, and per operand (q, k, v, out) its
+// offset, row stride and head stride: dense [B, H, T, D] rows of D = 64,
+// heads T D = 12800 apart.
 // CHECK-LABEL: func.func @forward
-// CHECK:     %[[SCRATCH:.+]] = tensor.empty() : tensor<2560xi32>
-// CHECK:     %[[Q:.+]] = tensor.collapse_shape %arg0 {{\[}}[0, 1], [2], [3]] : tensor<2x4x200x64xbf16> into tensor<8x200x64xbf16>
 // CHECK:     %[[OUT:.+]] = tensor.empty() : tensor<8x200x64xbf16>
 // CHECK:     %[[LSE:.+]] = tensor.empty() : tensor<8x200xf32>
+// CHECK:     %[[SCRATCH:.+]] = tensor.empty() : tensor<2560xi32>
 // CHECK-DAG: %[[T:.+]] = arith.constant 200 : i32
 // CHECK-DAG: %[[BH:.+]] = arith.constant 8 : i32
 // CHECK-DAG: %[[SCALE:.+]] = arith.constant 1040187392 : i32
-// CHECK:     "flow.dispatch"(%c16, %[[Q]], %{{.+}}, %{{.+}}, %[[OUT]], %[[LSE]], %[[SCRATCH]], %[[T]], %[[BH]], %[[SCALE]])
+// CHECK-DAG: %[[H:.+]] = arith.constant 4 : i32
+// CHECK-DAG: %[[ZERO:.+]] = arith.constant 0 : i32
+// CHECK-DAG: %[[D:.+]] = arith.constant 64 : i32
+// CHECK-DAG: %[[TD:.+]] = arith.constant 12800 : i32
+// CHECK:     "flow.dispatch"(%c16, %arg0, %arg1, %arg2, %[[OUT]], %[[LSE]], %[[SCRATCH]], %[[T]], %[[BH]], %[[SCALE]], %[[H]], %[[ZERO]], %[[D]], %[[TD]], %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{[^,]+}})
 // CHECK-SAME:  entry_points = [@nova_attention_fwd_d64_128x128_s2_causal::@nova_attention_fwd_d64_128x128_s2_causal]
 // CHECK-SAME:  tied_operands = [3 : index, 4 : index, 5 : index]
-// CHECK:     tensor.expand_shape {{.*}} into tensor<2x4x200x64xbf16>
 // CHECK:     tensor.expand_shape {{.*}} into tensor<2x4x200xf32>
+// CHECK:     tensor.expand_shape {{.*}} into tensor<2x4x200x64xbf16>
 func.func @forward(%q: tensor<2x4x200x64xbf16>, %k: tensor<2x4x200x64xbf16>, %v: tensor<2x4x200x64xbf16>) -> (tensor<2x4x200x64xbf16>, tensor<2x4x200xf32>) {
   %o, %lse = nova.attention %q, %k, %v {causal, scale = 0.125 : f64} : tensor<2x4x200x64xbf16>, tensor<2x4x200x64xbf16>, tensor<2x4x200x64xbf16> -> tensor<2x4x200x64xbf16>, tensor<2x4x200xf32>
   return %o, %lse : tensor<2x4x200x64xbf16>, tensor<2x4x200xf32>
+}
+
+// -----
+
+// The model's layout: q, k and v are [B, T, H, D] views of the packed qkv
+// projection [B, T, 3 H D] transposed to [B, H, T, D]. The kernel reads all
+// three from qkv itself (offsets 0, H D = 256 and 512 in rows of 768, heads
+// 64 apart) and writes out as [B, T, H, D], which is what the graph
+// transposes it back to: no transposed copy is made.
+// CHECK-LABEL: func.func @forward_packed
+// CHECK-NOT: nova.transpose
+// CHECK:     %[[OUT:.+]] = tensor.empty() : tensor<2x200x4x64xbf16>
+// CHECK-DAG: %[[ZERO:.+]] = arith.constant 0 : i32
+// CHECK-DAG: %[[ROW:.+]] = arith.constant 768 : i32
+// CHECK-DAG: %[[D:.+]] = arith.constant 64 : i32
+// CHECK-DAG: %[[HD:.+]] = arith.constant 256 : i32
+// CHECK-DAG: %[[V:.+]] = arith.constant 512 : i32
+// CHECK:     %[[R:.+]]:3 = "flow.dispatch"(%c16, %arg0, %arg0, %arg0, %[[OUT]], %{{[^,]+}}, %{{[^,]+}}, %{{[^,]+}}, %{{[^,]+}}, %{{[^,]+}}, %{{[^,]+}}, %[[ZERO]], %[[ROW]], %[[D]], %[[HD]], %[[ROW]], %[[D]], %[[V]], %[[ROW]], %[[D]], %[[ZERO]], %[[HD]], %[[D]])
+// CHECK:     nova.reshape %[[R]]#0 : tensor<2x200x4x64xbf16> -> tensor<2x200x256xbf16>
+// CHECK-NOT: nova.transpose
+func.func @forward_packed(%qkv: tensor<2x200x768xbf16>) -> tensor<2x200x256xbf16> {
+  %q0 = nova.slice %qkv[0:2:1, 0:200:1, 0:256:1] : tensor<2x200x768xbf16> -> tensor<2x200x256xbf16>
+  %k0 = nova.slice %qkv[0:2:1, 0:200:1, 256:512:1] : tensor<2x200x768xbf16> -> tensor<2x200x256xbf16>
+  %v0 = nova.slice %qkv[0:2:1, 0:200:1, 512:768:1] : tensor<2x200x768xbf16> -> tensor<2x200x256xbf16>
+  %q1 = nova.reshape %q0 : tensor<2x200x256xbf16> -> tensor<2x200x4x64xbf16>
+  %k1 = nova.reshape %k0 : tensor<2x200x256xbf16> -> tensor<2x200x4x64xbf16>
+  %v1 = nova.reshape %v0 : tensor<2x200x256xbf16> -> tensor<2x200x4x64xbf16>
+  %q = nova.transpose %q1 permutation = [0, 2, 1, 3] : tensor<2x200x4x64xbf16> -> tensor<2x4x200x64xbf16>
+  %k = nova.transpose %k1 permutation = [0, 2, 1, 3] : tensor<2x200x4x64xbf16> -> tensor<2x4x200x64xbf16>
+  %v = nova.transpose %v1 permutation = [0, 2, 1, 3] : tensor<2x200x4x64xbf16> -> tensor<2x4x200x64xbf16>
+  %o, %lse = nova.attention %q, %k, %v {causal, scale = 0.125 : f64} : tensor<2x4x200x64xbf16>, tensor<2x4x200x64xbf16>, tensor<2x4x200x64xbf16> -> tensor<2x4x200x64xbf16>, tensor<2x4x200xf32>
+  %y = nova.transpose %o permutation = [0, 2, 1, 3] : tensor<2x4x200x64xbf16> -> tensor<2x200x4x64xbf16>
+  %r = nova.reshape %y : tensor<2x200x4x64xbf16> -> tensor<2x200x256xbf16>
+  return %r : tensor<2x200x256xbf16>
 }
 
 // -----
@@ -27,11 +67,12 @@ func.func @forward(%q: tensor<2x4x200x64xbf16>, %k: tensor<2x4x200x64xbf16>, %v:
 // zero-filled f32 buffer by the kernel (TMA reduce-adds) and rounded to bf16
 // after; dK and dV written by the kernel in bf16.
 // CHECK-LABEL: func.func @backward
-// CHECK:     %[[DELTA:.+]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction"]
-// CHECK:       arith.mulf
-// CHECK:     } -> tensor<8x200xf32>
 // CHECK:     %[[ZERO:.+]] = linalg.fill {{.*}} -> tensor<8x200x64xf32>
-// CHECK:     %[[D:.+]]:4 = "flow.dispatch"(%c16, %{{[^,]+}}, %{{[^,]+}}, %{{[^,]+}}, %{{[^,]+}}, %{{[^,]+}}, %[[DELTA]], %[[ZERO]], %{{[^,]+}}, %{{[^,]+}}, %{{[^,]+}}, %{{[^,]+}}, %{{[^,]+}}, %{{[^,)]+}})
+// CHECK:     %[[DELTA:.+]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "reduction"]
+// CHECK:       arith.mulf
+// CHECK:     } -> tensor<2x4x200xf32>
+// CHECK:     %[[DELTA2:.+]] = tensor.collapse_shape %[[DELTA]] {{.*}} into tensor<8x200xf32>
+// CHECK:     %[[D:.+]]:4 = "flow.dispatch"(%c16, %arg1, %arg2, %arg3, %arg0, %{{[^,]+}}, %[[DELTA2]], %[[ZERO]], %{{[^,]+}}, %{{[^,]+}}, %{{[^,]+}}, %{{[^,]+}}, %{{[^,]+}}, %{{[^,]+}}, %{{[^,]+}},
 // CHECK-SAME:  entry_points = [@nova_attention_bwd_d64_128x64_s2_causal::@nova_attention_bwd_d64_128x64_s2_causal]
 // CHECK-SAME:  tied_operands = [6 : index, 7 : index, 8 : index, 9 : index]
 // CHECK:     linalg.generic {{.*}} ins(%[[D]]#0 : tensor<8x200x64xf32>)
@@ -39,6 +80,46 @@ func.func @forward(%q: tensor<2x4x200x64xbf16>, %k: tensor<2x4x200x64xbf16>, %v:
 func.func @backward(%do: tensor<2x4x200x64xbf16>, %q: tensor<2x4x200x64xbf16>, %k: tensor<2x4x200x64xbf16>, %v: tensor<2x4x200x64xbf16>, %o: tensor<2x4x200x64xbf16>, %lse: tensor<2x4x200xf32>) -> (tensor<2x4x200x64xbf16>, tensor<2x4x200x64xbf16>, tensor<2x4x200x64xbf16>) {
   %dq, %dk, %dv = nova.attention_backward %do, %q, %k, %v, %o, %lse {causal, scale = 0.125 : f64} : tensor<2x4x200x64xbf16>, tensor<2x4x200x64xbf16>, tensor<2x4x200x64xbf16>, tensor<2x4x200x64xbf16>, tensor<2x4x200x64xbf16>, tensor<2x4x200xf32> -> tensor<2x4x200x64xbf16>, tensor<2x4x200x64xbf16>, tensor<2x4x200x64xbf16>
   return %dq, %dk, %dv : tensor<2x4x200x64xbf16>, tensor<2x4x200x64xbf16>, tensor<2x4x200x64xbf16>
+}
+
+// -----
+
+// The model's backward: dO is the transpose of the out projection's input
+// gradient [B T, H D], q, k, v and out are read in place as in the forward,
+// and dQ (its f32 accumulator and the bf16 rounding), dK and dV are written
+// as [B, T, H, D], which the graph concatenates into the qkv gradient.
+// CHECK-LABEL: func.func @backward_packed
+// CHECK-NOT: nova.transpose
+// CHECK:     %[[ACC:.+]] = linalg.fill {{.*}} -> tensor<2x200x4x64xf32>
+// CHECK:     %[[DELTA:.+]] = linalg.generic {indexing_maps = [#[[TOKENS:.+]], #[[TOKENS]], #{{.+}}], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+// CHECK:     %[[R:.+]]:4 = "flow.dispatch"(%c16, %arg0, %arg0, %arg0, %{{.+}}, %{{.+}}, %{{.+}}, %[[ACC]],
+// CHECK-SAME:  -> (tensor<2x200x4x64xf32>, tensor<2x200x4x64xbf16>, tensor<2x200x4x64xbf16>, tensor<2560xi32>)
+// CHECK:     %[[DQ:.+]] = linalg.generic {{.*}} ins(%[[R]]#0 : tensor<2x200x4x64xf32>)
+// CHECK-NOT: nova.transpose
+// CHECK:     nova.concat
+func.func @backward_packed(%qkv: tensor<2x200x768xbf16>, %y: tensor<400x256xbf16>, %g: tensor<400x256xbf16>, %lse: tensor<2x4x200xf32>) -> tensor<2x200x768xbf16> {
+  %q0 = nova.slice %qkv[0:2:1, 0:200:1, 0:256:1] : tensor<2x200x768xbf16> -> tensor<2x200x256xbf16>
+  %k0 = nova.slice %qkv[0:2:1, 0:200:1, 256:512:1] : tensor<2x200x768xbf16> -> tensor<2x200x256xbf16>
+  %v0 = nova.slice %qkv[0:2:1, 0:200:1, 512:768:1] : tensor<2x200x768xbf16> -> tensor<2x200x256xbf16>
+  %q1 = nova.reshape %q0 : tensor<2x200x256xbf16> -> tensor<2x200x4x64xbf16>
+  %k1 = nova.reshape %k0 : tensor<2x200x256xbf16> -> tensor<2x200x4x64xbf16>
+  %v1 = nova.reshape %v0 : tensor<2x200x256xbf16> -> tensor<2x200x4x64xbf16>
+  %q = nova.transpose %q1 permutation = [0, 2, 1, 3] : tensor<2x200x4x64xbf16> -> tensor<2x4x200x64xbf16>
+  %k = nova.transpose %k1 permutation = [0, 2, 1, 3] : tensor<2x200x4x64xbf16> -> tensor<2x4x200x64xbf16>
+  %v = nova.transpose %v1 permutation = [0, 2, 1, 3] : tensor<2x200x4x64xbf16> -> tensor<2x4x200x64xbf16>
+  %o1 = nova.reshape %y : tensor<400x256xbf16> -> tensor<2x200x4x64xbf16>
+  %o = nova.transpose %o1 permutation = [0, 2, 1, 3] : tensor<2x200x4x64xbf16> -> tensor<2x4x200x64xbf16>
+  %do1 = nova.reshape %g : tensor<400x256xbf16> -> tensor<2x200x4x64xbf16>
+  %do = nova.transpose %do1 permutation = [0, 2, 1, 3] : tensor<2x200x4x64xbf16> -> tensor<2x4x200x64xbf16>
+  %dq, %dk, %dv = nova.attention_backward %do, %q, %k, %v, %o, %lse {causal, scale = 0.125 : f64} : tensor<2x4x200x64xbf16>, tensor<2x4x200x64xbf16>, tensor<2x4x200x64xbf16>, tensor<2x4x200x64xbf16>, tensor<2x4x200x64xbf16>, tensor<2x4x200xf32> -> tensor<2x4x200x64xbf16>, tensor<2x4x200x64xbf16>, tensor<2x4x200x64xbf16>
+  %dq1 = nova.transpose %dq permutation = [0, 2, 1, 3] : tensor<2x4x200x64xbf16> -> tensor<2x200x4x64xbf16>
+  %dk1 = nova.transpose %dk permutation = [0, 2, 1, 3] : tensor<2x4x200x64xbf16> -> tensor<2x200x4x64xbf16>
+  %dv1 = nova.transpose %dv permutation = [0, 2, 1, 3] : tensor<2x4x200x64xbf16> -> tensor<2x200x4x64xbf16>
+  %dq2 = nova.reshape %dq1 : tensor<2x200x4x64xbf16> -> tensor<2x200x256xbf16>
+  %dk2 = nova.reshape %dk1 : tensor<2x200x4x64xbf16> -> tensor<2x200x256xbf16>
+  %dv2 = nova.reshape %dv1 : tensor<2x200x4x64xbf16> -> tensor<2x200x256xbf16>
+  %dqkv = nova.concat %dq2, %dk2, %dv2 dim = 2 : (tensor<2x200x256xbf16>, tensor<2x200x256xbf16>, tensor<2x200x256xbf16>) -> tensor<2x200x768xbf16>
+  return %dqkv : tensor<2x200x768xbf16>
 }
 
 // -----

@@ -3,7 +3,10 @@
 // Nova's sm_90 fused attention, forward and backward, generated through
 // gpu/nvvm from the configurator's choice and serialized by MLIR: PTX 8.3 for
 // sm_90a; one producer warp group (TMA) and two consumers (wgmma); no T x T
-// tensor. T = 200 is not a multiple of the blocks: edges are masked.
+// tensor. T = 200 is not a multiple of the blocks: edges are masked. Every
+// [B, H, T, D] operand is addressed through 4-d tensor maps [D, T, H, B]
+// with strides from the constants (T, B*H, scale, H, then offset, row and
+// head stride per operand).
 
 // The backward (its executable is declared last, so it is printed first):
 // per key block, S^T = K Q^T and dP^T = V dO^T (m64n64k16, both K-major),
@@ -12,10 +15,12 @@
 // dQ added in f32 through shared memory by TMA reduce-adds.
 // CHECK-LABEL: .visible .entry nova_attention_bwd_d64_128x64_s2_causal(
 // CHECK-COUNT-10: .param .u64 .ptr .global
-// CHECK-COUNT-3:  .param .u32
+// CHECK-COUNT-25: .param .u32
 // CHECK:      .maxntid 384, 1, 1
 // CHECK:      .minnctapersm 1
+// CHECK:      tensormap.replace.tile.rank.global.b1024.b32 [%rd{{[0-9]+}}], 3;
 // CHECK:      tensormap.replace.tile.box_dim.global.b1024.b32 [%rd{{[0-9]+}}], 1,
+// CHECK:      tensormap.replace.tile.global_stride.global.b1024.b64 [%rd{{[0-9]+}}], 2,
 // CHECK:      fence.proxy.tensormap::generic.release.gpu;
 // CHECK-DAG:  setmaxnreg.inc.sync.aligned.u32 232;
 // CHECK-DAG:  setmaxnreg.dec.sync.aligned.u32 40;
@@ -23,8 +28,8 @@
 // CHECK-DAG:  wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {{.*}}, p, 1, 1, 0, 1;
 // CHECK-DAG:  wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {{.*}}, p, 1, 1, 1, 1;
 // CHECK-DAG:  ex2.approx.ftz.f32
-// CHECK-DAG:  cp.reduce.async.bulk.tensor.3d.global.shared::cta.add.tile.bulk_group
-// CHECK-DAG:  cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
+// CHECK-DAG:  cp.reduce.async.bulk.tensor.4d.global.shared::cta.add.tile.bulk_group
+// CHECK-DAG:  cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
 // CHECK-DAG:  fence.proxy.async.shared::cta;
 
 // The forward: S = Q K^T (m64n128k16, K-major), the online softmax's row
@@ -32,7 +37,7 @@
 // O += P V with V read MN-major, then O / l and lse = (m + log2 l) ln 2.
 // CHECK-LABEL: .visible .entry nova_attention_fwd_d64_128x128_s2_causal(
 // CHECK-COUNT-6: .param .u64 .ptr .global
-// CHECK-COUNT-3: .param .u32
+// CHECK-COUNT-16: .param .u32
 // CHECK:      .maxntid 384, 1, 1
 // CHECK:      .minnctapersm 1
 // CHECK-DAG:  setmaxnreg.inc.sync.aligned.u32 232;
@@ -44,6 +49,7 @@
 // CHECK-DAG:  lg2.approx.ftz.f32
 // CHECK-DAG:  rcp.approx.ftz.f32
 // CHECK-DAG:  bar.sync {{%r[0-9]+}}, 128;
+// CHECK-DAG:  cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
 func.func @attention(%q: tensor<2x4x200x64xbf16>, %k: tensor<2x4x200x64xbf16>, %v: tensor<2x4x200x64xbf16>, %do: tensor<2x4x200x64xbf16>) -> (tensor<2x4x200x64xbf16>, tensor<2x4x200x64xbf16>, tensor<2x4x200x64xbf16>, tensor<2x4x200x64xbf16>) {
   %o, %lse = nova.attention %q, %k, %v {causal, scale = 0.125 : f64} : tensor<2x4x200x64xbf16>, tensor<2x4x200x64xbf16>, tensor<2x4x200x64xbf16> -> tensor<2x4x200x64xbf16>, tensor<2x4x200xf32>
   %dq, %dk, %dv = nova.attention_backward %do, %q, %k, %v, %o, %lse {causal, scale = 0.125 : f64} : tensor<2x4x200x64xbf16>, tensor<2x4x200x64xbf16>, tensor<2x4x200x64xbf16>, tensor<2x4x200x64xbf16>, tensor<2x4x200x64xbf16>, tensor<2x4x200xf32> -> tensor<2x4x200x64xbf16>, tensor<2x4x200x64xbf16>, tensor<2x4x200x64xbf16>
