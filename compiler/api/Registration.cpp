@@ -48,11 +48,12 @@ struct LowerToLinalgOptions : PassPipelineOptions<LowerToLinalgOptions> {
 };
 
 /// nova -> linalg. CUDA: long leading reductions are split into two stages
-/// (IREE gives a bias-gradient sum only C/256 workgroups), every matmul and
-/// attention is configured for the architecture, the attention ops without
-/// a Nova kernel are decomposed (their matmuls configured in turn), and the
-/// ops Nova has kernels for become dispatches of them. Other targets (cpu)
-/// decompose attention and get the portable lowering.
+/// (IREE gives a bias-gradient sum only C/256 workgroups), every matmul,
+/// attention and cross-entropy is configured for the architecture, the
+/// attention and cross-entropy ops without a Nova kernel are decomposed
+/// (their matmuls configured in turn), and the ops Nova has kernels for
+/// become dispatches of them. Other targets (cpu) decompose attention and
+/// cross-entropy and get the portable lowering.
 void buildLowerToLinalgPipeline(OpPassManager &pm,
                                 const LowerToLinalgOptions &options) {
   StringRef target = options.target;
@@ -65,10 +66,12 @@ void buildLowerToLinalgPipeline(OpPassManager &pm,
     configure.sharedMemoryPerSm = options.sharedMemoryPerSm;
     pm.addPass(createNovaConfigureKernels(configure));
     pm.addPass(createNovaDecomposeAttention());
+    pm.addPass(createNovaDecomposeCrossEntropy());
     pm.addPass(createNovaConfigureKernels(configure));
     pm.addPass(createConvertNovaToIREEKernels());
   } else {
     pm.addPass(createNovaDecomposeAttention());
+    pm.addPass(createNovaDecomposeCrossEntropy());
   }
   pm.addPass(createConvertNovaToLinalg());
   pm.addPass(createCanonicalizerPass());

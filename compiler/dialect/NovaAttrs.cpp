@@ -102,16 +102,20 @@ LoweringConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                        << swizzle;
   if (!llvm::is_contained({StringRef(), StringRef("wgmma_tma"),
                            StringRef("mma_sync_cp_async"),
-                           StringRef("flash_wgmma")},
+                           StringRef("flash_wgmma"),
+                           StringRef("cross_entropy_rows")},
                           kernel))
     return emitError() << "kernel must be \"wgmma_tma\", "
-                       << "\"mma_sync_cp_async\" or \"flash_wgmma\", got \""
-                       << kernel << "\"";
+                       << "\"mma_sync_cp_async\", \"flash_wgmma\" or "
+                       << "\"cross_entropy_rows\", got \"" << kernel << "\"";
+  // f32: a row kernel's element type (the matmul kernels compute in tf32).
   if (!llvm::is_contained({StringRef(), StringRef("bf16"), StringRef("f16"),
-                           StringRef("tf32"), StringRef("tf32x3")},
+                           StringRef("tf32"), StringRef("tf32x3"),
+                           StringRef("f32")},
                           precision))
-    return emitError() << "precision must be bf16, f16, tf32 or tf32x3, got \""
-                       << precision << "\"";
+    return emitError()
+           << "precision must be bf16, f16, tf32, tf32x3 or f32, got \""
+           << precision << "\"";
   if (producerWarpgroups < 0 || persistentCtas < 0)
     return emitError()
            << "producer_warpgroups and persistent_ctas must be >= 0";

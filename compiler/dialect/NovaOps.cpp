@@ -876,6 +876,42 @@ LogicalResult verifyAttentionType(Operation *op, StringRef name, Type type,
 }
 } // namespace
 
+/// logits [N, C], target [N] and, where given, the [N] f32 `rows` results.
+static LogicalResult verifyCrossEntropyShapes(Operation *op, Value logits,
+                                              Value target,
+                                              ArrayRef<std::pair<StringRef, Value>> rows) {
+  auto logitsType = cast<RankedTensorType>(logits.getType());
+  auto targetType = cast<RankedTensorType>(target.getType());
+  if (logitsType.getRank() != 2)
+    return op->emitOpError() << "expects logits [N, C], got rank "
+                             << logitsType.getRank();
+  if (targetType.getRank() != 1 ||
+      targetType.getShape()[0] != logitsType.getShape()[0])
+    return op->emitOpError() << "expects target [N] with N = "
+                             << logitsType.getShape()[0] << " logits rows";
+  auto rowType = RankedTensorType::get({logitsType.getShape()[0]},
+                                       Float32Type::get(op->getContext()));
+  for (auto [name, value] : rows)
+    if (value.getType() != rowType)
+      return op->emitOpError() << "expects " << name << " of type " << rowType
+                               << ", got " << value.getType();
+  return success();
+}
+
+LogicalResult CrossEntropyOp::verify() {
+  return verifyCrossEntropyShapes(*this, getLogits(), getTarget(),
+                                  {{"loss", getLoss()}, {"lse", getLse()}});
+}
+
+LogicalResult CrossEntropyBackwardOp::verify() {
+  if (failed(verifyCrossEntropyShapes(
+          *this, getLogits(), getTarget(),
+          {{"grad_loss", getGradLoss()}, {"lse", getLse()}})))
+    return failure();
+  return verifySameType(*this, "grad_logits", getGradLogits().getType(),
+                        "logits", getLogits().getType());
+}
+
 LogicalResult AttentionOp::verify() {
   FailureOr<AttentionShape> shape = verifyAttentionOperands(
       *this, getQuery(), getKey(), getValue(), getMask(), getCausal(),

@@ -463,6 +463,47 @@ def Nova_AttentionBackwardOp : Nova_Op<"attention_backward", [Pure]> {
   let hasVerifier = 1;
 }
 
+def Nova_CrossEntropyOp : Nova_Op<"cross_entropy", [Pure]> {
+  let summary = "Per-row softmax cross-entropy of class logits, with each row's log-sum-exp";
+  let description = [{
+    `logits` is `[N, C]` (f32, bf16 or f16), `target` `[N]` class indices.
+    In f32: `lse[i] = log(sum_j exp(logits[i, j]))` and
+    `loss[i] = lse[i] - logits[i, target[i]]`, or 0 where `target[i]` is
+    `ignore_index` (as torch's cross_entropy, before its reduction). Both
+    results are `[N]` f32; `nova.cross_entropy_backward` takes `lse`. A
+    target outside `[0, C)` that is not `ignore_index` is undefined.
+  }];
+  let arguments = (ins RankedTensorOf<[F32, BF16, F16]>:$logits,
+                       Nova_IndexTensor:$target, I64Attr:$ignore_index);
+  let results = (outs RankedTensorOf<[F32]>:$loss, RankedTensorOf<[F32]>:$lse);
+  let assemblyFormat = [{
+    $logits `,` $target attr-dict `:` type($logits) `,` type($target) `->`
+    type($loss) `,` type($lse)
+  }];
+  let hasVerifier = 1;
+}
+
+def Nova_CrossEntropyBackwardOp : Nova_Op<"cross_entropy_backward", [Pure]> {
+  let summary = "Gradient of nova.cross_entropy with respect to the logits";
+  let description = [{
+    Given `grad_loss` (`[N]` f32, the gradient of `loss`) and the forward's
+    `logits`, `target` and `lse`: `grad_logits[i, j] = grad_loss[i] *
+    (exp(logits[i, j] - lse[i]) - (j == target[i]))` in f32, rounded to the
+    logits' element type, and 0 on the rows whose target is `ignore_index`.
+  }];
+  let arguments = (ins RankedTensorOf<[F32]>:$grad_loss,
+                       RankedTensorOf<[F32, BF16, F16]>:$logits,
+                       Nova_IndexTensor:$target, RankedTensorOf<[F32]>:$lse,
+                       I64Attr:$ignore_index);
+  let results = (outs RankedTensorOf<[F32, BF16, F16]>:$grad_logits);
+  let assemblyFormat = [{
+    $grad_loss `,` $logits `,` $target `,` $lse attr-dict `:`
+    type($grad_loss) `,` type($logits) `,` type($target) `,` type($lse) `->`
+    type($grad_logits)
+  }];
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Constants
 //===----------------------------------------------------------------------===//

@@ -1,6 +1,7 @@
 //===- ConfigureKernels.cpp - analytic kernel configuration ---------------===//
 
 #include "compiler/codegen/cuda/AttentionConfigurator.h"
+#include "compiler/codegen/cuda/CrossEntropyConfigurator.h"
 #include "compiler/codegen/cuda/GemmConfigurator.h"
 #include "compiler/codegen/cuda/KnownTargets.h"
 #include "compiler/dialect/NovaOps.h"
@@ -67,6 +68,7 @@ struct ConfigureKernelsPass
       return signalPassFailure();
 
     configureAttentionOps(module, *target);
+    configureCrossEntropyOps(module, *target);
     module.walk([&](MatmulOp op) {
       if (op.getLoweringConfigAttr())
         return;
@@ -141,6 +143,50 @@ struct ConfigureKernelsPass
         op->emitRemark() << (backward ? "attention backward " : "attention ")
                          << problem.batchHeads << "x" << problem.t << "x"
                          << problem.headDim << ": " << plan->summary();
+    });
+  }
+
+  /// Cross-entropy ops get Nova's row kernel where it runs (static shapes,
+  /// an ignore_index that fits its i32 constant); the others are left for
+  /// the decomposition.
+  void configureCrossEntropyOps(ModuleOp module, TargetAttr target) {
+    module.walk([&](Operation *op) {
+      auto forward = dyn_cast<CrossEntropyOp>(op);
+      auto backward = dyn_cast<CrossEntropyBackwardOp>(op);
+      if ((!forward && !backward) || op->hasAttr("lowering_config"))
+        return;
+      auto logits = cast<RankedTensorType>(
+          (forward ? forward.getLogits() : backward.getLogits()).getType());
+      int64_t ignoreIndex =
+          forward ? forward.getIgnoreIndex() : backward.getIgnoreIndex();
+      std::string why;
+      std::optional<LoweringConfigAttr> config;
+      if (!logits.hasStaticShape())
+        why = "dynamic shapes";
+      else if (ignoreIndex != int64_t(int32_t(ignoreIndex)))
+        why = "ignore_index does not fit in i32";
+      else {
+        cuda::CrossEntropyProblem problem;
+        problem.rows = logits.getDimSize(0);
+        problem.classes = logits.getDimSize(1);
+        problem.elementBytes = logits.getElementTypeBitWidth() / 8;
+        problem.f16 = logits.getElementType().isF16();
+        problem.backward = bool(backward);
+        config = cuda::configureCrossEntropy(problem, target, why);
+      }
+      if (!config) {
+        if (remarks)
+          op->emitRemark() << "not configured: " << why;
+        return;
+      }
+      op->setAttr("lowering_config", *config);
+      if (remarks)
+        op->emitRemark() << (backward ? "cross-entropy backward " : "cross-entropy ")
+                         << logits.getDimSize(0) << "x" << logits.getDimSize(1)
+                         << ": " << config->getWarpLayout()[0] * 32
+                         << " threads per row, " << config->getTileSizes()[1]
+                         << "-wide loads, " << config->getPipelineStages()
+                         << " in flight";
     });
   }
 

@@ -33,6 +33,19 @@ def NovaDecomposeAttention : Pass<"nova-decompose-attention"> {
   let dependentDialects = ["::mlir::nova::NovaDialect"];
 }
 
+def NovaDecomposeCrossEntropy : Pass<"nova-decompose-cross-entropy"> {
+  let summary = "Rewrite nova.cross_entropy and its backward into nova primitives";
+  let description = [{
+    The forward becomes an f32 log-sum-exp over the class dim (row max,
+    exp, row sum, log), a gather of each row's target logit and a select of
+    0 for rows whose target is `ignore_index`; the backward
+    `g * (exp(x - lse) - onehot(target))` with `g` zeroed on those rows, cast
+    to the logits' type. Ops the configurator gave a Nova kernel (a
+    `lowering_config`) are kept for it.
+  }];
+  let dependentDialects = ["::mlir::nova::NovaDialect"];
+}
+
 def NovaFormAttention : Pass<"nova-form-attention"> {
   let summary = "Form nova.attention (and its backward) from the decomposed attention pattern";
   let description = [{

@@ -53,7 +53,7 @@ from torch.fx.experimental.proxy_tensor import make_fx
 from torch.nn.attention import SDPBackend, sdpa_kernel
 from torch.utils import _pytree as pytree
 
-from nova import attention_ops, optim_ops
+from nova import attention_ops, loss_ops, optim_ops
 
 __all__ = [
     "TensorSpec",
@@ -541,8 +541,14 @@ def _decomposition_table() -> dict[Any, Callable[..., Any]]:
 def _trace(fn: Callable[..., Any], example_inputs: Sequence[Tensor]) -> torch.fx.GraphModule:
     # scaled_dot_product_attention without mask or dropout becomes one
     # nova.attention node (and nova.attention_backward); the other calls
-    # trace through the MATH backend.
-    with fx_traceback.preserve_node_meta(), sdpa_kernel(SDPBackend.MATH), attention_ops.route_sdpa():
+    # trace through the MATH backend. cross_entropy over class indices
+    # becomes nova.cross_entropy (and its backward).
+    with (
+        fx_traceback.preserve_node_meta(),
+        sdpa_kernel(SDPBackend.MATH),
+        attention_ops.route_sdpa(),
+        loss_ops.route_cross_entropy(),
+    ):
         gm = make_fx(
             fn,
             tracing_mode="fake",

@@ -66,22 +66,8 @@ struct AttentionBuilder : KernelBuilder {
   /// The sum or max of `v` over the lane quad holding one fragment row.
   Value quadMax(Value v);
   Value quadSum(Value v);
-  Value ex2(Value x); // 2^x, MUFU approximation
   /// vector<2xbf16> of two f32 values (round to nearest).
   Value bf16Pair(Value x, Value y);
-  Value lg2(Value x);
-
-  Value fmul(Value x, Value y) { return arith::MulFOp::create(b, loc, x, y); }
-  Value fadd(Value x, Value y) { return arith::AddFOp::create(b, loc, x, y); }
-  Value fsub(Value x, Value y) { return arith::SubFOp::create(b, loc, x, y); }
-  Value fmax(Value x, Value y) {
-    return arith::MaxNumFOp::create(b, loc, x, y);
-  }
-  Value select(Value c, Value x, Value y) {
-    return arith::SelectOp::create(b, loc, c, x, y);
-  }
-  Value ult(Value x, Value y) { return cmp(arith::CmpIPredicate::ult, x, y); }
-  Value ugt(Value x, Value y) { return cmp(arith::CmpIPredicate::ugt, x, y); }
 
   /// Fragment row (0..63) and column (0..n) of register 4i + 2h + e.
   Value fragmentRow(int64_t h) {

@@ -119,20 +119,6 @@ static Value quadReduce(AttentionBuilder &ab, Value v, bool isMax) {
 Value AttentionBuilder::quadMax(Value v) { return quadReduce(*this, v, true); }
 Value AttentionBuilder::quadSum(Value v) { return quadReduce(*this, v, false); }
 
-Value AttentionBuilder::ex2(Value x) {
-  return LLVM::CallIntrinsicOp::create(
-             b, loc, f32, b.getStringAttr("llvm.nvvm.ex2.approx.ftz.f"),
-             ValueRange{x})
-      .getResult(0);
-}
-
-Value AttentionBuilder::lg2(Value x) {
-  return LLVM::CallIntrinsicOp::create(
-             b, loc, f32, b.getStringAttr("llvm.nvvm.lg2.approx.ftz.f"),
-             ValueRange{x})
-      .getResult(0);
-}
-
 Value AttentionBuilder::bf16Pair(Value x, Value y) {
   Type bf16 = b.getBF16Type();
   return vector::FromElementsOp::create(

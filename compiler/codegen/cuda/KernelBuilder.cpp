@@ -99,3 +99,17 @@ void KernelBuilder::fenceAsyncShared() {
       NVVM::SharedSpaceAttr::get(b.getContext(),
                                  NVVM::SharedSpace::shared_cta));
 }
+
+Value KernelBuilder::ex2(Value x) {
+  return LLVM::CallIntrinsicOp::create(
+             b, loc, f32, b.getStringAttr("llvm.nvvm.ex2.approx.ftz.f"),
+             ValueRange{x})
+      .getResult(0);
+}
+
+Value KernelBuilder::lg2(Value x) {
+  return LLVM::CallIntrinsicOp::create(
+             b, loc, f32, b.getStringAttr("llvm.nvvm.lg2.approx.ftz.f"),
+             ValueRange{x})
+      .getResult(0);
+}

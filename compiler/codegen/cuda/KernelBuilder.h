@@ -58,6 +58,20 @@ struct KernelBuilder {
   Value eq(Value x, int64_t y) {
     return cmp(arith::CmpIPredicate::eq, x, c32(y));
   }
+  Value ult(Value x, Value y) { return cmp(arith::CmpIPredicate::ult, x, y); }
+  Value ugt(Value x, Value y) { return cmp(arith::CmpIPredicate::ugt, x, y); }
+  Value fmul(Value x, Value y) { return arith::MulFOp::create(b, loc, x, y); }
+  Value fadd(Value x, Value y) { return arith::AddFOp::create(b, loc, x, y); }
+  Value fsub(Value x, Value y) { return arith::SubFOp::create(b, loc, x, y); }
+  Value fmax(Value x, Value y) {
+    return arith::MaxNumFOp::create(b, loc, x, y);
+  }
+  Value select(Value c, Value x, Value y) {
+    return arith::SelectOp::create(b, loc, c, x, y);
+  }
+  /// 2^x and log2(x), MUFU approximations (ftz).
+  Value ex2(Value x);
+  Value lg2(Value x);
   Value andI(Value x, Value y) { return arith::AndIOp::create(b, loc, x, y); }
   Value orI(Value x, Value y) { return arith::OrIOp::create(b, loc, x, y); }
   Value wide(Value x) { return arith::ExtUIOp::create(b, loc, i64, x); }

@@ -22,7 +22,8 @@ struct ConvertNovaToIREEKernelsPass
     ModuleOp module = getOperation();
     if (failed(nova_to_iree::injectScatterAddKernels(module)) ||
         failed(nova_to_iree::injectGemmKernels(module, poisonOutputs)) ||
-        failed(nova_to_iree::injectAttentionKernels(module, poisonOutputs)))
+        failed(nova_to_iree::injectAttentionKernels(module, poisonOutputs)) ||
+        failed(nova_to_iree::injectCrossEntropyKernels(module, poisonOutputs)))
       signalPassFailure();
   }
 };

@@ -19,6 +19,10 @@ LogicalResult injectGemmKernels(ModuleOp module, bool poisonOutputs);
 /// `poisonOutputs`).
 LogicalResult injectAttentionKernels(ModuleOp module, bool poisonOutputs);
 
+/// nova.cross_entropy / nova.cross_entropy_backward with a
+/// "cross_entropy_rows" config -> a dispatch of Nova's row kernel.
+LogicalResult injectCrossEntropyKernels(ModuleOp module, bool poisonOutputs);
+
 } // namespace mlir::nova::nova_to_iree
 
 #endif // NOVA_CONVERSION_NOVATOIREE_KERNELFAMILIES_H

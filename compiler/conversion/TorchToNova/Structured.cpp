@@ -1059,6 +1059,19 @@ LogicalResult convertAdamw(Converter &cv, Operation *op) {
   return cv.replace(op, adamw->getResults());
 }
 
+/// The tensor operands `first`..`first + count - 1` of `op`.
+FailureOr<SmallVector<Value>> tensorOperands(Converter &cv, Operation *op,
+                                             unsigned first, unsigned count) {
+  SmallVector<Value> tensors;
+  for (unsigned i = first; i < first + count; ++i) {
+    FailureOr<Value> value = cv.tensor(op->getOperand(i));
+    if (failed(value))
+      return failure();
+    tensors.push_back(*value);
+  }
+  return tensors;
+}
+
 /// nova::attention(q, k, v, bool causal, float scale) -> (out, lse), from
 /// torch.nn.functional.scaled_dot_product_attention (python/nova/attention_ops.py).
 LogicalResult convertAttention(Converter &cv, Operation *op) {
@@ -1068,16 +1081,13 @@ LogicalResult convertAttention(Converter &cv, Operation *op) {
   std::optional<double> scale = cv.constantFloat(op->getOperand(4));
   if (!causal || !scale)
     return cv.reject("causal and scale must be constants");
-  SmallVector<Value> tensors;
-  for (unsigned i = 0; i < 3; ++i) {
-    FailureOr<Value> value = cv.tensor(op->getOperand(i));
-    if (failed(value))
-      return failure();
-    tensors.push_back(*value);
-  }
+  FailureOr<SmallVector<Value>> tensors = tensorOperands(cv, op, 0, 3);
+  if (failed(tensors))
+    return failure();
   auto attention = cv.create<AttentionOp>(
-      cv.resultType(op, 0), cv.resultType(op, 1), tensors[0], tensors[1],
-      tensors[2], /*mask=*/Value(), *causal, APFloat(*scale));
+      cv.resultType(op, 0), cv.resultType(op, 1), (*tensors)[0],
+      (*tensors)[1], (*tensors)[2], /*mask=*/Value(), *causal,
+      APFloat(*scale));
   return cv.replace(op, attention->getResults());
 }
 
@@ -1090,17 +1100,48 @@ LogicalResult convertAttentionBackward(Converter &cv, Operation *op) {
   std::optional<double> scale = cv.constantFloat(op->getOperand(7));
   if (!causal || !scale)
     return cv.reject("causal and scale must be constants");
-  SmallVector<Value> tensors;
-  for (unsigned i = 0; i < 6; ++i) {
-    FailureOr<Value> value = cv.tensor(op->getOperand(i));
-    if (failed(value))
-      return failure();
-    tensors.push_back(*value);
-  }
+  FailureOr<SmallVector<Value>> tensors = tensorOperands(cv, op, 0, 6);
+  if (failed(tensors))
+    return failure();
+  ValueRange t = *tensors;
   auto backward = cv.create<AttentionBackwardOp>(
-      cv.resultType(op, 0), cv.resultType(op, 1), cv.resultType(op, 2),
-      tensors[0], tensors[1], tensors[2], tensors[3], tensors[4], tensors[5],
-      /*mask=*/Value(), *causal, APFloat(*scale));
+      cv.resultType(op, 0), cv.resultType(op, 1), cv.resultType(op, 2), t[0],
+      t[1], t[2], t[3], t[4], t[5], /*mask=*/Value(), *causal,
+      APFloat(*scale));
+  return cv.replace(op, backward->getResults());
+}
+
+/// nova::cross_entropy(logits, target, int ignore_index) -> (loss, lse), from
+/// torch.nn.functional.cross_entropy (python/nova/loss_ops.py).
+LogicalResult convertCrossEntropy(Converter &cv, Operation *op) {
+  if (op->getNumOperands() != 3 || op->getNumResults() != 2)
+    return cv.reject("expected 3 operands and 2 results");
+  std::optional<int64_t> ignoreIndex = cv.constantInt(op->getOperand(2));
+  if (!ignoreIndex)
+    return cv.reject("ignore_index must be a constant");
+  FailureOr<SmallVector<Value>> tensors = tensorOperands(cv, op, 0, 2);
+  if (failed(tensors))
+    return failure();
+  auto loss = cv.create<CrossEntropyOp>(cv.resultType(op, 0),
+                                        cv.resultType(op, 1), (*tensors)[0],
+                                        (*tensors)[1], *ignoreIndex);
+  return cv.replace(op, loss->getResults());
+}
+
+/// nova::cross_entropy_backward(grad_loss, logits, target, lse,
+/// int ignore_index) -> grad_logits.
+LogicalResult convertCrossEntropyBackward(Converter &cv, Operation *op) {
+  if (op->getNumOperands() != 5 || op->getNumResults() != 1)
+    return cv.reject("expected 5 operands and 1 result");
+  std::optional<int64_t> ignoreIndex = cv.constantInt(op->getOperand(4));
+  if (!ignoreIndex)
+    return cv.reject("ignore_index must be a constant");
+  FailureOr<SmallVector<Value>> tensors = tensorOperands(cv, op, 0, 4);
+  if (failed(tensors))
+    return failure();
+  auto backward = cv.create<CrossEntropyBackwardOp>(
+      cv.resultType(op, 0), (*tensors)[0], (*tensors)[1], (*tensors)[2],
+      (*tensors)[3], *ignoreIndex);
   return cv.replace(op, backward->getResults());
 }
 
@@ -1178,6 +1219,9 @@ void torch_to_nova::addStructuredHandlers(HandlerTable &table) {
       // Fused attention (scaled_dot_product_attention), as torch.operator.
       {"torch.nova.attention", convertAttention},
       {"torch.nova.attention_backward", convertAttentionBackward},
+      // Softmax cross-entropy (torch.nn.functional.cross_entropy).
+      {"torch.nova.cross_entropy", convertCrossEntropy},
+      {"torch.nova.cross_entropy_backward", convertCrossEntropyBackward},
   };
   for (const auto &[name, handler] : handlers)
     table[name] = handler;

@@ -1027,7 +1027,7 @@ func.func @config_swizzle(%a: tensor<128x64xbf16>, %b: tensor<64x256xbf16>) {
 // -----
 
 func.func @config_kernel(%a: tensor<128x64xbf16>, %b: tensor<64x256xbf16>) {
-  // expected-error @+1 {{kernel must be "wgmma_tma", "mma_sync_cp_async" or "flash_wgmma", got "wmma"}}
+  // expected-error @+1 {{kernel must be "wgmma_tma", "mma_sync_cp_async", "flash_wgmma" or "cross_entropy_rows", got "wmma"}}
   %0 = nova.matmul %a, %b {lowering_config = #nova.lowering_config<tile_sizes = [128, 256, 64], warp_layout = [2, 1], mma_shape = [64, 256, 16], pipeline_stages = 4, swizzle = 128, kernel = "wmma">} : tensor<128x64xbf16>, tensor<64x256xbf16> -> tensor<128x256xf32>
   return
 }
@@ -1035,7 +1035,7 @@ func.func @config_kernel(%a: tensor<128x64xbf16>, %b: tensor<64x256xbf16>) {
 // -----
 
 func.func @config_precision(%a: tensor<128x64xbf16>, %b: tensor<64x256xbf16>) {
-  // expected-error @+1 {{precision must be bf16, f16, tf32 or tf32x3, got "fp8"}}
+  // expected-error @+1 {{precision must be bf16, f16, tf32, tf32x3 or f32, got "fp8"}}
   %0 = nova.matmul %a, %b {lowering_config = #nova.lowering_config<tile_sizes = [128, 256, 64], warp_layout = [2, 1], mma_shape = [64, 256, 16], pipeline_stages = 4, swizzle = 128, precision = "fp8">} : tensor<128x64xbf16>, tensor<64x256xbf16> -> tensor<128x256xf32>
   return
 }
@@ -1053,5 +1053,37 @@ func.func @config_split_k(%a: tensor<128x64xbf16>, %b: tensor<64x256xbf16>) {
 func.func @config_persistent(%a: tensor<128x64xbf16>, %b: tensor<64x256xbf16>) {
   // expected-error @+1 {{producer_warpgroups and persistent_ctas must be >= 0}}
   %0 = nova.matmul %a, %b {lowering_config = #nova.lowering_config<tile_sizes = [128, 256, 64], warp_layout = [2, 1], mma_shape = [64, 256, 16], pipeline_stages = 4, swizzle = 128, persistent_ctas = -1>} : tensor<128x64xbf16>, tensor<64x256xbf16> -> tensor<128x256xf32>
+  return
+}
+
+// -----
+
+func.func @cross_entropy_rank(%x: tensor<2x6x10xf32>, %t: tensor<6xi64>) {
+  // expected-error @+1 {{expects logits [N, C], got rank 3}}
+  %loss, %lse = nova.cross_entropy %x, %t {ignore_index = -100} : tensor<2x6x10xf32>, tensor<6xi64> -> tensor<6xf32>, tensor<6xf32>
+  return
+}
+
+// -----
+
+func.func @cross_entropy_target(%x: tensor<6x10xf32>, %t: tensor<5xi64>) {
+  // expected-error @+1 {{expects target [N] with N = 6 logits rows}}
+  %loss, %lse = nova.cross_entropy %x, %t {ignore_index = -100} : tensor<6x10xf32>, tensor<5xi64> -> tensor<6xf32>, tensor<6xf32>
+  return
+}
+
+// -----
+
+func.func @cross_entropy_lse(%x: tensor<6x10xf32>, %t: tensor<6xi64>) {
+  // expected-error @+1 {{expects lse of type 'tensor<6xf32>', got 'tensor<6x1xf32>'}}
+  %loss, %lse = nova.cross_entropy %x, %t {ignore_index = -100} : tensor<6x10xf32>, tensor<6xi64> -> tensor<6xf32>, tensor<6x1xf32>
+  return
+}
+
+// -----
+
+func.func @cross_entropy_backward_type(%g: tensor<6xf32>, %x: tensor<6x10xbf16>, %t: tensor<6xi64>, %l: tensor<6xf32>) {
+  // expected-error @+1 {{grad_logits}}
+  %dx = nova.cross_entropy_backward %g, %x, %t, %l {ignore_index = -100} : tensor<6xf32>, tensor<6x10xbf16>, tensor<6xi64>, tensor<6xf32> -> tensor<6x10xf32>
   return
 }

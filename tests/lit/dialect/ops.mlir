@@ -337,6 +337,20 @@ func.func @attention_backward(%do: tensor<3x5x8xf32>, %q: tensor<3x5x4xf32>, %k:
 }
 
 //===----------------------------------------------------------------------===//
+// Cross-entropy
+//===----------------------------------------------------------------------===//
+
+// CHECK-LABEL: func.func @cross_entropy
+// CHECK-SAME: (%[[X:.*]]: tensor<6x10xbf16>, %[[T:.*]]: tensor<6xi64>, %[[G:.*]]: tensor<6xf32>)
+func.func @cross_entropy(%x: tensor<6x10xbf16>, %t: tensor<6xi64>, %g: tensor<6xf32>) -> (tensor<6xf32>, tensor<6x10xbf16>) {
+  // CHECK-NEXT: %[[LOSS:.*]], %[[LSE:.*]] = nova.cross_entropy %[[X]], %[[T]] {ignore_index = -100 : i64} : tensor<6x10xbf16>, tensor<6xi64> -> tensor<6xf32>, tensor<6xf32>
+  // CHECK-NEXT: nova.cross_entropy_backward %[[G]], %[[X]], %[[T]], %[[LSE]] {ignore_index = -100 : i64} : tensor<6xf32>, tensor<6x10xbf16>, tensor<6xi64>, tensor<6xf32> -> tensor<6x10xbf16>
+  %loss, %lse = nova.cross_entropy %x, %t {ignore_index = -100} : tensor<6x10xbf16>, tensor<6xi64> -> tensor<6xf32>, tensor<6xf32>
+  %dx = nova.cross_entropy_backward %g, %x, %t, %lse {ignore_index = -100} : tensor<6xf32>, tensor<6x10xbf16>, tensor<6xi64>, tensor<6xf32> -> tensor<6x10xbf16>
+  return %loss, %dx : tensor<6xf32>, tensor<6x10xbf16>
+}
+
+//===----------------------------------------------------------------------===//
 // Constants
 //===----------------------------------------------------------------------===//
 

@@ -1,0 +1,320 @@
+//===- CrossEntropyKernel.cpp - softmax cross-entropy row kernels ---------===//
+//
+// See CrossEntropyKernel.h. All exponentials are base 2 on x log2(e).
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/codegen/cuda/CrossEntropyKernel.h"
+#include "compiler/codegen/cuda/KernelBuilder.h"
+#include "compiler/codegen/cuda/PtxSerialization.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <limits>
+
+using namespace mlir;
+using namespace mlir::nova;
+using namespace mlir::nova::cuda;
+
+constexpr double kLog2e = 1.4426950408889634, kLn2 = 0.69314718055994531;
+
+std::string CrossEntropySpec::kernelName() const {
+  StringRef element = elementBytes == 4 ? "f32" : f16 ? "f16" : "bf16";
+  return llvm::formatv("nova_cross_entropy_{0}_{1}_i{2}_t{3}_v{4}_u{5}",
+                       backward ? "bwd" : "fwd", element, 8 * targetBytes,
+                       threads, vector, unroll)
+      .str();
+}
+
+FailureOr<CrossEntropySpec>
+cuda::crossEntropySpec(LoweringConfigAttr config, bool backward, Type logits,
+                       Type target, int64_t classes, std::string &why) {
+  if (config.getKernel() != "cross_entropy_rows") {
+    why = "kernel family is not cross_entropy_rows";
+    return failure();
+  }
+  CrossEntropySpec spec;
+  spec.backward = backward;
+  if (!logits.isF32() && !logits.isBF16() && !logits.isF16()) {
+    why = "logits are not f32, bf16 or f16";
+    return failure();
+  }
+  spec.elementBytes = logits.getIntOrFloatBitWidth() / 8;
+  spec.f16 = logits.isF16();
+  if (!target.isInteger(64) && !target.isInteger(32)) {
+    why = "targets are not i64 or i32";
+    return failure();
+  }
+  spec.targetBytes = target.getIntOrFloatBitWidth() / 8;
+  ArrayRef<int64_t> tile = config.getTileSizes();
+  ArrayRef<int64_t> warps = config.getWarpLayout();
+  if (tile.size() != 3 || tile[0] != 1 || tile[2] != 1 || warps.size() != 2) {
+    why = "expected a [1, vector, 1] tile and [warps, 1] warp layout";
+    return failure();
+  }
+  spec.vector = tile[1];
+  spec.threads = 32 * warps[0];
+  spec.unroll = config.getPipelineStages();
+  if (spec.vector < 1 || spec.vector * spec.elementBytes > 16 ||
+      classes % spec.vector || spec.threads < 32 || spec.threads > 1024 ||
+      spec.unroll < 1 || classes >= (int64_t(1) << 31)) {
+    why = "vector, threads or unroll out of the kernel's range";
+    return failure();
+  }
+  return spec;
+}
+
+namespace {
+
+struct RowKernel : KernelBuilder {
+  const CrossEntropySpec &spec;
+  Type element, vectorType;
+  Value classes, ignore;    // i32
+  Value row, tid, rowBase;     // rowBase: i64 index of the row's first logit
+
+  RowKernel(OpBuilder &b, Location loc, const CrossEntropySpec &spec)
+      : KernelBuilder(b, loc), spec(spec) {
+    element = spec.elementBytes == 4 ? Type(f32)
+              : spec.f16             ? Type(b.getF16Type())
+                                     : Type(b.getBF16Type());
+    vectorType = VectorType::get({spec.vector}, element);
+  }
+
+  Value readOnly(Type type, Value address, unsigned alignment) {
+    return LLVM::LoadOp::create(b, loc, type, address, alignment,
+                                /*isVolatile=*/false, /*isNonTemporal=*/false,
+                                /*isInvariant=*/true);
+  }
+  Value at(Type type, Value base, Value index) {
+    return LLVM::GEPOp::create(b, loc, global, type, base, ValueRange{index});
+  }
+  /// This row's target as i64, and whether it is not ignore_index.
+  std::pair<Value, Value> readTarget(Value targets) {
+    Type type = b.getIntegerType(8 * spec.targetBytes);
+    Value t = readOnly(type, at(type, targets, wide(row)), spec.targetBytes);
+    if (spec.targetBytes == 4)
+      t = arith::ExtSIOp::create(b, loc, i64, t);
+    Value valid = arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::ne, t,
+        arith::ExtSIOp::create(b, loc, i64, ignore));
+    return {t, valid};
+  }
+  /// The `vector` logits from column `column` (i32), as f32 times log2(e).
+  SmallVector<Value> loadScaled(Value logits, Value column) {
+    Value v = readOnly(vectorType,
+                       at(element, logits, add(rowBase, wide(column))),
+                       spec.vector * spec.elementBytes);
+    SmallVector<Value> x;
+    for (int64_t i = 0; i < spec.vector; ++i) {
+      Value e = vector::ExtractOp::create(b, loc, v, i);
+      if (!element.isF32())
+        e = arith::ExtFOp::create(b, loc, f32, e);
+      x.push_back(fmul(e, cf(kLog2e)));
+    }
+    return x;
+  }
+
+  /// Visits every vector of the row this thread owns: `unroll` loads per
+  /// step while whole steps fit, then one at a time. `visit(columns)` gets
+  /// the first columns of a batch of vectors (loaded together) and returns
+  /// the new carried values.
+  template <typename Fn>
+  SmallVector<Value> forEachVector(ValueRange init, Fn &&visit) {
+    int64_t stride = spec.threads * spec.vector;
+    Value first = mul(tid, c32(spec.vector));
+    Value wholeSteps = div(classes, c32(stride * spec.unroll));
+    ValueRange carried = loop(
+        c32(0), wholeSteps, c32(1), init,
+        [&](Value step, ValueRange st) -> SmallVector<Value> {
+          Value base = add(mul(step, c32(stride * spec.unroll)), first);
+          SmallVector<Value> columns;
+          for (int64_t u = 0; u < spec.unroll; ++u)
+            columns.push_back(add(base, c32(u * stride)));
+          return visit(columns, st);
+        });
+    Value rest = add(mul(wholeSteps, c32(stride * spec.unroll)), first);
+    ValueRange end = loop(rest, classes, c32(stride), carried,
+                          [&](Value column, ValueRange st) {
+                            return visit(SmallVector<Value>{column}, st);
+                          });
+    return SmallVector<Value>(end.begin(), end.end());
+  }
+
+  /// Merges two online (max, sum) pairs.
+  std::pair<Value, Value> merge(Value m1, Value s1, Value m2, Value s2) {
+    Value m = fmax(m1, m2);
+    // Both empty (-inf): subtract 0, not -inf.
+    Value base = select(arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
+                                              m, cf(-INFINITY)),
+                        cf(0.0), m);
+    return {m, fadd(fmul(s1, ex2(fsub(m1, base))),
+                    fmul(s2, ex2(fsub(m2, base))))};
+  }
+  std::pair<Value, Value> warpMerge(Value m, Value s) {
+    for (int64_t offset : {16, 8, 4, 2, 1}) {
+      auto shuffle = [&](Value x) {
+        return NVVM::ShflOp::create(b, loc, f32, c32(-1), x, c32(offset),
+                                    c32(0x1f), NVVM::ShflKind::bfly,
+                                    UnitAttr())
+            .getResult();
+      };
+      std::tie(m, s) = merge(m, s, shuffle(m), shuffle(s));
+    }
+    return {m, s};
+  }
+
+  void forward(Block &entry, Value smem) {
+    Value logits = entry.getArgument(0), targets = entry.getArgument(1),
+          loss = entry.getArgument(2), lse = entry.getArgument(3);
+    SmallVector<Value> end =
+        forEachVector({cf(-INFINITY), cf(0.0)},
+                      [&](ArrayRef<Value> columns, ValueRange st) {
+                        SmallVector<SmallVector<Value>> batch;
+                        for (Value column : columns)
+                          batch.push_back(loadScaled(logits, column));
+                        Value m = st[0], s = st[1];
+                        for (ArrayRef<Value> x : batch) {
+                          Value local = x[0];
+                          for (Value e : x.drop_front())
+                            local = fmax(local, e);
+                          Value next = fmax(m, local);
+                          s = fmul(s, ex2(fsub(m, next)));
+                          for (Value e : x)
+                            s = fadd(s, ex2(fsub(e, next)));
+                          m = next;
+                        }
+                        return SmallVector<Value>{m, s};
+                      });
+    Value m, s;
+    std::tie(m, s) = warpMerge(end[0], end[1]);
+    // Across warps through shared memory: [warps] maxima, then sums.
+    int64_t warps = spec.threads / 32;
+    Value warp = div(tid, c32(32)), lane = rem(tid, c32(32));
+    Value maxAt = byteOffset(shared, smem, mul(warp, c32(4)));
+    Value sumAt = byteOffset(shared, smem, add(c32(4 * warps), mul(warp, c32(4))));
+    ifThen(eq(lane, 0), [&] {
+      LLVM::StoreOp::create(b, loc, m, maxAt, 4);
+      LLVM::StoreOp::create(b, loc, s, sumAt, 4);
+    });
+    gpu::BarrierOp::create(b, loc);
+    ifThen(eq(warp, 0), [&] {
+      Value has = ult(lane, c32(warps));
+      Value laneMax = byteOffset(shared, smem, mul(lane, c32(4)));
+      Value laneSum =
+          byteOffset(shared, smem, add(c32(4 * warps), mul(lane, c32(4))));
+      auto branch = scf::IfOp::create(b, loc, TypeRange{f32, f32}, has, true);
+      {
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPointToStart(branch.thenBlock());
+        scf::YieldOp::create(b, loc,
+                             ValueRange{LLVM::LoadOp::create(b, loc, f32, laneMax, 4),
+                                        LLVM::LoadOp::create(b, loc, f32, laneSum, 4)});
+        b.setInsertionPointToStart(branch.elseBlock());
+        scf::YieldOp::create(b, loc, ValueRange{cf(-INFINITY), cf(0.0)});
+      }
+      Value rowMax, rowSum;
+      std::tie(rowMax, rowSum) =
+          warpMerge(branch.getResult(0), branch.getResult(1));
+      ifThen(eq(lane, 0), [&] {
+        // Natural-log lse; the target logit read once, in range.
+        Value l = fmul(fadd(rowMax, lg2(rowSum)), cf(kLn2));
+        LLVM::StoreOp::create(b, loc, l, at(f32, lse, wide(row)), 4);
+        Value t, valid;
+        std::tie(t, valid) = readTarget(targets);
+        Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                              t, wide(classes));
+        Value column = select(inRange, t, c64(0));
+        Value x = readOnly(element, at(element, logits, add(rowBase, column)),
+                           spec.elementBytes);
+        if (!element.isF32())
+          x = arith::ExtFOp::create(b, loc, f32, x);
+        Value value = select(valid, fsub(l, x), cf(0.0));
+        LLVM::StoreOp::create(b, loc, value, at(f32, loss, wide(row)), 4);
+      });
+    });
+  }
+
+  void backward(Block &entry) {
+    Value gradLoss = entry.getArgument(0), logits = entry.getArgument(1),
+          targets = entry.getArgument(2), lse = entry.getArgument(3),
+          grad = entry.getArgument(4);
+    Value t, valid;
+    std::tie(t, valid) = readTarget(targets);
+    Value g = select(valid, readOnly(f32, at(f32, gradLoss, wide(row)), 4),
+                     cf(0.0));
+    Value lse2 = fmul(readOnly(f32, at(f32, lse, wide(row)), 4), cf(kLog2e));
+    forEachVector({}, [&](ArrayRef<Value> columns, ValueRange) {
+      SmallVector<SmallVector<Value>> batch;
+      for (Value column : columns)
+        batch.push_back(loadScaled(logits, column));
+      for (auto [column, x] : llvm::zip(columns, batch)) {
+        SmallVector<Value> out;
+        for (auto [i, e] : llvm::enumerate(x)) {
+          Value j = arith::ExtUIOp::create(b, loc, i64,
+                                           add(column, c32(int64_t(i))));
+          Value isTarget =
+              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, j, t);
+          Value p = fsub(ex2(fsub(e, lse2)), select(isTarget, cf(1.0), cf(0.0)));
+          Value d = fmul(g, p);
+          if (!element.isF32())
+            d = arith::TruncFOp::create(b, loc, element, d);
+          out.push_back(d);
+        }
+        Value v = vector::FromElementsOp::create(b, loc, vectorType, out);
+        LLVM::StoreOp::create(b, loc, v,
+                              at(element, grad, add(rowBase, wide(column))),
+                              spec.vector * spec.elementBytes);
+      }
+      return SmallVector<Value>{};
+    });
+  }
+};
+
+} // namespace
+
+OwningOpRef<ModuleOp>
+cuda::buildCrossEntropyKernel(MLIRContext *context,
+                              const CrossEntropySpec &spec) {
+  OpBuilder b(context);
+  Location loc = b.getUnknownLoc();
+  OwningOpRef<ModuleOp> module =
+      createKernelModule(b, spec.kernelName(), "sm_80", "+ptx70");
+  LLVM::GlobalOp smemGlobal;
+  if (!spec.backward)
+    smemGlobal = LLVM::GlobalOp::create(
+        b, loc, LLVM::LLVMArrayType::get(b.getF32Type(), 2 * spec.threads / 32),
+        /*isConstant=*/false, LLVM::Linkage::Internal, "nova_row_partials",
+        Attribute(), /*alignment=*/16, /*addrSpace=*/3);
+  int64_t pointers = spec.backward ? 5 : 4;
+  SmallVector<Type> params(pointers, LLVM::LLVMPointerType::get(context, 1));
+  params.append(2, b.getI32Type());
+  auto func = gpu::GPUFuncOp::create(b, loc, spec.kernelName(),
+                                     b.getFunctionType(params, {}));
+  func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
+  func.setKnownBlockSizeAttr(
+      b.getDenseI32ArrayAttr({int32_t(spec.threads), 1, 1}));
+  Block &entry = func.getBody().front();
+  b.setInsertionPointToStart(&entry);
+  RowKernel k(b, loc, spec);
+  k.classes = entry.getArgument(pointers);
+  k.ignore = entry.getArgument(pointers + 1);
+  k.tid = k.id(gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x));
+  k.row = k.id(gpu::BlockIdOp::create(b, loc, gpu::Dimension::x));
+  k.rowBase = k.mul(k.wide(k.row), k.wide(k.classes));
+  if (spec.backward)
+    k.backward(entry);
+  else
+    k.forward(entry, LLVM::AddressOfOp::create(b, loc, smemGlobal));
+  gpu::ReturnOp::create(b, loc);
+  return module;
+}
+
+std::string cuda::crossEntropyPtx(const CrossEntropySpec &spec,
+                                  std::string &error) {
+  return cachedKernelPtx(
+      spec.kernelName(),
+      [&](MLIRContext *context) { return buildCrossEntropyKernel(context, spec); },
+      error);
+}

@@ -1,0 +1,123 @@
+//===- CrossEntropy.cpp - configured cross-entropy through Nova's kernels -===//
+//
+// A nova.cross_entropy / nova.cross_entropy_backward the configurator gave
+// a "cross_entropy_rows" config becomes one dispatch of Nova's row kernel
+// (compiler/codegen/cuda/CrossEntropyKernel.h), one CTA per logits row.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/codegen/cuda/CrossEntropyKernel.h"
+#include "compiler/conversion/NovaToIREE/KernelDispatch.h"
+#include "compiler/conversion/NovaToIREE/KernelFamilies.h"
+#include "compiler/conversion/NovaToLinalg/Utils.h"
+#include "compiler/dialect/NovaOps.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace mlir::nova;
+using namespace mlir::nova::nova_to_iree;
+using namespace mlir::nova::nova_to_linalg;
+
+namespace {
+
+FailureOr<cuda::CrossEntropySpec> kernelSpec(Operation *op, Value logits,
+                                             Value target, bool backward) {
+  auto config = op->getAttrOfType<LoweringConfigAttr>("lowering_config");
+  if (!config)
+    return failure();
+  RankedTensorType type = tensorType(logits);
+  std::string why;
+  return cuda::crossEntropySpec(config, backward, type.getElementType(),
+                                tensorType(target).getElementType(),
+                                type.getDimSize(1), why);
+}
+
+LogicalResult declareKernel(ModuleOp module, Operation *op,
+                            const cuda::CrossEntropySpec &spec) {
+  std::string name = spec.kernelName();
+  if (hasExecutable(module, name))
+    return success();
+  std::string error;
+  std::string ptx = cuda::crossEntropyPtx(spec, error);
+  if (ptx.empty())
+    return op->emitOpError() << "could not build Nova's cross-entropy kernel "
+                             << name << ":\n"
+                             << error;
+  KernelExport kernel;
+  kernel.name = name;
+  if (spec.backward)
+    kernel.readOnlyBindings = {true, true, true, true, false};
+  else
+    kernel.readOnlyBindings = {true, true, false, false};
+  kernel.constants = 2; // C, ignore_index
+  kernel.workgroupSize = {spec.threads, 1, 1};
+  kernel.grid = [](OpBuilder &b, Location l, Value rows) {
+    Value one = arith::ConstantIndexOp::create(b, l, 1);
+    return SmallVector<Value, 3>{rows, one, one};
+  };
+  createExecutable(module, name, ptx, {kernel});
+  return success();
+}
+
+/// A fresh result tensor: NaN-filled with `poison`, else uninitialised.
+Value output(OpBuilder &b, Location loc, Type type, bool poison) {
+  auto tensor = cast<RankedTensorType>(type);
+  return poison ? filledTensor(b, loc, tensor,
+                               scalarConstant(b, loc, tensor.getElementType(), NAN))
+                : emptyTensor(b, loc, tensor);
+}
+
+LogicalResult lower(IRRewriter &rewriter, ModuleOp module, Operation *op,
+                    const cuda::CrossEntropySpec &spec, bool poison) {
+  if (failed(declareKernel(module, op, spec)))
+    return failure();
+  Location loc = op->getLoc();
+  rewriter.setInsertionPoint(op);
+  auto i32 = [&](int64_t v) -> Value {
+    return arith::ConstantIntOp::create(rewriter, loc, v, 32);
+  };
+  SmallVector<Value> arguments(op->getOperands());
+  SmallVector<int64_t> tiedTo;
+  for (Type type : op->getResultTypes()) {
+    tiedTo.push_back(arguments.size());
+    arguments.push_back(output(rewriter, loc, type, poison));
+  }
+  RankedTensorType logits =
+      tensorType(op->getOperand(isa<CrossEntropyOp>(op) ? 0 : 1));
+  int64_t ignoreIndex = isa<CrossEntropyOp>(op)
+                            ? cast<CrossEntropyOp>(op).getIgnoreIndex()
+                            : cast<CrossEntropyBackwardOp>(op).getIgnoreIndex();
+  arguments.append({i32(logits.getDimSize(1)), i32(ignoreIndex)});
+  ResultRange results = createDispatch(
+      rewriter, loc, spec.kernelName(), spec.kernelName(),
+      arith::ConstantIndexOp::create(rewriter, loc, logits.getDimSize(0)),
+      arguments, op->getResultTypes(), tiedTo);
+  rewriter.replaceOp(op, results);
+  return success();
+}
+
+} // namespace
+
+LogicalResult nova_to_iree::injectCrossEntropyKernels(ModuleOp module,
+                                                      bool poisonOutputs) {
+  SmallVector<std::pair<Operation *, cuda::CrossEntropySpec>> ops;
+  module.walk([&](Operation *op) {
+    FailureOr<cuda::CrossEntropySpec> spec = failure();
+    if (auto forward = dyn_cast<CrossEntropyOp>(op))
+      spec = kernelSpec(op, forward.getLogits(), forward.getTarget(), false);
+    else if (auto backward = dyn_cast<CrossEntropyBackwardOp>(op))
+      spec = kernelSpec(op, backward.getLogits(), backward.getTarget(), true);
+    if (succeeded(spec))
+      ops.emplace_back(op, *spec);
+  });
+  if (ops.empty())
+    return success();
+  if (failed(requireUnregisteredDialects(ops.front().first)))
+    return failure();
+  IRRewriter rewriter(module.getContext());
+  for (auto &[op, spec] : ops)
+    if (failed(lower(rewriter, module, op, spec, poisonOutputs)))
+      return failure();
+  return success();
+}

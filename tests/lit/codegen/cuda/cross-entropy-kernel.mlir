@@ -1,0 +1,44 @@
+// RUN: nova-opt %s --allow-unregistered-dialect --nova-configure-kernels=target=sm_90 --convert-nova-to-iree-kernels | %python %lit_tools/print-executable-objects.py | FileCheck %s
+// RUN: nova-opt %s --allow-unregistered-dialect --nova-configure-kernels="target=sm_90 remarks" 2>&1 | FileCheck %s --check-prefix=REMARK
+
+// Nova's softmax cross-entropy row kernels (one CTA per row), generated
+// through gpu/llvm from the configurator's choice: bf16 logits read as
+// 16-byte vectors, never widened in memory; 32000 classes take 256 threads
+// and two loads in flight each (the H200's bandwidth per SM over a loaded
+// DRAM latency).
+// REMARK: remark: cross-entropy 64x32000: 256 threads per row, 8-wide loads, 2 in flight
+// REMARK: remark: cross-entropy backward 64x32000: 256 threads per row, 8-wide loads, 2 in flight
+// REMARK: remark: cross-entropy 4x10: 32 threads per row, 2-wide loads, 4 in flight
+
+// (Executables print last-declared first.) A class count only 2-wide f32
+// loads divide, i32 targets.
+// CHECK-LABEL: .visible .entry nova_cross_entropy_fwd_f32_i32_t32_v2_u4(
+// CHECK:     ld.global{{.*}}.v2.b32
+
+// The backward: 2^((x - lse) log2 e) minus the one-hot target, times the
+// row's gradient, stored as bf16 vectors.
+// CHECK-LABEL: .visible .entry nova_cross_entropy_bwd_bf16_i64_t256_v8_u2(
+// CHECK-COUNT-5: .param .u64 .ptr .global
+// CHECK-COUNT-2: .param .u32
+// CHECK:     .maxntid 256, 1, 1
+// CHECK-DAG: ld.global{{(.nc)?}}.v4.b32
+// CHECK-DAG: ex2.approx.ftz.f32
+// CHECK-DAG: st.global.v4.b32
+
+// The forward: an online (max, sum) per thread, merged over the warp by
+// shuffles and over the CTA through shared memory; lse = (max + lg2 sum) ln 2.
+// CHECK-LABEL: .visible .entry nova_cross_entropy_fwd_bf16_i64_t256_v8_u2(
+// CHECK-COUNT-4: .param .u64 .ptr .global
+// CHECK-COUNT-2: .param .u32
+// CHECK-DAG: ld.global{{(.nc)?}}.v4.b32
+// CHECK-DAG: shfl.sync.bfly.b32
+// CHECK-DAG: bar.sync 0;
+// CHECK-DAG: lg2.approx.ftz.f32
+// CHECK-DAG: ex2.approx.ftz.f32
+
+func.func @cross_entropy(%x: tensor<64x32000xbf16>, %t: tensor<64xi64>, %g: tensor<64xf32>, %y: tensor<4x10xf32>, %u: tensor<4xi32>) -> (tensor<64xf32>, tensor<64x32000xbf16>, tensor<4xf32>) {
+  %loss, %lse = nova.cross_entropy %x, %t {ignore_index = -100} : tensor<64x32000xbf16>, tensor<64xi64> -> tensor<64xf32>, tensor<64xf32>
+  %dx = nova.cross_entropy_backward %g, %x, %t, %lse {ignore_index = -100} : tensor<64xf32>, tensor<64x32000xbf16>, tensor<64xi64>, tensor<64xf32> -> tensor<64x32000xbf16>
+  %l2, %lse2 = nova.cross_entropy %y, %u {ignore_index = -100} : tensor<4x10xf32>, tensor<4xi32> -> tensor<4xf32>, tensor<4xf32>
+  return %loss, %dx, %l2 : tensor<64xf32>, tensor<64x32000xbf16>, tensor<4xf32>
+}
