@@ -135,23 +135,16 @@ Value lseRows(OpBuilder &b, Location loc, Value lse, const Heads &heads) {
                                              tensorType(lse).getElementType()));
 }
 
-/// The tensor a kernel result is written into (NaN-filled with `poison`,
-/// else uninitialised or `fill`): [B, T, H, D] when a user transposes
-/// `result` so, else [B*H, T, D].
-Strided resultTensor(OpBuilder &b, Location loc, Value result,
-                     const Heads &heads, Type element, bool poison,
-                     std::optional<double> fill = std::nullopt) {
+/// How the kernel writes `result`: [B, T, H, D] when a user transposes it
+/// so, else [B*H, T, D]; and that tensor type.
+std::pair<Strided, RankedTensorType>
+resultLayout(Value result, const Heads &heads, Type element) {
   bool rows = llvm::any_of(result.getUsers(), isHeadsTranspose);
   auto type = RankedTensorType::get(
       rows ? SmallVector<int64_t>{heads.b, heads.t, heads.h, heads.d}
            : SmallVector<int64_t>{heads.bh(), heads.t, heads.d},
       element);
-  if (poison && !fill)
-    fill = NAN;
-  Value tensor = fill ? filledTensor(b, loc, type,
-                                     scalarConstant(b, loc, element, *fill))
-                      : emptyTensor(b, loc, type);
-  return rows ? tokenMajor(tensor, heads) : headsMajor(tensor, heads);
+  return {rows ? tokenMajor(Value(), heads) : headsMajor(Value(), heads), type};
 }
 
 /// Replaces `result` by the kernel's `written`, laid out as `layout`:
@@ -267,53 +260,24 @@ LogicalResult declareKernel(ModuleOp module, Operation *op,
   return success();
 }
 
-/// One kernel dispatch's arguments: bindings, then the i32 constants.
-struct Arguments {
-  IRRewriter &rewriter;
-  Location loc;
-  SmallVector<Value> bindings, constants;
+/// The shape constants (T, B*H, the scale's f32 bits, H), then each
+/// operand's offset, row stride and head stride.
+void shapeConstants(KernelDispatchBuilder &dispatch, const Heads &heads,
+                    double scale, ArrayRef<Strided> layouts) {
+  for (int64_t value : {heads.t, heads.bh(),
+                        int64_t(llvm::bit_cast<int32_t>(float(scale))),
+                        heads.h})
+    dispatch.constant(value);
+  for (const Strided &x : layouts)
+    for (int64_t value : {x.offset, x.rowStride, x.headStride})
+      dispatch.constant(value);
+}
 
-  llvm::DenseMap<int64_t, Value> i32s;
-
-  Value i32(int64_t v) {
-    Value &c = i32s[v];
-    if (!c)
-      c = arith::ConstantIntOp::create(rewriter, loc, v, 32);
-    return c;
-  }
-  void shape(const Heads &heads, double scale) {
-    constants.append({i32(heads.t), i32(heads.bh()),
-                      i32(llvm::bit_cast<int32_t>(float(scale))),
-                      i32(heads.h)});
-  }
-  void layout(const Strided &x) {
-    constants.append(
-        {i32(x.offset), i32(x.rowStride), i32(x.headStride)});
-  }
-  /// The per-CTA tensor-map scratch.
-  void scratch(int64_t ctas) {
-    bindings.push_back(emptyTensor(
-        rewriter, loc,
-        RankedTensorType::get(
-            {ctas * cuda::kAttentionDescriptorBytesPerCta / 4},
-            rewriter.getI32Type())));
-  }
-  SmallVector<Value> all() const {
-    SmallVector<Value> values(bindings);
-    values.append(constants);
-    return values;
-  }
-};
-
-ResultRange dispatch(Arguments &args, const cuda::FlashAttentionSpec &spec,
-                     int64_t ctas, ArrayRef<int64_t> tiedTo) {
-  SmallVector<Type> types;
-  for (int64_t i : tiedTo)
-    types.push_back(args.bindings[i].getType());
-  return createDispatch(
-      args.rewriter, args.loc, spec.kernelName(), spec.kernelName(),
-      arith::ConstantIndexOp::create(args.rewriter, args.loc, ctas),
-      args.all(), types, tiedTo);
+/// The per-CTA tensor-map scratch.
+RankedTensorType scratchType(MLIRContext *context, int64_t ctas) {
+  return RankedTensorType::get(
+      {ctas * cuda::kAttentionDescriptorBytesPerCta / 4},
+      IntegerType::get(context, 32));
 }
 
 LogicalResult lowerForward(IRRewriter &rewriter, ModuleOp module,
@@ -330,19 +294,19 @@ LogicalResult lowerForward(IRRewriter &rewriter, ModuleOp module,
   Type bf16 = rewriter.getBF16Type(), f32 = rewriter.getF32Type();
   Strided q = stridedOperand(op.getQuery(), heads),
           k = stridedOperand(op.getKey(), heads),
-          v = stridedOperand(op.getValue(), heads),
-          out = resultTensor(rewriter, loc, op.getOut(), heads, bf16, poison);
-  auto lseType = RankedTensorType::get({heads.bh(), heads.t}, f32);
-  Arguments args{rewriter, loc};
-  args.bindings = {q.base, k.base, v.base, out.base,
-                   poison ? filledTensor(rewriter, loc, lseType,
-                                         scalarConstant(rewriter, loc, f32, NAN))
-                          : emptyTensor(rewriter, loc, lseType)};
-  args.scratch(ctas);
-  args.shape(heads, op.getScale().convertToDouble());
-  for (const Strided &x : {q, k, v, out})
-    args.layout(x);
-  ResultRange results = dispatch(args, spec, ctas, {3, 4, 5});
+          v = stridedOperand(op.getValue(), heads);
+  auto [out, outType] = resultLayout(op.getOut(), heads, bf16);
+  KernelDispatchBuilder dispatch(rewriter, loc, poison);
+  for (const Strided &x : {q, k, v})
+    dispatch.input(x.base);
+  dispatch.result(outType);
+  dispatch.result(RankedTensorType::get({heads.bh(), heads.t}, f32));
+  dispatch.scratch(scratchType(rewriter.getContext(), ctas));
+  shapeConstants(dispatch, heads, op.getScale().convertToDouble(),
+                 {q, k, v, out});
+  ResultRange results =
+      dispatch.create(spec.kernelName(), spec.kernelName(),
+                      arith::ConstantIndexOp::create(rewriter, loc, ctas));
   rewriter.replaceAllUsesWith(
       op.getLse(), reshapeTensor(rewriter, loc, results[1], op.getLse().getType()));
   replaceHeads(rewriter, loc, op.getOut(), results[0], out);
@@ -368,27 +332,26 @@ LogicalResult lowerBackward(IRRewriter &rewriter, ModuleOp module,
           k = stridedOperand(op.getKey(), heads),
           v = stridedOperand(op.getValue(), heads),
           dout = stridedOperand(op.getGradOut(), heads),
-          out = stridedOperand(op.getOut(), heads),
-          dqAcc = resultTensor(rewriter, loc, op.getGradQuery(), heads, f32,
-                               poison, /*fill=*/0.0),
-          dk = resultTensor(rewriter, loc, op.getGradKey(), heads, bf16, poison),
-          dv = resultTensor(rewriter, loc, op.getGradValue(), heads, bf16,
-                            poison);
-  Arguments args{rewriter, loc};
-  args.bindings = {q.base,
-                   k.base,
-                   v.base,
-                   dout.base,
-                   lseRows(rewriter, loc, op.getLse(), heads),
-                   rowDot(rewriter, loc, dout, out, heads),
-                   dqAcc.base,
-                   dk.base,
-                   dv.base};
-  args.scratch(ctas);
-  args.shape(heads, op.getScale().convertToDouble());
-  for (const Strided &x : {q, k, v, dout, dqAcc, dk, dv})
-    args.layout(x);
-  ResultRange results = dispatch(args, spec, ctas, {6, 7, 8, 9});
+          out = stridedOperand(op.getOut(), heads);
+  auto [dqAcc, dqAccType] = resultLayout(op.getGradQuery(), heads, f32);
+  auto [dk, dkType] = resultLayout(op.getGradKey(), heads, bf16);
+  auto [dv, dvType] = resultLayout(op.getGradValue(), heads, bf16);
+  KernelDispatchBuilder dispatch(rewriter, loc, poison);
+  for (const Strided &x : {q, k, v, dout})
+    dispatch.input(x.base);
+  dispatch.input(lseRows(rewriter, loc, op.getLse(), heads));
+  dispatch.input(rowDot(rewriter, loc, dout, out, heads));
+  // dQ accumulates (TMA reduce-adds) into zeros.
+  dispatch.result(dqAccType, filledTensor(rewriter, loc, dqAccType,
+                                          scalarConstant(rewriter, loc, f32, 0)));
+  dispatch.result(dkType);
+  dispatch.result(dvType);
+  dispatch.scratch(scratchType(rewriter.getContext(), ctas));
+  shapeConstants(dispatch, heads, op.getScale().convertToDouble(),
+                 {q, k, v, dout, dqAcc, dk, dv});
+  ResultRange results =
+      dispatch.create(spec.kernelName(), spec.kernelName(),
+                      arith::ConstantIndexOp::create(rewriter, loc, ctas));
   Value dq = elementwise(
       rewriter, loc,
       RankedTensorType::get(tensorType(results[0]).getShape(), bf16),

@@ -60,40 +60,28 @@ LogicalResult declareKernel(ModuleOp module, Operation *op,
   return success();
 }
 
-/// A fresh result tensor: NaN-filled with `poison`, else uninitialised.
-Value output(OpBuilder &b, Location loc, Type type, bool poison) {
-  auto tensor = cast<RankedTensorType>(type);
-  return poison ? filledTensor(b, loc, tensor,
-                               scalarConstant(b, loc, tensor.getElementType(), NAN))
-                : emptyTensor(b, loc, tensor);
-}
-
 LogicalResult lower(IRRewriter &rewriter, ModuleOp module, Operation *op,
                     const cuda::CrossEntropySpec &spec, bool poison) {
   if (failed(declareKernel(module, op, spec)))
     return failure();
   Location loc = op->getLoc();
   rewriter.setInsertionPoint(op);
-  auto i32 = [&](int64_t v) -> Value {
-    return arith::ConstantIntOp::create(rewriter, loc, v, 32);
-  };
-  SmallVector<Value> arguments(op->getOperands());
-  SmallVector<int64_t> tiedTo;
-  for (Type type : op->getResultTypes()) {
-    tiedTo.push_back(arguments.size());
-    arguments.push_back(output(rewriter, loc, type, poison));
-  }
+  KernelDispatchBuilder dispatch(rewriter, loc, poison);
+  for (Value operand : op->getOperands())
+    dispatch.input(operand);
+  for (Type type : op->getResultTypes())
+    dispatch.result(cast<RankedTensorType>(type));
   RankedTensorType logits =
       tensorType(op->getOperand(isa<CrossEntropyOp>(op) ? 0 : 1));
   int64_t ignoreIndex = isa<CrossEntropyOp>(op)
                             ? cast<CrossEntropyOp>(op).getIgnoreIndex()
                             : cast<CrossEntropyBackwardOp>(op).getIgnoreIndex();
-  arguments.append({i32(logits.getDimSize(1)), i32(ignoreIndex)});
-  ResultRange results = createDispatch(
-      rewriter, loc, spec.kernelName(), spec.kernelName(),
-      arith::ConstantIndexOp::create(rewriter, loc, logits.getDimSize(0)),
-      arguments, op->getResultTypes(), tiedTo);
-  rewriter.replaceOp(op, results);
+  dispatch.constant(logits.getDimSize(1));
+  dispatch.constant(ignoreIndex);
+  rewriter.replaceOp(
+      op, dispatch.create(spec.kernelName(), spec.kernelName(),
+                          arith::ConstantIndexOp::create(
+                              rewriter, loc, logits.getDimSize(0))));
   return success();
 }
 

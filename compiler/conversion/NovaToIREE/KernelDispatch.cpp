@@ -4,6 +4,8 @@
 #include "compiler/conversion/IREENamespaces.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "llvm/ADT/StringExtras.h"
 
 using namespace mlir;
@@ -118,4 +120,55 @@ ResultRange nova_to_iree::createDispatch(OpBuilder &b, Location loc,
                           {1, static_cast<int32_t>(arguments.size()), 0, 0})),
        b.getNamedAttr("tied_operands", b.getArrayAttr(tied))});
   return b.create(dispatch)->getResults();
+}
+
+void KernelDispatchBuilder::append(RankedTensorType type, Value tied) {
+  assert(!(tied && llvm::any_of(tiedInits, [](Value v) { return !v; })) &&
+         "tied results bind before untied ones");
+  types.push_back(type);
+  tiedInits.push_back(tied);
+}
+
+void KernelDispatchBuilder::result(RankedTensorType type, Value init) {
+  if (!init && poison) {
+    // A quiet NaN with a payload of its own.
+    Type element = type.getElementType();
+    auto floatType = cast<FloatType>(element);
+    APInt bits = APFloat::getQNaN(floatType.getFloatSemantics())
+                     .bitcastToAPInt();
+    bits |= APInt(bits.getBitWidth(), ++payload);
+    Value nan = arith::ConstantOp::create(
+        b, loc, b.getFloatAttr(element, APFloat(floatType.getFloatSemantics(), bits)));
+    init = linalg::FillOp::create(
+               b, loc, ValueRange{nan},
+               ValueRange{tensor::EmptyOp::create(b, loc, type.getShape(),
+                                                  element)})
+               .getResult(0);
+  }
+  append(type, init);
+}
+
+void KernelDispatchBuilder::scratch(RankedTensorType type) {
+  append(type, Value());
+}
+
+void KernelDispatchBuilder::constant(int64_t value) {
+  Value &c = i32s[value];
+  if (!c)
+    c = arith::ConstantIntOp::create(b, loc, value, 32);
+  constants.push_back(c);
+}
+
+ResultRange KernelDispatchBuilder::create(StringRef executable,
+                                          StringRef kernel, Value workload) {
+  SmallVector<Value> arguments(inputs);
+  SmallVector<int64_t> tiedTo;
+  for (Value init : tiedInits) {
+    tiedTo.push_back(init ? int64_t(arguments.size()) : -1);
+    if (init)
+      arguments.push_back(init);
+  }
+  arguments.append(constants);
+  return createDispatch(b, loc, executable, kernel, workload, arguments, types,
+                        tiedTo);
 }

@@ -22,6 +22,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/DenseMap.h"
 
 namespace mlir::nova::nova_to_iree {
 
@@ -52,11 +53,46 @@ void createExecutable(ModuleOp module, StringRef name, StringRef ptx,
 
 /// `flow.dispatch @executable::@kernel[workload](arguments)` returning
 /// tensors of `resultTypes`, result i tied to (written in place into)
-/// argument `tiedTo[i]`.
+/// argument `tiedTo[i]`, or untied (IREE allocates it) where that is -1.
 ResultRange createDispatch(OpBuilder &b, Location loc, StringRef executable,
                            StringRef kernel, Value workload,
                            ValueRange arguments, TypeRange resultTypes,
                            ArrayRef<int64_t> tiedTo);
+
+/// One `flow.dispatch` of a Nova kernel, its bindings in the kernel's
+/// parameter order: inputs, then results. A result either starts from a
+/// given tensor (tied to it), or the kernel writes it whole: then it is an
+/// untied result IREE allocates, or with `poison` tied to a NaN-filled
+/// tensor (its own NaN payload: two results tied to one SSA value would
+/// share one buffer). Untied results bind after all tied ones, so they
+/// come last.
+class KernelDispatchBuilder {
+public:
+  KernelDispatchBuilder(OpBuilder &b, Location loc, bool poison)
+      : b(b), loc(loc), poison(poison) {}
+
+  void input(Value tensor) { inputs.push_back(tensor); }
+  /// A result starting as `init` (tied), or written whole when null.
+  void result(RankedTensorType type, Value init = Value());
+  /// A result written whole that is never poisoned (scratch).
+  void scratch(RankedTensorType type);
+  /// An i32 constant (one op per value).
+  void constant(int64_t value);
+
+  ResultRange create(StringRef executable, StringRef kernel, Value workload);
+
+private:
+  void append(RankedTensorType type, Value tied);
+
+  OpBuilder &b;
+  Location loc;
+  bool poison;
+  SmallVector<Value> inputs, constants;
+  SmallVector<Type> types;
+  SmallVector<Value> tiedInits;    // per result, null when untied
+  llvm::DenseMap<int64_t, Value> i32s;
+  int64_t payload = 0;
+};
 
 } // namespace mlir::nova::nova_to_iree
 

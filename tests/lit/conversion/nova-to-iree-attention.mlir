@@ -1,15 +1,12 @@
 // RUN: nova-opt %s --split-input-file --allow-unregistered-dialect --nova-configure-kernels=target=sm_90 --convert-nova-to-iree-kernels | FileCheck %s
 
 // A configured nova.attention becomes one dispatch of Nova's forward kernel:
-// q, k, v read where they are, out ([B*H, T, D] here: nothing transposes
-// it), lse and the per-CTA tensor-map scratch written in place (tied), then
-// T, B*H, the scale's f32 bits and H, and per operand (q, k, v, out) its
-// offset, row stride and head stride: dense [B, H, T, D] rows of D = 64,
-// heads T D = 12800 apart.
+// q, k, v read where they are; out ([B*H, T, D] here: nothing transposes
+// it), lse and the per-CTA tensor-map scratch are untied results IREE
+// allocates (the kernel writes them whole); then T, B*H, the scale's f32
+// bits and H, and per operand (q, k, v, out) its offset, row stride and
+// head stride: dense [B, H, T, D] rows of D = 64, heads T D = 12800 apart.
 // CHECK-LABEL: func.func @forward
-// CHECK:     %[[OUT:.+]] = tensor.empty() : tensor<8x200x64xbf16>
-// CHECK:     %[[LSE:.+]] = tensor.empty() : tensor<8x200xf32>
-// CHECK:     %[[SCRATCH:.+]] = tensor.empty() : tensor<2560xi32>
 // CHECK-DAG: %[[T:.+]] = arith.constant 200 : i32
 // CHECK-DAG: %[[BH:.+]] = arith.constant 8 : i32
 // CHECK-DAG: %[[SCALE:.+]] = arith.constant 1040187392 : i32
@@ -17,9 +14,10 @@
 // CHECK-DAG: %[[ZERO:.+]] = arith.constant 0 : i32
 // CHECK-DAG: %[[D:.+]] = arith.constant 64 : i32
 // CHECK-DAG: %[[TD:.+]] = arith.constant 12800 : i32
-// CHECK:     "flow.dispatch"(%c16, %arg0, %arg1, %arg2, %[[OUT]], %[[LSE]], %[[SCRATCH]], %[[T]], %[[BH]], %[[SCALE]], %[[H]], %[[ZERO]], %[[D]], %[[TD]], %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{[^,]+}})
+// CHECK:     "flow.dispatch"(%c16, %arg0, %arg1, %arg2, %[[T]], %[[BH]], %[[SCALE]], %[[H]], %[[ZERO]], %[[D]], %[[TD]], %[[ZERO]], %[[D]], %[[TD]], %[[ZERO]], %[[D]], %[[TD]], %[[ZERO]], %[[D]], %[[TD]])
 // CHECK-SAME:  entry_points = [@nova_attention_fwd_d64_128x128_s2_causal::@nova_attention_fwd_d64_128x128_s2_causal]
-// CHECK-SAME:  tied_operands = [3 : index, 4 : index, 5 : index]
+// CHECK-SAME:  tied_operands = [-1 : index, -1 : index, -1 : index]
+// CHECK-SAME:  -> (tensor<8x200x64xbf16>, tensor<8x200xf32>, tensor<2560xi32>)
 // CHECK:     tensor.expand_shape {{.*}} into tensor<2x4x200xf32>
 // CHECK:     tensor.expand_shape {{.*}} into tensor<2x4x200x64xbf16>
 func.func @forward(%q: tensor<2x4x200x64xbf16>, %k: tensor<2x4x200x64xbf16>, %v: tensor<2x4x200x64xbf16>) -> (tensor<2x4x200x64xbf16>, tensor<2x4x200xf32>) {
@@ -36,13 +34,13 @@ func.func @forward(%q: tensor<2x4x200x64xbf16>, %k: tensor<2x4x200x64xbf16>, %v:
 // transposes it back to: no transposed copy is made.
 // CHECK-LABEL: func.func @forward_packed
 // CHECK-NOT: nova.transpose
-// CHECK:     %[[OUT:.+]] = tensor.empty() : tensor<2x200x4x64xbf16>
 // CHECK-DAG: %[[ZERO:.+]] = arith.constant 0 : i32
 // CHECK-DAG: %[[ROW:.+]] = arith.constant 768 : i32
 // CHECK-DAG: %[[D:.+]] = arith.constant 64 : i32
 // CHECK-DAG: %[[HD:.+]] = arith.constant 256 : i32
 // CHECK-DAG: %[[V:.+]] = arith.constant 512 : i32
-// CHECK:     %[[R:.+]]:3 = "flow.dispatch"(%c16, %arg0, %arg0, %arg0, %[[OUT]], %{{[^,]+}}, %{{[^,]+}}, %{{[^,]+}}, %{{[^,]+}}, %{{[^,]+}}, %{{[^,]+}}, %[[ZERO]], %[[ROW]], %[[D]], %[[HD]], %[[ROW]], %[[D]], %[[V]], %[[ROW]], %[[D]], %[[ZERO]], %[[HD]], %[[D]])
+// CHECK:     %[[R:.+]]:3 = "flow.dispatch"(%c16, %arg0, %arg0, %arg0, %{{[^,]+}}, %{{[^,]+}}, %{{[^,]+}}, %{{[^,]+}}, %[[ZERO]], %[[ROW]], %[[D]], %[[HD]], %[[ROW]], %[[D]], %[[V]], %[[ROW]], %[[D]], %[[ZERO]], %[[HD]], %[[D]])
+// CHECK-SAME:  -> (tensor<2x200x4x64xbf16>, tensor<8x200xf32>, tensor<2560xi32>)
 // CHECK:     nova.reshape %[[R]]#0 : tensor<2x200x4x64xbf16> -> tensor<2x200x256xbf16>
 // CHECK-NOT: nova.transpose
 func.func @forward_packed(%qkv: tensor<2x200x768xbf16>) -> tensor<2x200x256xbf16> {
@@ -67,14 +65,14 @@ func.func @forward_packed(%qkv: tensor<2x200x768xbf16>) -> tensor<2x200x256xbf16
 // zero-filled f32 buffer by the kernel (TMA reduce-adds) and rounded to bf16
 // after; dK and dV written by the kernel in bf16.
 // CHECK-LABEL: func.func @backward
-// CHECK:     %[[ZERO:.+]] = linalg.fill {{.*}} -> tensor<8x200x64xf32>
 // CHECK:     %[[DELTA:.+]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "reduction"]
 // CHECK:       arith.mulf
 // CHECK:     } -> tensor<2x4x200xf32>
 // CHECK:     %[[DELTA2:.+]] = tensor.collapse_shape %[[DELTA]] {{.*}} into tensor<8x200xf32>
-// CHECK:     %[[D:.+]]:4 = "flow.dispatch"(%c16, %arg1, %arg2, %arg3, %arg0, %{{[^,]+}}, %[[DELTA2]], %[[ZERO]], %{{[^,]+}}, %{{[^,]+}}, %{{[^,]+}}, %{{[^,]+}}, %{{[^,]+}}, %{{[^,]+}}, %{{[^,]+}},
+// CHECK:     %[[ZERO:.+]] = linalg.fill {{.*}} -> tensor<8x200x64xf32>
+// CHECK:     %[[D:.+]]:4 = "flow.dispatch"(%c16, %arg1, %arg2, %arg3, %arg0, %{{[^,]+}}, %[[DELTA2]], %[[ZERO]], %{{[^,]+}},
 // CHECK-SAME:  entry_points = [@nova_attention_bwd_d64_128x64_s2_causal::@nova_attention_bwd_d64_128x64_s2_causal]
-// CHECK-SAME:  tied_operands = [6 : index, 7 : index, 8 : index, 9 : index]
+// CHECK-SAME:  tied_operands = [6 : index, -1 : index, -1 : index, -1 : index]
 // CHECK:     linalg.generic {{.*}} ins(%[[D]]#0 : tensor<8x200x64xf32>)
 // CHECK:       arith.truncf {{.*}} : f32 to bf16
 func.func @backward(%do: tensor<2x4x200x64xbf16>, %q: tensor<2x4x200x64xbf16>, %k: tensor<2x4x200x64xbf16>, %v: tensor<2x4x200x64xbf16>, %o: tensor<2x4x200x64xbf16>, %lse: tensor<2x4x200xf32>) -> (tensor<2x4x200x64xbf16>, tensor<2x4x200x64xbf16>, tensor<2x4x200x64xbf16>) {
@@ -90,8 +88,8 @@ func.func @backward(%do: tensor<2x4x200x64xbf16>, %q: tensor<2x4x200x64xbf16>, %
 // as [B, T, H, D], which the graph concatenates into the qkv gradient.
 // CHECK-LABEL: func.func @backward_packed
 // CHECK-NOT: nova.transpose
-// CHECK:     %[[ACC:.+]] = linalg.fill {{.*}} -> tensor<2x200x4x64xf32>
 // CHECK:     %[[DELTA:.+]] = linalg.generic {indexing_maps = [#[[TOKENS:.+]], #[[TOKENS]], #{{.+}}], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+// CHECK:     %[[ACC:.+]] = linalg.fill {{.*}} -> tensor<2x200x4x64xf32>
 // CHECK:     %[[R:.+]]:4 = "flow.dispatch"(%c16, %arg0, %arg0, %arg0, %{{.+}}, %{{.+}}, %{{.+}}, %[[ACC]],
 // CHECK-SAME:  -> (tensor<2x200x4x64xf32>, tensor<2x200x4x64xbf16>, tensor<2x200x4x64xbf16>, tensor<2560xi32>)
 // CHECK:     %[[DQ:.+]] = linalg.generic {{.*}} ins(%[[R]]#0 : tensor<2x200x4x64xf32>)

@@ -1,0 +1,127 @@
+"""Nova's softmax cross-entropy row kernels (forward and backward) on the
+H200: every case against an f64 reference (per-row loss, lse, gradient of
+the logits) on random data, with NaN-poisoned outputs, ignored rows, class
+counts that only narrow loads divide, i32 targets and every logits dtype.
+
+Build box (compiler installed):
+    .venv/bin/python tools/cross_entropy_check.py prepare --out bench-artifacts/cross-entropy-check
+GPU box (torch + iree.runtime + python/nova only):
+    . tools/device/gpu-env.sh && python tools/cross_entropy_check.py run --dir bench-artifacts/cross-entropy-check
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import kernel_check_cli  # noqa: E402
+
+# (name, N, C, logits dtype, target dtype)
+CASES = [
+    ("gpt_head", 16384, 32000, "bf16", "i64"),
+    ("rows_64", 64, 32000, "bf16", "i64"),
+    ("odd_c1001_f16", 37, 1001, "f16", "i64"),
+    ("c10_f32_i32", 5, 10, "f32", "i32"),
+    ("c4098_f32", 300, 4098, "f32", "i64"),
+]
+IGNORE = -100
+TOLERANCE = {"bf16": 2e-2, "f16": 5e-3, "f32": 1e-5}
+PIPELINE = (
+    "builtin.module(nova-configure-kernels{{target={arch}}}, "
+    "convert-nova-to-iree-kernels{{poison-outputs=true}}, "
+    "convert-nova-to-linalg, canonicalize, cse)"
+)
+
+
+def module_text(n: int, c: int, dtype: str, target: str) -> str:
+    x, t, rows = f"tensor<{n}x{c}x{dtype}>", f"tensor<{n}x{target}>", f"tensor<{n}xf32>"
+    return (
+        f"func.func @main(%x: {x}, %t: {t}, %g: {rows}) -> ({rows}, {rows}, {x}) {{\n"
+        f"  %loss, %lse = nova.cross_entropy %x, %t {{ignore_index = {IGNORE}}} : {x}, {t} -> {rows}, {rows}\n"
+        f"  %dx = nova.cross_entropy_backward %g, %x, %t, %lse {{ignore_index = {IGNORE}}}"
+        f" : {rows}, {x}, {t}, {rows} -> {x}\n"
+        f"  return %loss, %lse, %dx : {rows}, {rows}, {x}\n}}\n"
+    )
+
+
+def prepare(out: Path, target: str) -> None:
+    from nova import compiler
+    from nova.runtime.iree_compile import compile_to_vmfb
+
+    out.mkdir(parents=True, exist_ok=True)
+    arch = target.split(":", 1)[1]
+    cases = []
+    for name, n, c, dtype, tdtype in CASES:
+        text = compiler.run_pipeline(
+            module_text(n, c, dtype, tdtype), PIPELINE.format(arch=arch), allow_unregistered_dialects=True
+        )
+        kernels = sorted({part.split("::", 1)[0] for part in text.split("entry_points = [@")[1:]})
+        if len([k for k in kernels if "cross_entropy" in k]) != 2:
+            raise RuntimeError(f"{name}: not on Nova's cross-entropy kernels: {kernels}")
+        text = compiler.run_pipeline(text, "builtin.module()", allow_unregistered_dialects=True, generic_output=True)
+        (out / f"{name}.vmfb").write_bytes(compile_to_vmfb(text, target))
+        cases.append({"name": name, "n": n, "c": c, "dtype": dtype, "target": tdtype, "kernels": kernels})
+        print(name, kernels, flush=True)
+    (out / "cases.json").write_text(json.dumps({"target": target, "cases": cases}, indent=1))
+
+
+def reference(x, t, g):
+    """loss, lse, grad in f64."""
+    import torch
+
+    x64 = x.double()
+    lse = torch.logsumexp(x64, dim=1)
+    valid = t != IGNORE
+    safe = torch.where(valid, t, 0).long()
+    loss = torch.where(valid, lse - x64.gather(1, safe.unsqueeze(1)).squeeze(1), 0.0)
+    p = torch.exp(x64 - lse.unsqueeze(1))
+    onehot = torch.nn.functional.one_hot(safe, x.shape[1]).double()
+    grad = torch.where(valid, g.double(), 0.0).unsqueeze(1) * (p - onehot)
+    return loss, lse, grad
+
+
+def run(directory: Path, iters: int) -> int:
+    import torch
+
+    from nova.runtime import Session
+
+    del iters
+    dtypes = {"bf16": torch.bfloat16, "f16": torch.float16, "f32": torch.float32}
+    spec = json.loads((directory / "cases.json").read_text())
+    failed = 0
+    for case in spec["cases"]:
+        n, c = case["n"], case["c"]
+        row = {"bench": "cross_entropy_check", **{k: case[k] for k in ("name", "n", "c", "dtype", "target")}}
+        try:
+            gen = torch.Generator(device="cuda").manual_seed(n * 7 + c)
+            x = (4 * torch.randn(n, c, device="cuda", generator=gen)).to(dtypes[case["dtype"]])
+            t = torch.randint(0, c, (n,), device="cuda", generator=gen)
+            t[:: max(1, n // 4)] = IGNORE
+            t = t.to(torch.int32 if case["target"] == "i32" else torch.int64)
+            g = torch.rand(n, device="cuda", generator=gen) + 0.5
+            session = Session((directory / f"{case['name']}.vmfb").read_bytes(), "cuda")
+            got = [session.to_torch(v) for v in session.invoke("main", x, t, g)]
+            torch.cuda.synchronize()
+            ref = reference(x, t, g)
+            row["nan_or_inf"] = int(sum((~torch.isfinite(v.float())).sum() for v in got))
+            errs = {}
+            for name, v, r in zip(("loss", "lse", "grad"), got, ref):
+                errs[name] = float((v.double() - r).abs().max() / r.abs().max())
+            # Per-row gradient sums are 0 (softmax minus one-hot): the bias a
+            # wrong lse would leave.
+            errs["grad_row_sum"] = float(got[2].double().sum(dim=1).abs().max() / ref[2].abs().max())
+            row["max_rel_err"] = errs
+            tol = TOLERANCE[case["dtype"]]
+            row["ok"] = row["nan_or_inf"] == 0 and max(errs.values()) < tol
+        except Exception as e:  # a failed case is reported, the others still run
+            row.update(ok=False, error=f"{type(e).__name__}: {e}"[:400])
+        failed += not row["ok"]
+        print(json.dumps(row), flush=True)
+    print(json.dumps({"cases": len(spec["cases"]), "failed": failed}))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(kernel_check_cli.main(__doc__, prepare, run, "cross-entropy-check", iters=1))
