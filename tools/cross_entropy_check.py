@@ -98,7 +98,7 @@ def run(directory: Path, iters: int) -> int:
             gen = torch.Generator(device="cuda").manual_seed(n * 7 + c)
             x = (4 * torch.randn(n, c, device="cuda", generator=gen)).to(dtypes[case["dtype"]])
             t = torch.randint(0, c, (n,), device="cuda", generator=gen)
-            t[:: max(1, n // 4)] = IGNORE
+            t[1::4] = IGNORE  # rows 1, 5, ...: never all of them
             t = t.to(torch.int32 if case["target"] == "i32" else torch.int64)
             g = torch.rand(n, device="cuda", generator=gen) + 0.5
             session = Session((directory / f"{case['name']}.vmfb").read_bytes(), "cuda")

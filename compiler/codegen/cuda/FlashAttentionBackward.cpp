@@ -313,17 +313,18 @@ struct BackwardKernel : AttentionBuilder {
     lse = entry.getArgument(4);
     delta = entry.getArgument(5);
     dqAcc = entry.getArgument(6);
-    dk = entry.getArgument(7);
-    dv = entry.getArgument(8);
-    scratch = entry.getArgument(9);
-    scale = readShape(entry, 10);
-    qLayout = layoutArgument(entry, 14);
-    kLayout = layoutArgument(entry, 17);
-    vLayout = layoutArgument(entry, 20);
-    doLayout = layoutArgument(entry, 23);
-    dqLayout = layoutArgument(entry, 26);
-    dkLayout = layoutArgument(entry, 29);
-    dvLayout = layoutArgument(entry, 32);
+    // With packedGrads dV shares dK's binding (its layout has its offset).
+    unsigned next = 7;
+    dk = entry.getArgument(next++);
+    dv = spec.packedGrads ? dk : entry.getArgument(next++);
+    scratch = entry.getArgument(next++);
+    scale = readShape(entry, next);
+    next += 4;
+    for (HeadsLayout *layout : {&qLayout, &kLayout, &vLayout, &doLayout,
+                                &dqLayout, &dkLayout, &dvLayout}) {
+      *layout = layoutArgument(entry, next);
+      next += 3;
+    }
     scaleLog2 = fmul(scale, cf(1.4426950408889634));
     smem = LLVM::AddressOfOp::create(b, loc, smemGlobal);
 
@@ -380,7 +381,8 @@ cuda::buildFlashAttentionBackward(MLIRContext *context,
   OwningOpRef<ModuleOp> module =
       createKernelModule(b, spec.kernelName(), "sm_90a", "+ptx83");
   LLVM::GlobalOp smem;
-  gpu::GPUFuncOp func = AttentionBuilder::createKernel(b, spec, 10, 4 + 7 * 3, smem);
+  gpu::GPUFuncOp func = AttentionBuilder::createKernel(
+      b, spec, spec.packedGrads ? 9 : 10, 4 + 7 * 3, smem);
   BackwardKernel(b, b.getUnknownLoc(), spec).body(func, smem);
   return module;
 }

@@ -13,9 +13,10 @@ using namespace mlir::nova;
 using namespace mlir::nova::cuda;
 
 std::string FlashAttentionSpec::kernelName() const {
-  return llvm::formatv("nova_attention_{0}_d{1}_{2}x{3}_s{4}{5}",
+  return llvm::formatv("nova_attention_{0}_d{1}_{2}x{3}_s{4}{5}{6}",
                        backward ? "bwd" : "fwd", headDim, blockM, blockN,
-                       stages, causal ? "_causal" : "")
+                       stages, causal ? "_causal" : "",
+                       packedGrads ? "_kv" : "")
       .str();
 }
 

@@ -24,8 +24,10 @@
 // zero-initialised [BH, T, D] buffer. Then dK (scaled) and dV in bf16.
 //
 // ABI: forward (Q, K, V, O, LSE, tensor-map scratch; T, BH, scale as f32
-// bits); backward (Q, K, V, dO, LSE, Delta, dQ f32 accumulator, dK, dV,
-// scratch; T, BH, scale bits). Block 384 threads, grid x = CTAs, dynamic
+// bits, H, then offset, row and head stride of Q, K, V, O); backward (Q, K,
+// V, dO, LSE, Delta, dQ f32 accumulator, dK, dV - one binding for both with
+// packedGrads -, scratch; T, BH, scale bits, H, then the strides of Q, K, V,
+// dO, dQ, dK, dV). Block 384 threads, grid x = CTAs, dynamic
 // shared memory `sharedMemoryBytes()`, `kDescriptorBytesPerCta` of scratch
 // per CTA.
 //
@@ -48,6 +50,9 @@ namespace mlir::nova::cuda {
 struct FlashAttentionSpec {
   bool backward = false;
   bool causal = true;
+  /// Backward: dK and dV are written into one binding (the tensor the graph
+  /// concatenates them into), at their layouts' offsets.
+  bool packedGrads = false;
   int64_t headDim = 64;
   /// Forward: query rows per CTA tile (64 per consumer) and keys per step.
   /// Backward: keys per CTA (64 per consumer) and queries per step.

@@ -16,6 +16,7 @@
 #include "compiler/codegen/cuda/FlashAttentionKernel.h"
 #include "compiler/codegen/cuda/GemmConfigurator.h"
 #include "compiler/codegen/cuda/KnownTargets.h"
+#include "compiler/codegen/cuda/StridedCastKernel.h"
 #include "compiler/conversion/NovaToIREE/KernelDispatch.h"
 #include "compiler/conversion/NovaToIREE/KernelFamilies.h"
 #include "compiler/conversion/NovaToLinalg/Utils.h"
@@ -260,6 +261,138 @@ LogicalResult declareKernel(ModuleOp module, Operation *op,
   return success();
 }
 
+/// Where the graph concatenates dK and dV (each transposed to [B, T, H, D]
+/// and reshaped to [B, T, H D] rows) along the last dim, as the gradient of
+/// a packed qkv projection: the concat, the reshapes feeding it (dQ's too
+/// when it is concatenated so) and their offsets in its rows.
+struct PackedGrads {
+  ConcatOp concat;
+  ReshapeOp query, key, value;
+  int64_t queryOffset = 0, keyOffset = 0, valueOffset = 0, width = 0;
+
+  bool takes(Value input) {
+    return input == key.getResult() || input == value.getResult() ||
+           (query && input == query.getResult());
+  }
+};
+
+/// `grad`'s [B, T, H D] rows if its only use is a transpose to [B, T, H, D]
+/// whose only use reshapes it so, and that reshape's only use is `concat`
+/// (any concat when null).
+ReshapeOp rowsOf(Value grad, const Heads &heads, ConcatOp concat) {
+  if (!grad.hasOneUse() || !isHeadsTranspose(*grad.user_begin()))
+    return {};
+  Value tokens = grad.user_begin()->getResult(0);
+  if (!tokens.hasOneUse())
+    return {};
+  auto reshape = dyn_cast<ReshapeOp>(*tokens.user_begin());
+  if (!reshape || !reshape.getResult().hasOneUse() ||
+      tensorType(reshape.getResult()).getShape() !=
+          ArrayRef<int64_t>{heads.b, heads.t, heads.h * heads.d})
+    return {};
+  auto user = dyn_cast<ConcatOp>(*reshape.getResult().user_begin());
+  if (!user || (concat && user != concat))
+    return {};
+  return reshape;
+}
+
+std::optional<PackedGrads> packedGrads(AttentionBackwardOp op,
+                                       const Heads &heads) {
+  PackedGrads packed;
+  packed.key = rowsOf(op.getGradKey(), heads, ConcatOp());
+  if (!packed.key)
+    return std::nullopt;
+  packed.concat = cast<ConcatOp>(*packed.key.getResult().user_begin());
+  packed.value = rowsOf(op.getGradValue(), heads, packed.concat);
+  if (!packed.value || packed.concat.getDim() != 2 ||
+      packed.concat->getBlock() != op->getBlock())
+    return std::nullopt;
+  // dQ goes in by the strided-cast kernel: its 4-element vectors need
+  // 4-aligned rows and offsets.
+  packed.query = rowsOf(op.getGradQuery(), heads, packed.concat);
+  int64_t offset = 0;
+  for (Value input : packed.concat.getInputs()) {
+    if (input == packed.key.getResult())
+      packed.keyOffset = offset;
+    if (input == packed.value.getResult())
+      packed.valueOffset = offset;
+    if (packed.query && input == packed.query.getResult())
+      packed.queryOffset = offset;
+    offset += tensorType(input).getShape()[2];
+  }
+  packed.width = offset;
+  int64_t v = cuda::kStridedCastVector;
+  if (packed.width % v || packed.queryOffset % v || (heads.h * heads.d) % v)
+    packed.query = ReshapeOp();
+  return packed;
+}
+
+/// Replaces the concat by `written` (the gradients already in place) with
+/// its other inputs inserted at their offsets.
+void finishPackedGrads(IRRewriter &rewriter, PackedGrads packed,
+                       Value written) {
+  ConcatOp concat = packed.concat;
+  rewriter.setInsertionPoint(concat);
+  Location loc = concat.getLoc();
+  int64_t offset = 0;
+  for (Value input : concat.getInputs()) {
+    ArrayRef<int64_t> shape = tensorType(input).getShape();
+    if (!packed.takes(input))
+      written = tensor::InsertSliceOp::create(
+          rewriter, loc, input, written, ValueRange{}, ValueRange{},
+          ValueRange{}, rewriter.getDenseI64ArrayAttr({0, 0, offset}),
+          rewriter.getDenseI64ArrayAttr(shape),
+          rewriter.getDenseI64ArrayAttr({1, 1, 1}));
+    offset += shape[2];
+  }
+  rewriter.replaceOp(concat, written);
+  for (ReshapeOp reshape : {packed.query, packed.key, packed.value}) {
+    if (!reshape)
+      continue;
+    Operation *transpose = reshape.getInput().getDefiningOp();
+    rewriter.eraseOp(reshape);
+    rewriter.eraseOp(transpose);
+  }
+}
+
+/// dQ's f32 accumulator [B, T, H, D] rounded into its columns of `packed`
+/// (in place) by Nova's strided-cast kernel.
+FailureOr<Value> castQueryInto(IRRewriter &rewriter, ModuleOp module,
+                               Location loc, Value dqAcc, Value packed,
+                               const PackedGrads &grads, const Heads &heads,
+                               bool poison) {
+  if (!hasExecutable(module, cuda::kStridedCastKernel)) {
+    std::string error;
+    std::string ptx = cuda::stridedCastPtx(error);
+    if (ptx.empty())
+      return emitError(loc) << "could not build Nova's strided-cast kernel:\n"
+                            << error;
+    KernelExport kernel;
+    kernel.name = cuda::kStridedCastKernel;
+    kernel.readOnlyBindings = {true, false};
+    kernel.constants = 4; // rows, width, dst row stride, offset
+    kernel.workgroupSize = {cuda::kStridedCastBlock, 1, 1};
+    kernel.grid = [](OpBuilder &b, Location l, Value threads) {
+      Value blocks = arith::CeilDivUIOp::create(
+          b, l, threads,
+          arith::ConstantIndexOp::create(b, l, cuda::kStridedCastBlock));
+      Value one = arith::ConstantIndexOp::create(b, l, 1);
+      return SmallVector<Value, 3>{blocks, one, one};
+    };
+    createExecutable(module, cuda::kStridedCastKernel, ptx, {kernel});
+  }
+  int64_t rows = heads.b * heads.t, width = heads.h * heads.d;
+  KernelDispatchBuilder dispatch(rewriter, loc, poison);
+  dispatch.input(dqAcc);
+  dispatch.result(tensorType(packed), packed);
+  for (int64_t value : {rows, width, grads.width, grads.queryOffset})
+    dispatch.constant(value);
+  return dispatch.create(
+      cuda::kStridedCastKernel, cuda::kStridedCastKernel,
+      arith::ConstantIndexOp::create(rewriter, loc,
+                                     rows * width / cuda::kStridedCastVector))[0];
+}
+
 /// The shape constants (T, B*H, the scale's f32 bits, H), then each
 /// operand's offset, row stride and head stride.
 void shapeConstants(KernelDispatchBuilder &dispatch, const Heads &heads,
@@ -316,15 +449,16 @@ LogicalResult lowerForward(IRRewriter &rewriter, ModuleOp module,
 
 LogicalResult lowerBackward(IRRewriter &rewriter, ModuleOp module,
                             AttentionBackwardOp op,
-                            const cuda::FlashAttentionSpec &spec, bool poison) {
-  if (failed(declareKernel(
-          module, op, spec,
-          {true, true, true, true, true, true, false, false, false, false},
-          7)))
+                            cuda::FlashAttentionSpec spec, bool poison) {
+  Heads heads = headsOf(op.getQuery());
+  std::optional<PackedGrads> packed = packedGrads(op, heads);
+  spec.packedGrads = packed.has_value();
+  SmallVector<bool> readOnly(6, true);
+  readOnly.append(spec.packedGrads ? 3 : 4, false);
+  if (failed(declareKernel(module, op, spec, readOnly, 7)))
     return failure();
   Location loc = op.getLoc();
   rewriter.setInsertionPoint(op);
-  Heads heads = headsOf(op.getQuery());
   int64_t ctas = op->getAttrOfType<LoweringConfigAttr>("lowering_config")
                      .getPersistentCtas();
   Type bf16 = rewriter.getBF16Type(), f32 = rewriter.getF32Type();
@@ -336,6 +470,12 @@ LogicalResult lowerBackward(IRRewriter &rewriter, ModuleOp module,
   auto [dqAcc, dqAccType] = resultLayout(op.getGradQuery(), heads, f32);
   auto [dk, dkType] = resultLayout(op.getGradKey(), heads, bf16);
   auto [dv, dvType] = resultLayout(op.getGradValue(), heads, bf16);
+  RankedTensorType packedType;
+  if (packed) {
+    packedType = tensorType(packed->concat.getResult());
+    dk = {Value(), packed->keyOffset, packed->width, heads.d, true};
+    dv = {Value(), packed->valueOffset, packed->width, heads.d, true};
+  }
   KernelDispatchBuilder dispatch(rewriter, loc, poison);
   for (const Strided &x : {q, k, v, dout})
     dispatch.input(x.base);
@@ -344,14 +484,27 @@ LogicalResult lowerBackward(IRRewriter &rewriter, ModuleOp module,
   // dQ accumulates (TMA reduce-adds) into zeros.
   dispatch.result(dqAccType, filledTensor(rewriter, loc, dqAccType,
                                           scalarConstant(rewriter, loc, f32, 0)));
-  dispatch.result(dkType);
-  dispatch.result(dvType);
+  if (packed) {
+    dispatch.result(packedType);
+  } else {
+    dispatch.result(dkType);
+    dispatch.result(dvType);
+  }
   dispatch.scratch(scratchType(rewriter.getContext(), ctas));
   shapeConstants(dispatch, heads, op.getScale().convertToDouble(),
                  {q, k, v, dout, dqAcc, dk, dv});
   ResultRange results =
       dispatch.create(spec.kernelName(), spec.kernelName(),
                       arith::ConstantIndexOp::create(rewriter, loc, ctas));
+  if (packed && packed->query) {
+    FailureOr<Value> written = castQueryInto(
+        rewriter, module, loc, results[0], results[1], *packed, heads, poison);
+    if (failed(written))
+      return failure();
+    finishPackedGrads(rewriter, *packed, *written);
+    rewriter.eraseOp(op);
+    return success();
+  }
   Value dq = elementwise(
       rewriter, loc,
       RankedTensorType::get(tensorType(results[0]).getShape(), bf16),
@@ -359,6 +512,11 @@ LogicalResult lowerBackward(IRRewriter &rewriter, ModuleOp module,
         return castScalar(b, l, values[0], bf16);
       });
   replaceHeads(rewriter, loc, op.getGradQuery(), dq, dqAcc);
+  if (packed) {
+    finishPackedGrads(rewriter, *packed, results[1]);
+    rewriter.eraseOp(op);
+    return success();
+  }
   replaceHeads(rewriter, loc, op.getGradKey(), results[1], dk);
   replaceHeads(rewriter, loc, op.getGradValue(), results[2], dv);
   rewriter.eraseOp(op);

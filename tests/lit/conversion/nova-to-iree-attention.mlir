@@ -83,18 +83,25 @@ func.func @backward(%do: tensor<2x4x200x64xbf16>, %q: tensor<2x4x200x64xbf16>, %
 // -----
 
 // The model's backward: dO is the transpose of the out projection's input
-// gradient [B T, H D], q, k, v and out are read in place as in the forward,
-// and dQ (its f32 accumulator and the bf16 rounding), dK and dV are written
-// as [B, T, H, D], which the graph concatenates into the qkv gradient.
+// gradient [B T, H D]; q, k, v and out are read in place as in the forward.
+// dK and dV are written straight into the qkv gradient the graph
+// concatenates them into (the "_kv" kernel: one binding, at offsets 256 and
+// 512 of rows of 768), and dQ's f32 accumulator ([B, T, H, D]) is rounded
+// into its columns in place by Nova's strided-cast kernel: no concat, no
+// copy.
 // CHECK-LABEL: func.func @backward_packed
 // CHECK-NOT: nova.transpose
 // CHECK:     %[[DELTA:.+]] = linalg.generic {indexing_maps = [#[[TOKENS:.+]], #[[TOKENS]], #{{.+}}], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
 // CHECK:     %[[ACC:.+]] = linalg.fill {{.*}} -> tensor<2x200x4x64xf32>
-// CHECK:     %[[R:.+]]:4 = "flow.dispatch"(%c16, %arg0, %arg0, %arg0, %{{.+}}, %{{.+}}, %{{.+}}, %[[ACC]],
-// CHECK-SAME:  -> (tensor<2x200x4x64xf32>, tensor<2x200x4x64xbf16>, tensor<2x200x4x64xbf16>, tensor<2560xi32>)
-// CHECK:     %[[DQ:.+]] = linalg.generic {{.*}} ins(%[[R]]#0 : tensor<2x200x4x64xf32>)
-// CHECK-NOT: nova.transpose
-// CHECK:     nova.concat
+// CHECK:     %[[R:.+]]:3 = "flow.dispatch"(%c16, %arg0, %arg0, %arg0, %arg2, %{{[^,]+}}, %{{[^,]+}}, %[[ACC]],
+// CHECK-SAME:  entry_points = [@nova_attention_bwd_d64_128x64_s2_causal_kv::@nova_attention_bwd_d64_128x64_s2_causal_kv]
+// CHECK-SAME:  tied_operands = [6 : index, -1 : index, -1 : index]
+// CHECK-SAME:  -> (tensor<2x200x4x64xf32>, tensor<2x200x768xbf16>, tensor<2560xi32>)
+// CHECK:     %[[GRAD:.+]] = "flow.dispatch"(%{{[^,]+}}, %[[R]]#0, %[[R]]#1, %{{[^,]+}}, %{{[^,]+}}, %{{[^,]+}}, %{{[^,)]+}})
+// CHECK-SAME:  entry_points = [@nova_strided_cast_f32_bf16::@nova_strided_cast_f32_bf16]
+// CHECK-SAME:  tied_operands = [1 : index]
+// CHECK-NOT: nova.concat
+// CHECK:     return %[[GRAD]]
 func.func @backward_packed(%qkv: tensor<2x200x768xbf16>, %y: tensor<400x256xbf16>, %g: tensor<400x256xbf16>, %lse: tensor<2x4x200xf32>) -> tensor<2x200x768xbf16> {
   %q0 = nova.slice %qkv[0:2:1, 0:200:1, 0:256:1] : tensor<2x200x768xbf16> -> tensor<2x200x256xbf16>
   %k0 = nova.slice %qkv[0:2:1, 0:200:1, 256:512:1] : tensor<2x200x768xbf16> -> tensor<2x200x256xbf16>
