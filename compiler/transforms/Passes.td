@@ -74,9 +74,11 @@ def NovaSplitReductions : Pass<"nova-split-reductions"> {
     rows, so C = 2048 runs on 8 workgroups. This pass reshapes the R reduced
     rows into [R / parts, parts, C...] and reduces dim 0 twice: the first
     stage has parts x C outputs (hundreds of workgroups, each thread reading
-    consecutive columns), the second a short one. Sum, max and mean compose
-    this way (equal-sized groups); bf16/f16 sums and means run both stages in
-    f32 and round once, as a single reduction would.
+    consecutive columns), the second a short one. A reduction of every dim
+    to a scalar (a loss's sum over its rows), which IREE gives one thread,
+    becomes [parts, R / parts] reduced along its rows first. Sum, max and
+    mean compose this way (equal-sized groups); bf16/f16 sums and means run
+    both stages in f32 and round once, as a single reduction would.
   }];
   let options = [
     Option<"minRows", "min-rows", "int64_t", /*default=*/"4096",

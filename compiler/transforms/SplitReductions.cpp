@@ -29,10 +29,10 @@ struct SplitLeadingReduction : OpRewritePattern<ReduceOpT> {
                                 PatternRewriter &rewriter) const override {
     auto inputType = cast<RankedTensorType>(op.getInput().getType());
     ArrayRef<int64_t> dims = op.getDims();
-    // Only a leading block of dims, with at least one kept dim after it.
-    if (dims.empty() || static_cast<int64_t>(dims.size()) >= inputType.getRank() ||
-        !inputType.hasStaticShape())
+    // Only a leading block of dims (all of them: a reduction to a scalar).
+    if (dims.empty() || !inputType.hasStaticShape())
       return rewriter.notifyMatchFailure(op, "not a static leading reduction");
+    bool all = static_cast<int64_t>(dims.size()) == inputType.getRank();
     for (auto [i, d] : llvm::enumerate(dims))
       if (d != static_cast<int64_t>(i))
         return rewriter.notifyMatchFailure(op, "reduces a non-leading dim");
@@ -52,7 +52,11 @@ struct SplitLeadingReduction : OpRewritePattern<ReduceOpT> {
     Type stageType = widen ? rewriter.getF32Type() : elementType;
 
     ArrayRef<int64_t> kept = shape.drop_front(dims.size());
-    SmallVector<int64_t> splitShape{rows / parts, parts};
+    // To a scalar: [parts, R / parts] summed along its rows first (IREE
+    // gives a whole reduction one thread; row-wise, a workgroup per row).
+    SmallVector<int64_t> splitShape =
+        all ? SmallVector<int64_t>{parts, rows / parts}
+            : SmallVector<int64_t>{rows / parts, parts};
     llvm::append_range(splitShape, kept);
     Value x = ReshapeOp::create(
         rewriter, loc, RankedTensorType::get(splitShape, elementType),
@@ -68,7 +72,17 @@ struct SplitLeadingReduction : OpRewritePattern<ReduceOpT> {
                                rewriter.getDenseI64ArrayAttr({0}),
                                /*keepdim=*/false);
     };
-    Value reduced = reduceLeading(reduceLeading(x));
+    if (all) {
+      auto rowsType =
+          RankedTensorType::get({parts}, cast<RankedTensorType>(x.getType())
+                                             .getElementType());
+      x = ReduceOpT::create(rewriter, loc, rowsType, x,
+                            rewriter.getDenseI64ArrayAttr({1}),
+                            /*keepdim=*/false);
+    } else {
+      x = reduceLeading(x);
+    }
+    Value reduced = reduceLeading(x);
     if (widen)
       reduced = CastOp::create(
           rewriter, loc, RankedTensorType::get(kept, elementType), reduced);

@@ -29,15 +29,32 @@ func.func @max_keepdim(%x: tensor<4x2048x8xf32>) -> tensor<1x1x8xf32> {
 
 // -----
 
-// Left alone: too few rows, a trailing (row-wise) reduction, all dims reduced.
+// Left alone: too few rows, a trailing (row-wise) reduction.
 // CHECK-LABEL: func.func @unchanged
 // CHECK-NEXT:    nova.reduce_mean %arg0 dims = [0] : tensor<1024x64xf32> -> tensor<64xf32>
 // CHECK-NEXT:    nova.reduce_sum %arg1 dims = [1] : tensor<64x8192xf32> -> tensor<64xf32>
-// CHECK-NEXT:    nova.reduce_sum %arg2 dims = [0] : tensor<8192xf32> -> tensor<f32>
 // CHECK-NEXT:    return
-func.func @unchanged(%a: tensor<1024x64xf32>, %b: tensor<64x8192xf32>, %c: tensor<8192xf32>) -> (tensor<64xf32>, tensor<64xf32>, tensor<f32>) {
+func.func @unchanged(%a: tensor<1024x64xf32>, %b: tensor<64x8192xf32>) -> (tensor<64xf32>, tensor<64xf32>) {
   %0 = nova.reduce_mean %a dims = [0] : tensor<1024x64xf32> -> tensor<64xf32>
   %1 = nova.reduce_sum %b dims = [1] : tensor<64x8192xf32> -> tensor<64xf32>
-  %2 = nova.reduce_sum %c dims = [0] : tensor<8192xf32> -> tensor<f32>
-  return %0, %1, %2 : tensor<64xf32>, tensor<64xf32>, tensor<f32>
+  return %0, %1 : tensor<64xf32>, tensor<64xf32>
+}
+
+// -----
+
+// A reduction to a scalar (a loss's sum and its count of targets over the
+// tokens): row-wise over [parts, R / parts] first, then over the parts.
+// CHECK-LABEL: func.func @to_scalar
+// CHECK-NEXT:    %[[R:.*]] = nova.reshape %arg0 : tensor<16384xi64> -> tensor<64x256xi64>
+// CHECK-NEXT:    %[[S1:.*]] = nova.reduce_sum %[[R]] dims = [1] : tensor<64x256xi64> -> tensor<64xi64>
+// CHECK-NEXT:    %[[S2:.*]] = nova.reduce_sum %[[S1]] dims = [0] : tensor<64xi64> -> tensor<i64>
+// CHECK-NEXT:    %[[M:.*]] = nova.reshape %arg1 : tensor<32x512xf32> -> tensor<64x256xf32>
+// CHECK-NEXT:    %[[M1:.*]] = nova.reduce_max %[[M]] dims = [1] : tensor<64x256xf32> -> tensor<64xf32>
+// CHECK-NEXT:    %[[M2:.*]] = nova.reduce_max %[[M1]] dims = [0] : tensor<64xf32> -> tensor<f32>
+// CHECK-NEXT:    %[[K:.*]] = nova.reshape %[[M2]] : tensor<f32> -> tensor<1x1xf32>
+// CHECK-NEXT:    return %[[S2]], %[[K]]
+func.func @to_scalar(%c: tensor<16384xi64>, %x: tensor<32x512xf32>) -> (tensor<i64>, tensor<1x1xf32>) {
+  %0 = nova.reduce_sum %c dims = [0] : tensor<16384xi64> -> tensor<i64>
+  %1 = nova.reduce_max %x dims = [0, 1] keepdim : tensor<32x512xf32> -> tensor<1x1xf32>
+  return %0, %1 : tensor<i64>, tensor<1x1xf32>
 }
