@@ -26,7 +26,6 @@ namespace {
 struct BackwardKernel : AttentionBuilder {
   using AttentionBuilder::AttentionBuilder;
   Value q, k, v, dout, lse, delta, dqAcc, dk, dv, scratch, scale, scaleLog2;
-  Value deltaRowStride, deltaHeadStride; // i32
   HeadsLayout qLayout, kLayout, vLayout, doLayout, dqLayout, dkLayout,
       dvLayout;
   Value keyBlocks, queryBlocks, items;
@@ -159,10 +158,6 @@ struct BackwardKernel : AttentionBuilder {
            Value keyBase = add(add(mul(kb, c32(keys)), mul(c, c32(64))),
                                add(mul(warp, c32(16)), div(lane, c32(4))));
            Value headRow = mul(head, t);
-           // Delta[b, h, t] at b T H + h deltaHeadStride + t deltaRowStride
-           // ([B, H, T] or, as dO's rows are, [B, T, H]).
-           Value deltaHead = add(mul(div(head, heads), mul(t, heads)),
-                                 mul(rem(head, heads), deltaHeadStride));
            SmallVector<Value> init = {zeroAcc(d), zeroAcc(d), it[0]};
            ValueRange end = loop(
                firstQueryBlock(kb), queryBlocks, c32(1), init,
@@ -192,8 +187,6 @@ struct BackwardKernel : AttentionBuilder {
                    for (int64_t e = 0; e < 2; ++e) {
                      Value query = min(add(queryBase, c32(8 * i + e)), lastRow);
                      Value index = wide(add(headRow, query));
-                     Value deltaIndex =
-                         add(deltaHead, mul(query, deltaRowStride));
                      lse2.push_back(fmul(
                          LLVM::LoadOp::create(
                              b, loc, f32,
@@ -204,7 +197,7 @@ struct BackwardKernel : AttentionBuilder {
                      dlt.push_back(LLVM::LoadOp::create(
                          b, loc, f32,
                          LLVM::GEPOp::create(b, loc, global, f32, delta,
-                                             ValueRange{wide(deltaIndex)}),
+                                             ValueRange{index}),
                          4));
                    }
                  NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
@@ -332,8 +325,6 @@ struct BackwardKernel : AttentionBuilder {
       *layout = layoutArgument(entry, next);
       next += 3;
     }
-    deltaRowStride = entry.getArgument(next);
-    deltaHeadStride = entry.getArgument(next + 1);
     scaleLog2 = fmul(scale, cf(1.4426950408889634));
     smem = LLVM::AddressOfOp::create(b, loc, smemGlobal);
 
@@ -391,7 +382,7 @@ cuda::buildFlashAttentionBackward(MLIRContext *context,
       createKernelModule(b, spec.kernelName(), "sm_90a", "+ptx83");
   LLVM::GlobalOp smem;
   gpu::GPUFuncOp func = AttentionBuilder::createKernel(
-      b, spec, spec.packedGrads ? 9 : 10, 4 + 7 * 3 + 2, smem);
+      b, spec, spec.packedGrads ? 9 : 10, 4 + 7 * 3, smem);
   BackwardKernel(b, b.getUnknownLoc(), spec).body(func, smem);
   return module;
 }

@@ -27,7 +27,7 @@
 // bits, H, then offset, row and head stride of Q, K, V, O); backward (Q, K,
 // V, dO, LSE, Delta, dQ f32 accumulator, dK, dV - one binding for both with
 // packedGrads -, scratch; T, BH, scale bits, H, then the strides of Q, K, V,
-// dO, dQ, dK, dV, then Delta's row and head strides: [B, H, T] or [B, T, H]). Block 384 threads, grid x = CTAs, dynamic
+// dO, dQ, dK, dV). Block 384 threads, grid x = CTAs, dynamic
 // shared memory `sharedMemoryBytes()`, `kDescriptorBytesPerCta` of scratch
 // per CTA.
 //

@@ -195,56 +195,47 @@ FailureOr<cuda::FlashAttentionSpec> kernelSpec(Operation *op, Value query,
                                   sharedMemoryLimit(op), why);
 }
 
-/// Delta = sum_d dO * O in f32, read where dO and O lie, laid out as dO's
-/// rows are: [B, T, H] when they are tokens (a plain row reduction of
-/// contiguous D), else [B, H, T].
+/// Delta[b h, t] = sum_d dO * O in f32, read where dO and O lie.
 Value rowDot(OpBuilder &b, Location loc, const Strided &dout,
              const Strided &out, const Heads &heads) {
   MLIRContext *context = b.getContext();
-  // Loops in Delta's order: (b, t, h, d) for token rows, else (b, h, t, d).
-  bool tokens = dout.tokenMajor;
-  AffineExpr bi = getAffineDimExpr(0, context), d3 = getAffineDimExpr(3, context);
-  AffineExpr hi = getAffineDimExpr(tokens ? 2 : 1, context),
-             ti = getAffineDimExpr(tokens ? 1 : 2, context);
+  AffineExpr bi = getAffineDimExpr(0, context), hi = getAffineDimExpr(1, context),
+             ti = getAffineDimExpr(2, context), di = getAffineDimExpr(3, context);
   auto mapOf = [&](const Strided &x) {
-    return x.tokenMajor ? AffineMap::get(4, 0, {bi, ti, hi, d3}, context)
-                        : AffineMap::get(4, 0, {bi, hi, ti, d3}, context);
+    return x.tokenMajor ? AffineMap::get(4, 0, {bi, ti, hi, di}, context)
+                        : AffineMap::get(4, 0, {bi, hi, ti, di}, context);
   };
-  SmallVector<AffineMap> maps = {
-      mapOf(dout), mapOf(out),
-      AffineMap::get(4, 0, {bi, getAffineDimExpr(1, context),
-                            getAffineDimExpr(2, context)},
-                     context)};
+  SmallVector<AffineMap> maps = {mapOf(dout), mapOf(out),
+                                 AffineMap::get(4, 0, {bi, hi, ti}, context)};
   SmallVector<utils::IteratorType> iterators(3, utils::IteratorType::parallel);
   iterators.push_back(utils::IteratorType::reduction);
   Type f32 = b.getF32Type();
-  auto deltaType = RankedTensorType::get(
-      tokens ? SmallVector<int64_t>{heads.b, heads.t, heads.h}
-             : SmallVector<int64_t>{heads.b, heads.h, heads.t},
-      f32);
+  auto deltaType = RankedTensorType::get({heads.b, heads.h, heads.t}, f32);
   Value init = filledTensor(b, loc, deltaType, scalarConstant(b, loc, f32, 0));
-  return linalg::GenericOp::create(
-             b, loc, deltaType,
-             ValueRange{logicalTensor(b, loc, dout, heads),
-                        logicalTensor(b, loc, out, heads)},
-             init, maps, iterators,
-             [](OpBuilder &nb, Location l, ValueRange args) {
-               Type f32 = nb.getF32Type();
-               Value product = arith::MulFOp::create(
-                   nb, l, arith::ExtFOp::create(nb, l, f32, args[0]),
-                   arith::ExtFOp::create(nb, l, f32, args[1]));
-               linalg::YieldOp::create(
-                   nb, l, arith::AddFOp::create(nb, l, args[2], product)
-                              .getResult());
-             })
-      ->getResult(0);
+  Value delta =
+      linalg::GenericOp::create(
+          b, loc, deltaType,
+          ValueRange{logicalTensor(b, loc, dout, heads),
+                     logicalTensor(b, loc, out, heads)},
+          init, maps, iterators,
+          [](OpBuilder &nb, Location l, ValueRange args) {
+            Type f32 = nb.getF32Type();
+            Value product = arith::MulFOp::create(
+                nb, l, arith::ExtFOp::create(nb, l, f32, args[0]),
+                arith::ExtFOp::create(nb, l, f32, args[1]));
+            linalg::YieldOp::create(
+                nb, l, arith::AddFOp::create(nb, l, args[2], product)
+                           .getResult());
+          })
+          ->getResult(0);
+  return reshapeTensor(b, loc, delta,
+                       RankedTensorType::get({heads.bh(), heads.t}, f32));
 }
 
 /// Declares the kernel's executable once per module.
 LogicalResult declareKernel(ModuleOp module, Operation *op,
                             const cuda::FlashAttentionSpec &spec,
-                            ArrayRef<bool> readOnly, int64_t layouts,
-                            int64_t extra = 0) {
+                            ArrayRef<bool> readOnly, int64_t layouts) {
   std::string name = spec.kernelName();
   if (hasExecutable(module, name))
     return success();
@@ -258,8 +249,8 @@ LogicalResult declareKernel(ModuleOp module, Operation *op,
   kernel.name = name;
   kernel.readOnlyBindings.assign(readOnly.begin(), readOnly.end());
   // T, B*H, scale (f32 bits), H, then (offset, row, head stride) per
-  // strided operand, then `extra` (the backward's Delta strides).
-  kernel.constants = 4 + 3 * layouts + extra;
+  // strided operand.
+  kernel.constants = 4 + 3 * layouts;
   kernel.workgroupSize = {spec.threads(), 1, 1};
   kernel.sharedMemoryBytes = spec.sharedMemoryBytes();
   kernel.grid = [](OpBuilder &b, Location l, Value workload) {
@@ -464,7 +455,7 @@ LogicalResult lowerBackward(IRRewriter &rewriter, ModuleOp module,
   spec.packedGrads = packed.has_value();
   SmallVector<bool> readOnly(6, true);
   readOnly.append(spec.packedGrads ? 3 : 4, false);
-  if (failed(declareKernel(module, op, spec, readOnly, 7, /*extra=*/2)))
+  if (failed(declareKernel(module, op, spec, readOnly, 7)))
     return failure();
   Location loc = op.getLoc();
   rewriter.setInsertionPoint(op);
@@ -502,9 +493,6 @@ LogicalResult lowerBackward(IRRewriter &rewriter, ModuleOp module,
   dispatch.scratch(scratchType(rewriter.getContext(), ctas));
   shapeConstants(dispatch, heads, op.getScale().convertToDouble(),
                  {q, k, v, dout, dqAcc, dk, dv});
-  // Delta's row and head strides.
-  dispatch.constant(dout.tokenMajor ? heads.h : 1);
-  dispatch.constant(dout.tokenMajor ? 1 : heads.t);
   ResultRange results =
       dispatch.create(spec.kernelName(), spec.kernelName(),
                       arith::ConstantIndexOp::create(rewriter, loc, ctas));
