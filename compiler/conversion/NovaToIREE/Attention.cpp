@@ -237,14 +237,6 @@ LogicalResult declareKernel(ModuleOp module, Operation *op,
                             const cuda::FlashAttentionSpec &spec,
                             ArrayRef<bool> readOnly, int64_t layouts) {
   std::string name = spec.kernelName();
-  if (hasExecutable(module, name))
-    return success();
-  std::string error;
-  std::string ptx = cuda::flashAttentionPtx(spec, error);
-  if (ptx.empty())
-    return op->emitOpError() << "could not build Nova's attention kernel "
-                             << name << ":\n"
-                             << error;
   KernelExport kernel;
   kernel.name = name;
   kernel.readOnlyBindings.assign(readOnly.begin(), readOnly.end());
@@ -253,12 +245,11 @@ LogicalResult declareKernel(ModuleOp module, Operation *op,
   kernel.constants = 4 + 3 * layouts;
   kernel.workgroupSize = {spec.threads(), 1, 1};
   kernel.sharedMemoryBytes = spec.sharedMemoryBytes();
-  kernel.grid = [](OpBuilder &b, Location l, Value workload) {
-    Value one = arith::ConstantIndexOp::create(b, l, 1);
-    return SmallVector<Value, 3>{workload, one, one};
-  };
-  createExecutable(module, name, ptx, {kernel});
-  return success();
+  // Grid: the persistent CTAs (the workload).
+  return declareKernelOnce(module, op, "attention kernel", kernel,
+                           [&](std::string &error) {
+                             return cuda::flashAttentionPtx(spec, error);
+                           });
 }
 
 /// Where the graph concatenates dK and dV (each transposed to [B, T, H, D]
@@ -358,29 +349,25 @@ void finishPackedGrads(IRRewriter &rewriter, PackedGrads packed,
 /// dQ's f32 accumulator [B, T, H, D] rounded into its columns of `packed`
 /// (in place) by Nova's strided-cast kernel.
 FailureOr<Value> castQueryInto(IRRewriter &rewriter, ModuleOp module,
-                               Location loc, Value dqAcc, Value packed,
+                               Operation *op, Value dqAcc, Value packed,
                                const PackedGrads &grads, const Heads &heads,
                                bool poison) {
-  if (!hasExecutable(module, cuda::kStridedCastKernel)) {
-    std::string error;
-    std::string ptx = cuda::stridedCastPtx(error);
-    if (ptx.empty())
-      return emitError(loc) << "could not build Nova's strided-cast kernel:\n"
-                            << error;
-    KernelExport kernel;
-    kernel.name = cuda::kStridedCastKernel;
-    kernel.readOnlyBindings = {true, false};
-    kernel.constants = 4; // rows, width, dst row stride, offset
-    kernel.workgroupSize = {cuda::kStridedCastBlock, 1, 1};
-    kernel.grid = [](OpBuilder &b, Location l, Value threads) {
-      Value blocks = arith::CeilDivUIOp::create(
-          b, l, threads,
-          arith::ConstantIndexOp::create(b, l, cuda::kStridedCastBlock));
-      Value one = arith::ConstantIndexOp::create(b, l, 1);
-      return SmallVector<Value, 3>{blocks, one, one};
-    };
-    createExecutable(module, cuda::kStridedCastKernel, ptx, {kernel});
-  }
+  Location loc = op->getLoc();
+  KernelExport kernel;
+  kernel.name = cuda::kStridedCastKernel;
+  kernel.readOnlyBindings = {true, false};
+  kernel.constants = 4; // rows, width, dst row stride, offset
+  kernel.workgroupSize = {cuda::kStridedCastBlock, 1, 1};
+  kernel.grid = [](OpBuilder &b, Location l, Value threads) {
+    Value blocks = arith::CeilDivUIOp::create(
+        b, l, threads,
+        arith::ConstantIndexOp::create(b, l, cuda::kStridedCastBlock));
+    Value one = arith::ConstantIndexOp::create(b, l, 1);
+    return SmallVector<Value, 3>{blocks, one, one};
+  };
+  if (failed(declareKernelOnce(module, op, "strided-cast kernel", kernel,
+                               cuda::stridedCastPtx)))
+    return failure();
   int64_t rows = heads.b * heads.t, width = heads.h * heads.d;
   KernelDispatchBuilder dispatch(rewriter, loc, poison);
   dispatch.input(dqAcc);
@@ -498,7 +485,7 @@ LogicalResult lowerBackward(IRRewriter &rewriter, ModuleOp module,
                       arith::ConstantIndexOp::create(rewriter, loc, ctas));
   if (packed && packed->query) {
     FailureOr<Value> written = castQueryInto(
-        rewriter, module, loc, results[0], results[1], *packed, heads, poison);
+        rewriter, module, op, results[0], results[1], *packed, heads, poison);
     if (failed(written))
       return failure();
     finishPackedGrads(rewriter, *packed, *written);

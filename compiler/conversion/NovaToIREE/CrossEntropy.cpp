@@ -36,14 +36,6 @@ FailureOr<cuda::CrossEntropySpec> kernelSpec(Operation *op, Value logits,
 LogicalResult declareKernel(ModuleOp module, Operation *op,
                             const cuda::CrossEntropySpec &spec) {
   std::string name = spec.kernelName();
-  if (hasExecutable(module, name))
-    return success();
-  std::string error;
-  std::string ptx = cuda::crossEntropyPtx(spec, error);
-  if (ptx.empty())
-    return op->emitOpError() << "could not build Nova's cross-entropy kernel "
-                             << name << ":\n"
-                             << error;
   KernelExport kernel;
   kernel.name = name;
   if (spec.backward)
@@ -52,12 +44,11 @@ LogicalResult declareKernel(ModuleOp module, Operation *op,
     kernel.readOnlyBindings = {true, true, false, false};
   kernel.constants = 2; // C, ignore_index
   kernel.workgroupSize = {spec.threads, 1, 1};
-  kernel.grid = [](OpBuilder &b, Location l, Value rows) {
-    Value one = arith::ConstantIndexOp::create(b, l, 1);
-    return SmallVector<Value, 3>{rows, one, one};
-  };
-  createExecutable(module, name, ptx, {kernel});
-  return success();
+  // Grid: one CTA per row (the workload).
+  return declareKernelOnce(module, op, "cross-entropy kernel", kernel,
+                           [&](std::string &error) {
+                             return cuda::crossEntropyPtx(spec, error);
+                           });
 }
 
 LogicalResult lower(IRRewriter &rewriter, ModuleOp module, Operation *op,

@@ -188,26 +188,18 @@ LogicalResult lowerToGemmKernel(IRRewriter &rewriter, ModuleOp module,
                                 const GemmShape &shape, bool poisonOutputs) {
   Location loc = op.getLoc();
   std::string name = spec.kernelName();
-  if (!hasExecutable(module, name)) {
-    std::string error;
-    std::string ptx = cuda::wgmmaGemmPtx(spec, error);
-    if (ptx.empty())
-      return op.emitOpError() << "could not build Nova's GEMM kernel " << name
-                              << ":\n"
-                              << error;
-    KernelExport kernel;
-    kernel.name = name;
-    kernel.readOnlyBindings = {true, true, false, false}; // A, B, C, maps
-    kernel.constants = 4;                                 // M, N, K, batch
-    kernel.workgroupSize = {spec.threads(), 1, 1};
-    kernel.sharedMemoryBytes = spec.sharedMemoryBytes();
-    // The workload is the grid: one CTA per SM at most, computed here.
-    kernel.grid = [](OpBuilder &b, Location l, Value workload) {
-      Value one = arith::ConstantIndexOp::create(b, l, 1);
-      return SmallVector<Value, 3>{workload, one, one};
-    };
-    createExecutable(module, name, ptx, {kernel});
-  }
+  KernelExport kernel;
+  kernel.name = name;
+  kernel.readOnlyBindings = {true, true, false, false}; // A, B, C, maps
+  kernel.constants = 4;                                 // M, N, K, batch
+  kernel.workgroupSize = {spec.threads(), 1, 1};
+  kernel.sharedMemoryBytes = spec.sharedMemoryBytes();
+  // Grid: the workload (one CTA per SM at most, computed here).
+  if (failed(declareKernelOnce(module, op, "GEMM kernel", kernel,
+                               [&](std::string &error) {
+                                 return cuda::wgmmaGemmPtx(spec, error);
+                               })))
+    return failure();
 
   rewriter.setInsertionPoint(op);
   Value lhs = op.getLhs(), rhs = op.getRhs();

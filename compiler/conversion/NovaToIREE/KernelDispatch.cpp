@@ -90,10 +90,31 @@ void nova_to_iree::createExecutable(ModuleOp module, StringRef name,
     Block *count = b.createBlock(&exportOp->getRegion(0), {},
                                  {device, b.getIndexType()}, {loc, loc});
     OperationState ret(loc, "hal.return");
-    ret.addOperands(kernel.grid(b, loc, count->getArgument(1)));
+    Value workload = count->getArgument(1);
+    if (kernel.grid) {
+      ret.addOperands(kernel.grid(b, loc, workload));
+    } else {
+      Value one = arith::ConstantIndexOp::create(b, loc, 1);
+      ret.addOperands({workload, one, one});
+    }
     b.create(ret);
   }
   b.create(OperationState(loc, "hal.executable.source_end"));
+}
+
+LogicalResult nova_to_iree::declareKernelOnce(
+    ModuleOp module, Operation *op, StringRef what, const KernelExport &kernel,
+    function_ref<std::string(std::string &error)> buildPtx) {
+  if (hasExecutable(module, kernel.name))
+    return success();
+  std::string error;
+  std::string ptx = buildPtx(error);
+  if (ptx.empty())
+    return op->emitOpError() << "could not build Nova's " << what << " "
+                             << kernel.name << ":\n"
+                             << error;
+  createExecutable(module, kernel.name, ptx, {kernel});
+  return success();
 }
 
 ResultRange nova_to_iree::createDispatch(OpBuilder &b, Location loc,

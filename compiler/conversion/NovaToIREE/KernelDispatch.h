@@ -35,7 +35,8 @@ struct KernelExport {
   std::array<int64_t, 3> workgroupSize = {1, 1, 1};
   /// Dynamic shared memory per workgroup in bytes (0: none).
   int64_t sharedMemoryBytes = 0;
-  /// The grid (x, y, z) for a dispatch's workload (one index value).
+  /// The grid (x, y, z) for a dispatch's workload (one index value); unset,
+  /// (workload, 1, 1).
   std::function<SmallVector<Value, 3>(OpBuilder &, Location, Value)> grid;
 };
 
@@ -50,6 +51,14 @@ bool hasExecutable(ModuleOp module, StringRef name);
 /// CUDA target, with `exports`.
 void createExecutable(ModuleOp module, StringRef name, StringRef ptx,
                       ArrayRef<KernelExport> exports);
+
+/// Declares `kernel`'s executable (named as the kernel) once per module, its
+/// PTX from `buildPtx` (empty with the diagnostics in its argument on
+/// failure: then an error on `op` naming `what`).
+LogicalResult
+declareKernelOnce(ModuleOp module, Operation *op, StringRef what,
+                  const KernelExport &kernel,
+                  function_ref<std::string(std::string &error)> buildPtx);
 
 /// `flow.dispatch @executable::@kernel[workload](arguments)` returning
 /// tensors of `resultTypes`, result i tied to (written in place into)
