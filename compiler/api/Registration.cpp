@@ -59,6 +59,7 @@ void buildLowerToLinalgPipeline(OpPassManager &pm,
   StringRef target = options.target;
   if (target.consume_front("cuda")) {
     pm.addPass(createNovaSplitReductions());
+    pm.addPass(createNovaFuseElementwise());
     NovaConfigureKernelsOptions configure;
     configure.target = target.consume_front(":") ? target.str() : "";
     configure.f32MatmulPrecision = options.f32MatmulPrecision;
@@ -72,6 +73,9 @@ void buildLowerToLinalgPipeline(OpPassManager &pm,
   } else {
     pm.addPass(createNovaDecomposeAttention());
     pm.addPass(createNovaDecomposeCrossEntropy());
+    // No row kernels here: the regions are inlined back, which checks the
+    // grouping on every CPU step.
+    pm.addPass(createNovaFuseElementwise());
   }
   pm.addPass(createConvertNovaToLinalg());
   pm.addPass(createCanonicalizerPass());

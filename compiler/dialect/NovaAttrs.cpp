@@ -103,11 +103,13 @@ LoweringConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   if (!llvm::is_contained({StringRef(), StringRef("wgmma_tma"),
                            StringRef("mma_sync_cp_async"),
                            StringRef("flash_wgmma"),
-                           StringRef("cross_entropy_rows")},
+                           StringRef("cross_entropy_rows"),
+                           StringRef("fused_rows")},
                           kernel))
     return emitError() << "kernel must be \"wgmma_tma\", "
-                       << "\"mma_sync_cp_async\", \"flash_wgmma\" or "
-                       << "\"cross_entropy_rows\", got \"" << kernel << "\"";
+                       << "\"mma_sync_cp_async\", \"flash_wgmma\", "
+                       << "\"cross_entropy_rows\" or \"fused_rows\", got \""
+                       << kernel << "\"";
   // f32: a row kernel's element type (the matmul kernels compute in tf32).
   if (!llvm::is_contained({StringRef(), StringRef("bf16"), StringRef("f16"),
                            StringRef("tf32"), StringRef("tf32x3"),

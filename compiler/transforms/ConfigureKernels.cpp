@@ -2,6 +2,7 @@
 
 #include "compiler/codegen/cuda/AttentionConfigurator.h"
 #include "compiler/codegen/cuda/CrossEntropyConfigurator.h"
+#include "compiler/codegen/cuda/FusedRowsConfigurator.h"
 #include "compiler/codegen/cuda/GemmConfigurator.h"
 #include "compiler/codegen/cuda/KnownTargets.h"
 #include "compiler/dialect/NovaOps.h"
@@ -69,6 +70,7 @@ struct ConfigureKernelsPass
 
     configureAttentionOps(module, *target);
     configureCrossEntropyOps(module, *target);
+    configureFusedOps(module, *target);
     module.walk([&](MatmulOp op) {
       if (op.getLoweringConfigAttr())
         return;
@@ -187,6 +189,33 @@ struct ConfigureKernelsPass
                          << " threads per row, " << config->getTileSizes()[1]
                          << "-wide loads, " << config->getPipelineStages()
                          << " in flight";
+    });
+  }
+
+  /// Every nova.fused region in one row space gets Nova's fused-rows
+  /// kernel; the others are inlined back for IREE's code generation.
+  void configureFusedOps(ModuleOp module, TargetAttr target) {
+    module.walk([&](FusedOp op) {
+      if (op.getLoweringConfigAttr())
+        return;
+      std::string why;
+      std::optional<LoweringConfigAttr> config;
+      FailureOr<cuda::FusedRowsPlan> plan = cuda::analyzeFusedRows(op, why);
+      if (succeeded(plan))
+        config = cuda::configureFusedRows(*plan, cuda::hasReduction(op), target,
+                                          why);
+      if (!config) {
+        if (remarks)
+          op->emitRemark() << "not configured: " << why;
+        return;
+      }
+      op.setLoweringConfigAttr(*config);
+      if (remarks)
+        op->emitRemark() << "fused rows " << plan->rows << "x"
+                         << plan->columns << ": "
+                         << config->getTileSizes()[1] << "-wide vectors, "
+                         << config->getWarpLayout()[0] << " warps per CTA, "
+                         << config->getTileSizes()[2] << " per row";
     });
   }
 

@@ -89,6 +89,26 @@ def NovaSplitReductions : Pass<"nova-split-reductions"> {
   let dependentDialects = ["::mlir::nova::NovaDialect"];
 }
 
+def NovaFuseElementwise : Pass<"nova-fuse-elementwise"> {
+  let summary = "Group elementwise chains and last-dim reductions of one row space into nova.fused";
+  let description = [{
+    Forms `nova.fused` regions, each compiled as one kernel: ops whose
+    values share a row space [R, C] (per element of a [..., C] tensor, per
+    row, per column through a broadcast, or scalar): elementwise ops, casts,
+    broadcasts, reshapes that keep the last dim, splat constants and sums,
+    maxima and means over the last dim - a residual add with the layer norm
+    after it, a bias add with the GELU after it, the layer norm backward's
+    row reductions with the elementwise ops around them. Groups grow from
+    their last op towards its producers (consumer first), never through a
+    cycle of ops outside the group; constants, broadcasts and reshapes are
+    copied into each group that uses them, other values used outside a group
+    become its results. The block is then re-sorted topologically. On CUDA
+    the configurator gives each region Nova's fused-rows kernel; a region
+    without one is inlined back by convert-nova-to-linalg.
+  }];
+  let dependentDialects = ["::mlir::nova::NovaDialect"];
+}
+
 def NovaConfigureKernels : Pass<"nova-configure-kernels", "::mlir::ModuleOp"> {
   let summary = "Choose each matmul's GPU kernel configuration analytically";
   let description = [{

@@ -23,7 +23,8 @@ struct ConvertNovaToIREEKernelsPass
     if (failed(nova_to_iree::injectScatterAddKernels(module)) ||
         failed(nova_to_iree::injectGemmKernels(module, poisonOutputs)) ||
         failed(nova_to_iree::injectAttentionKernels(module, poisonOutputs)) ||
-        failed(nova_to_iree::injectCrossEntropyKernels(module, poisonOutputs)))
+        failed(nova_to_iree::injectCrossEntropyKernels(module, poisonOutputs)) ||
+        failed(nova_to_iree::injectFusedKernels(module, poisonOutputs)))
       signalPassFailure();
   }
 };

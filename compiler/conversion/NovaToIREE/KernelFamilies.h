@@ -23,6 +23,10 @@ LogicalResult injectAttentionKernels(ModuleOp module, bool poisonOutputs);
 /// "cross_entropy_rows" config -> a dispatch of Nova's row kernel.
 LogicalResult injectCrossEntropyKernels(ModuleOp module, bool poisonOutputs);
 
+/// nova.fused with a "fused_rows" config -> a dispatch of Nova's row kernel
+/// generated from the region.
+LogicalResult injectFusedKernels(ModuleOp module, bool poisonOutputs);
+
 } // namespace mlir::nova::nova_to_iree
 
 #endif // NOVA_CONVERSION_NOVATOIREE_KERNELFAMILIES_H

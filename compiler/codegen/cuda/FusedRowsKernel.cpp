@@ -1,0 +1,798 @@
+//===- FusedRowsKernel.cpp - nova.fused regions as row kernels ------------===//
+//
+// See FusedRowsKernel.h.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/codegen/cuda/FusedRowsKernel.h"
+#include "compiler/codegen/cuda/KernelBuilder.h"
+#include "compiler/codegen/cuda/PtxSerialization.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/xxhash.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace mlir::nova;
+using namespace mlir::nova::cuda;
+
+//===----------------------------------------------------------------------===//
+// Analysis
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+int64_t numElements(Value v) {
+  return cast<RankedTensorType>(v.getType()).getNumElements();
+}
+
+bool isElementwise(Operation *op) {
+  return isa<AddOp, SubOp, MulOp, DivOp, MaxOp, MinOp, NegOp, AbsOp, ExpOp,
+             LogOp, TanhOp, ErfOp, SqrtOp, RsqrtOp, ReluOp, SigmoidOp,
+             CompareOp, SelectOp, CastOp>(op);
+}
+
+bool isBool(Value v) {
+  return cast<RankedTensorType>(v.getType()).getElementType().isInteger(1);
+}
+
+bool supportedElement(Type type) {
+  return type.isF32() || type.isBF16() || type.isF16() || type.isInteger(1);
+}
+
+/// A reduction over the last dim of its input, or null.
+Operation *lastDimReduction(Operation *op) {
+  auto check = [](auto reduce) -> Operation * {
+    auto input = cast<RankedTensorType>(reduce.getInput().getType());
+    ArrayRef<int64_t> dims = reduce.getDims();
+    if (dims.size() == 1 && dims[0] == input.getRank() - 1)
+      return reduce;
+    return nullptr;
+  };
+  return llvm::TypeSwitch<Operation *, Operation *>(op)
+      .Case<ReduceSumOp, ReduceMaxOp, ReduceMeanOp>(check)
+      .Default([](Operation *) { return nullptr; });
+}
+
+struct Analyzer {
+  FusedOp op;
+  FusedRowsPlan plan;
+  std::string &why;
+
+  bool fail(const Twine &reason) {
+    why = reason.str();
+    return false;
+  }
+
+  bool isElementShaped(Value v) {
+    auto type = cast<RankedTensorType>(v.getType());
+    return type.getRank() >= 1 && type.getShape().back() == plan.columns &&
+           type.getNumElements() == plan.rows * plan.columns;
+  }
+
+  bool assign(Value v, RowKind kind) {
+    auto [it, inserted] = plan.kind.try_emplace(v, kind);
+    if (!inserted && it->second != kind)
+      return fail("a value is used both as a " +
+                  Twine(kind == RowKind::Row ? "row" : "column") +
+                  " value and otherwise");
+    return true;
+  }
+
+  /// The kind of an elementwise op's value from its operands (scalars mix
+  /// with anything).
+  std::optional<RowKind> combined(ValueRange operands) {
+    std::optional<RowKind> result = RowKind::Scalar;
+    for (Value v : operands) {
+      auto it = plan.kind.find(v);
+      if (it == plan.kind.end())
+        return std::nullopt;
+      if (it->second == RowKind::Scalar)
+        continue;
+      if (*result != RowKind::Scalar && *result != it->second)
+        return std::nullopt;
+      result = it->second;
+    }
+    return result;
+  }
+
+  bool run() {
+    Block &body = op.getBody().front();
+    auto yield = cast<YieldOp>(body.getTerminator());
+    // The row space: the first element-shaped ([..., C]) result, reduction
+    // input or block argument, C its last dim.
+    Value anchor;
+    for (Operation &inner : body.without_terminator()) {
+      if (Operation *reduce = lastDimReduction(&inner)) {
+        anchor = reduce->getOperand(0);
+        break;
+      }
+    }
+    if (!anchor)
+      for (Value v : yield.getValues())
+        if (cast<RankedTensorType>(v.getType()).getRank() >= 1) {
+          anchor = v;
+          break;
+        }
+    if (!anchor)
+      return fail("no tensor result to take the row space from");
+    auto anchorType = cast<RankedTensorType>(anchor.getType());
+    plan.columns = anchorType.getShape().back();
+    if (plan.columns < 2)
+      return fail("rows of fewer than 2 columns");
+    plan.rows = anchorType.getNumElements() / plan.columns;
+    if (plan.rows < 2)
+      return fail("fewer than 2 rows");
+    if (plan.rows >= (int64_t(1) << 31) / 2 ||
+        plan.rows * plan.columns >= (int64_t(1) << 40))
+      return fail("row space too large");
+
+    auto argKind = [&](Value v) -> std::optional<RowKind> {
+      if (isElementShaped(v))
+        return RowKind::Element;
+      if (numElements(v) == 1)
+        return RowKind::Scalar;
+      if (plan.rows != plan.columns && numElements(v) == plan.rows)
+        return RowKind::Row;
+      return std::nullopt; // a column vector, or ambiguous: from its uses
+    };
+    for (BlockArgument arg : body.getArguments()) {
+      if (!supportedElement(
+              cast<RankedTensorType>(arg.getType()).getElementType()))
+        return fail("an input of an unsupported element type");
+      if (std::optional<RowKind> k = argKind(arg))
+        plan.kind[arg] = *k;
+    }
+    // Inputs used as row or column vectors get their kind at the broadcast
+    // (or row op) that uses them.
+    for (Operation &inner : body.without_terminator()) {
+      for (Type t : inner.getResultTypes())
+        if (!supportedElement(cast<RankedTensorType>(t).getElementType()))
+          return fail("an op with an unsupported element type: " +
+                      inner.getName().getStringRef());
+      if (auto constant = dyn_cast<ConstantOp>(inner)) {
+        auto value = dyn_cast<DenseElementsAttr>(constant.getValue());
+        if (!value || !value.isSplat())
+          return fail("a non-splat constant");
+        plan.kind[constant.getResult()] = RowKind::Scalar;
+        continue;
+      }
+      if (auto broadcast = dyn_cast<BroadcastInDimOp>(inner)) {
+        Value result = broadcast.getResult();
+        std::optional<RowKind> in;
+        if (isElementShaped(result))
+          in = classifyBroadcastInput(broadcast, plan.rows, plan.columns);
+        else if (numElements(broadcast.getInput()) == 1 &&
+                 numElements(result) == plan.rows)
+          in = RowKind::Scalar; // a scalar spread over the rows
+        if (!in)
+          return fail("a broadcast that is not along rows or columns");
+        if (!assign(broadcast.getInput(), *in))
+          return false;
+        plan.kind[result] =
+            isElementShaped(result) ? RowKind::Element : RowKind::Row;
+        continue;
+      }
+      if (Operation *reduce = lastDimReduction(&inner)) {
+        auto it = plan.kind.find(reduce->getOperand(0));
+        if (it == plan.kind.end() || it->second != RowKind::Element)
+          return fail("a reduction over the last dim of a non-row value");
+        if (isBool(reduce->getOperand(0)))
+          return fail("a reduction of booleans");
+        plan.kind[reduce->getResult(0)] = RowKind::Row;
+        continue;
+      }
+      if (auto reshape = dyn_cast<ReshapeOp>(inner)) {
+        Value in = reshape.getInput(), out = reshape.getResult();
+        auto it = plan.kind.find(in);
+        if (it == plan.kind.end() && isElementShaped(out))
+          it = plan.kind.try_emplace(in, RowKind::Element).first; // same order
+        if (it == plan.kind.end())
+          return fail("a reshape of a value of unknown kind");
+        bool same = (it->second == RowKind::Element && isElementShaped(out)) ||
+                    (it->second != RowKind::Element &&
+                     numElements(in) == numElements(out));
+        if (!same)
+          return fail("a reshape that moves data across rows");
+        plan.kind[out] = it->second;
+        continue;
+      }
+      if (!isElementwise(&inner))
+        return fail("an op without a row-kernel lowering: " +
+                    inner.getName().getStringRef());
+      // An input of R elements that elementwise ops use is per row.
+      for (Value v : inner.getOperands())
+        if (!plan.kind.count(v) && numElements(v) == plan.rows)
+          plan.kind[v] = RowKind::Row;
+      std::optional<RowKind> k = combined(inner.getOperands());
+      if (!k)
+        return fail("an elementwise op mixing row spaces: " +
+                    inner.getName().getStringRef());
+      plan.kind[inner.getResult(0)] = *k;
+    }
+    for (BlockArgument arg : body.getArguments())
+      if (!plan.kind.count(arg))
+        return fail("an input that is neither per element, row, column nor "
+                    "scalar");
+    for (Value v : yield.getValues()) {
+      RowKind k = plan.kind.lookup(v);
+      if (k != RowKind::Element && k != RowKind::Row)
+        return fail("a result that is not per element or per row");
+      if (isa<BlockArgument>(v))
+        return fail("a result that is an input");
+    }
+
+    // Levels: a reduction's row value is known after the sweep of its
+    // input's level.
+    for (BlockArgument arg : body.getArguments())
+      plan.level[arg] = 0;
+    for (Operation &inner : body.without_terminator()) {
+      int64_t level = 0;
+      for (Value v : inner.getOperands())
+        level = std::max(level, plan.level.lookup(v));
+      if (lastDimReduction(&inner))
+        ++level;
+      plan.level[inner.getResult(0)] = level;
+    }
+    auto bytes = [](Value v) {
+      Type t = cast<RankedTensorType>(v.getType()).getElementType();
+      return std::max<int64_t>(1, t.getIntOrFloatBitWidth() / 8);
+    };
+    for (BlockArgument arg : body.getArguments()) {
+      RowKind k = plan.kind.lookup(arg);
+      if (k == RowKind::Element || k == RowKind::Column)
+        plan.widestBytes = std::max(plan.widestBytes, bytes(arg));
+    }
+    for (Value v : yield.getValues())
+      if (plan.kind.lookup(v) == RowKind::Element)
+        plan.widestBytes = std::max(plan.widestBytes, bytes(v));
+    return true;
+  }
+};
+
+} // namespace
+
+std::optional<RowKind> cuda::classifyBroadcastInput(BroadcastInDimOp broadcast,
+                                                    int64_t rows,
+                                                    int64_t columns) {
+  auto in = cast<RankedTensorType>(broadcast.getInput().getType());
+  auto out = cast<RankedTensorType>(broadcast.getResult().getType());
+  ArrayRef<int64_t> dims = broadcast.getDims();
+  int64_t last = out.getRank() - 1;
+  if (in.getNumElements() == 1)
+    return RowKind::Scalar;
+  if (out.getRank() < 1 || out.getShape().back() != columns ||
+      out.getNumElements() != rows * columns)
+    return std::nullopt;
+  bool column = true, row = true;
+  SmallVector<bool> mapped(out.getRank(), false);
+  for (auto [i, d] : llvm::enumerate(dims)) {
+    mapped[d] = true;
+    int64_t size = in.getDimSize(i);
+    if (d == last) {
+      row &= size == 1;
+      column &= size == columns;
+    } else {
+      column &= size == 1;
+      row &= size == out.getDimSize(d);
+      if (i > 0 && dims[i - 1] > d)
+        row = false; // a transposing broadcast
+    }
+  }
+  for (int64_t d = 0; d < last; ++d)
+    row &= mapped[d] || out.getDimSize(d) == 1;
+  if (row && in.getNumElements() == rows)
+    return RowKind::Row;
+  if (column && in.getNumElements() == columns)
+    return RowKind::Column;
+  return std::nullopt;
+}
+
+bool cuda::isFusedRowsOp(Operation *op) {
+  if (auto constant = dyn_cast<ConstantOp>(op)) {
+    auto value = dyn_cast<DenseElementsAttr>(constant.getValue());
+    return value && value.isSplat();
+  }
+  return isElementwise(op) || lastDimReduction(op) ||
+         isa<BroadcastInDimOp, ReshapeOp>(op);
+}
+
+bool cuda::isLastDimReduction(Operation *op) { return lastDimReduction(op); }
+
+bool cuda::hasReduction(FusedOp op) {
+  return llvm::any_of(op.getBody().front(),
+                      [](Operation &inner) { return lastDimReduction(&inner); });
+}
+
+FailureOr<FusedRowsPlan> cuda::analyzeFusedRows(FusedOp op, std::string &why) {
+  Analyzer analyzer{op, {}, why};
+  if (!analyzer.run())
+    return failure();
+  return std::move(analyzer.plan);
+}
+
+FailureOr<FusedRowsSpec> cuda::fusedRowsSpec(FusedOp op,
+                                             const FusedRowsPlan &plan,
+                                             std::string &why) {
+  auto config = op.getLoweringConfigAttr();
+  if (!config || config.getKernel() != "fused_rows") {
+    why = "kernel family is not fused_rows";
+    return failure();
+  }
+  ArrayRef<int64_t> tile = config.getTileSizes();
+  ArrayRef<int64_t> warps = config.getWarpLayout();
+  if (tile.size() != 3 || tile[0] != 1 || warps.size() != 2) {
+    why = "expected a [1, vector, segments] tile and [warps, 1] warp layout";
+    return failure();
+  }
+  FusedRowsSpec spec;
+  spec.vector = tile[1];
+  spec.segments = tile[2];
+  spec.warps = warps[0];
+  if (spec.vector < 1 || spec.vector * plan.widestBytes > 16 ||
+      plan.columns % spec.vector || spec.warps < 1 || spec.warps > 32 ||
+      spec.segments < 1 || plan.rows * spec.segments >= (int64_t(1) << 31)) {
+    why = "vector, warps or segments out of the kernel's range";
+    return failure();
+  }
+  if (spec.segments > 1 && hasReduction(op)) {
+    why = "a row with a reduction cannot be split between warps";
+    return failure();
+  }
+  // The kernel is the region: its printed form (no locations) names it.
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  OpPrintingFlags flags;
+  flags.printGenericOpForm().useLocalScope();
+  op->print(os, flags);
+  uint64_t hash = llvm::xxh3_64bits(text);
+  spec.kernelName =
+      llvm::formatv("nova_fused_rows_{0}x{1}_v{2}_w{3}_s{4}_{5:x16}", plan.rows,
+                    plan.columns, spec.vector, spec.warps, spec.segments, hash)
+          .str();
+  return spec;
+}
+
+//===----------------------------------------------------------------------===//
+// Kernel
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+constexpr double kLog2e = 1.4426950408889634, kLn2 = 0.69314718055994531;
+
+struct RowsKernel : KernelBuilder {
+  const FusedRowsPlan &plan;
+  const FusedRowsSpec &spec;
+  Block &region;
+  DenseMap<Value, Value> pointers;   // region input/result -> kernel param
+  DenseMap<Value, Value> known;      // scalar and row values
+  DenseMap<Value, SmallVector<Value>> chunk; // this chunk's element values
+  Value row, lane, column, valid;    // i32; valid: i1 or null (all valid)
+
+  RowsKernel(OpBuilder &b, Location loc, const FusedRowsPlan &plan,
+             const FusedRowsSpec &spec, Block &region)
+      : KernelBuilder(b, loc), plan(plan), spec(spec), region(region) {}
+
+  static Type storageType(Type element, MLIRContext *context) {
+    // Element types from the compiler's context, rebuilt in the kernel's.
+    if (element.isF32())
+      return Float32Type::get(context);
+    if (element.isBF16())
+      return BFloat16Type::get(context);
+    if (element.isF16())
+      return Float16Type::get(context);
+    return IntegerType::get(context, 8); // i1 as a byte
+  }
+  Type storage(Value v) {
+    return storageType(cast<RankedTensorType>(v.getType()).getElementType(),
+                       b.getContext());
+  }
+  Value at(Type type, Value base, Value index) {
+    return LLVM::GEPOp::create(b, loc, global, type, base, ValueRange{index});
+  }
+  /// A loaded or computed element in the kernel's arithmetic type.
+  Value widen(Value x, bool boolean) {
+    if (boolean)
+      return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, x,
+                                   arith::ConstantIntOp::create(b, loc, 0, 8));
+    if (!x.getType().isF32())
+      return arith::ExtFOp::create(b, loc, f32, x);
+    return x;
+  }
+  Value narrow(Value x, Type type) {
+    if (x.getType().isInteger(1))
+      return arith::ExtUIOp::create(b, loc, type, x);
+    if (!type.isF32())
+      return arith::TruncFOp::create(b, loc, type, x);
+    return x;
+  }
+  Value loadScalar(Value input, Value index) {
+    Type type = storage(input);
+    Value x = LLVM::LoadOp::create(b, loc, type, at(type, pointers[input], index),
+                                   /*alignment=*/0, false, false,
+                                   /*isInvariant=*/true);
+    return widen(x, isBool(input));
+  }
+  /// `spec.vector` elements of `input` from element `index` (i64).
+  SmallVector<Value> loadVector(Value input, Value index) {
+    Type type = storage(input);
+    auto vectorType = VectorType::get({spec.vector}, type);
+    int64_t bytes = spec.vector * std::max<int64_t>(
+                                      1, type.getIntOrFloatBitWidth() / 8);
+    Value v = LLVM::LoadOp::create(b, loc, vectorType,
+                                   at(type, pointers[input], index), bytes,
+                                   false, false, /*isInvariant=*/true);
+    SmallVector<Value> out;
+    for (int64_t i = 0; i < spec.vector; ++i)
+      out.push_back(widen(vector::ExtractOp::create(b, loc, v, i), isBool(input)));
+    return out;
+  }
+  void storeVector(Value result, Value pointer, Value index,
+                   ArrayRef<Value> values) {
+    Type type = storage(result);
+    SmallVector<Value> narrowed;
+    for (Value x : values)
+      narrowed.push_back(narrow(x, type));
+    auto vectorType = VectorType::get({spec.vector}, type);
+    Value v = vector::FromElementsOp::create(b, loc, vectorType, narrowed);
+    int64_t bytes = spec.vector * std::max<int64_t>(
+                                      1, type.getIntOrFloatBitWidth() / 8);
+    LLVM::StoreOp::create(b, loc, v, at(type, pointer, index), bytes);
+  }
+
+  Value intrinsic(StringRef name, Value x) {
+    return LLVM::CallIntrinsicOp::create(b, loc, f32, b.getStringAttr(name),
+                                         ValueRange{x})
+        .getResult(0);
+  }
+  Value fdiv(Value x, Value y) { return arith::DivFOp::create(b, loc, x, y); }
+  // Bit operations, not llvm.intr.fabs/copysign: gpu-to-nvvm sends those
+  // to libdevice, which Nova does not link.
+  Value bits(Value x) { return arith::BitcastOp::create(b, loc, i32, x); }
+  Value fromBits(Value x) { return arith::BitcastOp::create(b, loc, f32, x); }
+  Value fabs(Value x) { return fromBits(andI(bits(x), c32(0x7fffffff))); }
+  Value exp(Value x) { return ex2(fmul(x, cf(kLog2e))); }
+  Value lt(Value x, Value y) {
+    return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, x, y);
+  }
+  Value copySign(Value magnitude, Value sign) {
+    return fromBits(orI(andI(bits(magnitude), c32(0x7fffffff)),
+                        andI(bits(sign), c32(int32_t(0x80000000)))));
+  }
+  Value poly(Value x, ArrayRef<double> coefficients) { // highest first
+    Value r = cf(coefficients.front());
+    for (double c : coefficients.drop_front())
+      r = fadd(fmul(r, x), cf(c));
+    return r;
+  }
+  /// tanh: an odd Taylor polynomial below |x| = 0.3 (no cancellation),
+  /// 1 - 2 / (e^2|x| + 1) above.
+  Value tanh(Value x) {
+    Value a = fabs(x);
+    Value x2 = fmul(x, x);
+    Value small = fmul(x, poly(x2, {62.0 / 2835, -17.0 / 315, 2.0 / 15,
+                                    -1.0 / 3, 1.0}));
+    Value large = fsub(cf(1.0), fdiv(cf(2.0), fadd(exp(fmul(a, cf(2.0))),
+                                                   cf(1.0))));
+    return select(lt(a, cf(0.3)), small, copySign(large, x));
+  }
+  /// erf: Taylor below |x| = 0.5, Abramowitz-Stegun 7.1.26 above.
+  Value erf(Value x) {
+    Value a = fabs(x);
+    Value x2 = fmul(x, x);
+    Value small = fmul(
+        fmul(x, cf(2.0 / std::sqrt(M_PI))),
+        poly(x2, {1.0 / 216, -1.0 / 42, 1.0 / 10, -1.0 / 3, 1.0}));
+    Value t = fdiv(cf(1.0), fadd(cf(1.0), fmul(cf(0.3275911), a)));
+    Value p = fmul(t, poly(t, {1.061405429, -1.453152027, 1.421413741,
+                               -0.284496736, 0.254829592}));
+    Value large = fsub(cf(1.0), fmul(p, exp(fsub(cf(0.0), x2))));
+    return select(lt(a, cf(0.5)), small, copySign(large, x));
+  }
+
+  /// One element of `op` from its operands' elements.
+  Value emitElementwise(Operation *op, ArrayRef<Value> x) {
+    return llvm::TypeSwitch<Operation *, Value>(op)
+        .Case([&](AddOp) { return fadd(x[0], x[1]); })
+        .Case([&](SubOp) { return fsub(x[0], x[1]); })
+        .Case([&](MulOp) { return fmul(x[0], x[1]); })
+        .Case([&](DivOp) { return fdiv(x[0], x[1]); })
+        .Case([&](MaxOp) {
+          return arith::MaximumFOp::create(b, loc, x[0], x[1]).getResult();
+        })
+        .Case([&](MinOp) {
+          return arith::MinimumFOp::create(b, loc, x[0], x[1]).getResult();
+        })
+        .Case([&](NegOp) { return arith::NegFOp::create(b, loc, x[0]).getResult(); })
+        .Case([&](AbsOp) { return fabs(x[0]); })
+        .Case([&](ExpOp) { return exp(x[0]); })
+        .Case([&](LogOp) { return fmul(lg2(x[0]), cf(kLn2)); })
+        .Case([&](TanhOp) { return tanh(x[0]); })
+        .Case([&](ErfOp) { return erf(x[0]); })
+        .Case([&](SqrtOp) { return intrinsic("llvm.nvvm.sqrt.rn.f", x[0]); })
+        .Case([&](RsqrtOp) { return intrinsic("llvm.nvvm.rsqrt.approx.f", x[0]); })
+        .Case([&](ReluOp) {
+          return arith::MaximumFOp::create(b, loc, x[0], cf(0.0)).getResult();
+        })
+        .Case([&](SigmoidOp) {
+          return fdiv(cf(1.0), fadd(cf(1.0), exp(arith::NegFOp::create(b, loc, x[0]))));
+        })
+        .Case([&](SelectOp) { return select(x[0], x[1], x[2]); })
+        .Case([&](CompareOp c) {
+          using P = arith::CmpFPredicate;
+          P p = P::OEQ;
+          switch (c.getDirection()) {
+          case CompareDirection::EQ: p = P::OEQ; break;
+          case CompareDirection::NE: p = P::UNE; break;
+          case CompareDirection::LT: p = P::OLT; break;
+          case CompareDirection::LE: p = P::OLE; break;
+          case CompareDirection::GT: p = P::OGT; break;
+          case CompareDirection::GE: p = P::OGE; break;
+          }
+          if (x[0].getType().isInteger(1)) {
+            using I = arith::CmpIPredicate;
+            I q = c.getDirection() == CompareDirection::NE ? I::ne : I::eq;
+            return arith::CmpIOp::create(b, loc, q, x[0], x[1]).getResult();
+          }
+          return arith::CmpFOp::create(b, loc, p, x[0], x[1]).getResult();
+        })
+        .Case([&](CastOp c) {
+          Type to = cast<RankedTensorType>(c.getType()).getElementType();
+          Value v = x[0];
+          if (v.getType().isInteger(1)) {
+            if (to.isInteger(1))
+              return v;
+            return select(v, cf(1.0), cf(0.0));
+          }
+          if (to.isInteger(1))
+            return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE, v,
+                                         cf(0.0))
+                .getResult();
+          if (to.isF32())
+            return v;
+          // Rounds as the cast does, then computes on in f32.
+          Type narrowType = storageType(to, b.getContext());
+          Value rounded = arith::TruncFOp::create(b, loc, narrowType, v);
+          return arith::ExtFOp::create(b, loc, f32, rounded).getResult();
+        })
+        .Default([](Operation *) -> Value {
+          llvm_unreachable("checked by analyzeFusedRows");
+        });
+  }
+
+  /// Scalars and row values of `level`: computed once per row, before the
+  /// sweeps that use them.
+  void emitKnown(int64_t level, bool scalars) {
+    for (BlockArgument arg : region.getArguments()) {
+      RowKind k = plan.kind.lookup(arg);
+      if (scalars && k == RowKind::Scalar && !known.count(arg))
+        known[arg] = loadScalar(arg, c64(0));
+      if (!scalars && k == RowKind::Row && level == 0 && !known.count(arg))
+        known[arg] = loadScalar(arg, wide(row));
+    }
+    for (Operation &op : region.without_terminator()) {
+      Value result = op.getResult(0);
+      RowKind k = plan.kind.lookup(result);
+      bool wanted = scalars ? k == RowKind::Scalar
+                            : k == RowKind::Row &&
+                                  plan.level.lookup(result) == level &&
+                                  !lastDimReduction(&op);
+      if (!wanted || known.count(result))
+        continue;
+      if (auto constant = dyn_cast<ConstantOp>(op)) {
+        auto value = cast<DenseElementsAttr>(constant.getValue());
+        known[result] =
+            isBool(result)
+                ? arith::ConstantIntOp::create(b, loc,
+                                               value.getSplatValue<bool>(), 1)
+                      .getResult()
+                : cf(value.getSplatValue<APFloat>().convertToDouble());
+        continue;
+      }
+      if (isa<BroadcastInDimOp, ReshapeOp>(op)) {
+        known[result] = known.lookup(op.getOperand(0));
+        continue;
+      }
+      SmallVector<Value> x;
+      for (Value v : op.getOperands())
+        x.push_back(known.lookup(v));
+      known[result] = emitElementwise(&op, x);
+    }
+  }
+
+  /// This chunk's `spec.vector` elements of `v` (scalars and row values
+  /// repeated).
+  SmallVector<Value> elements(Value v) {
+    auto it = chunk.find(v);
+    if (it != chunk.end())
+      return it->second;
+    SmallVector<Value> out;
+    RowKind k = plan.kind.lookup(v);
+    if (k == RowKind::Scalar || k == RowKind::Row) {
+      out.assign(spec.vector, known.lookup(v));
+    } else if (auto arg = dyn_cast<BlockArgument>(v)) {
+      Value index = wide(column);
+      if (k == RowKind::Element)
+        index = add(mul(wide(row), c64(plan.columns)), index);
+      out = loadVector(arg, index);
+    } else {
+      Operation *op = v.getDefiningOp();
+      if (isa<BroadcastInDimOp, ReshapeOp>(op)) {
+        out = elements(op->getOperand(0));
+      } else {
+        SmallVector<SmallVector<Value>> operands;
+        for (Value operand : op->getOperands())
+          operands.emplace_back(elements(operand));
+        for (int64_t i = 0; i < spec.vector; ++i) {
+          SmallVector<Value> x;
+          for (auto &o : operands)
+            x.push_back(o[i]);
+          out.push_back(emitElementwise(op, x));
+        }
+      }
+    }
+    chunk[v] = out;
+    return out;
+  }
+
+  Value shuffleXor(Value x, int64_t offset) {
+    return NVVM::ShflOp::create(b, loc, f32, c32(-1), x, c32(offset),
+                                c32(0x1f), NVVM::ShflKind::bfly, UnitAttr())
+        .getResult();
+  }
+  Value combine(Operation *reduce, Value x, Value y) {
+    if (isa<ReduceMaxOp>(reduce))
+      return arith::MaximumFOp::create(b, loc, x, y);
+    return fadd(x, y);
+  }
+  Value identity(Operation *reduce) {
+    return cf(isa<ReduceMaxOp>(reduce) ? -INFINITY : 0.0);
+  }
+
+  void build(Block &entry) {
+    Block &body = region;
+    auto yield = cast<YieldOp>(body.getTerminator());
+    unsigned inputs = body.getNumArguments();
+    for (BlockArgument arg : body.getArguments())
+      pointers[arg] = entry.getArgument(arg.getArgNumber());
+    Value tid = id(gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x));
+    Value block = id(gpu::BlockIdOp::create(b, loc, gpu::Dimension::x));
+    lane = rem(tid, c32(32));
+    Value warp = add(mul(block, c32(spec.warps)), div(tid, c32(32)));
+    row = div(warp, c32(spec.segments));
+    Value segment = rem(warp, c32(spec.segments));
+    // Warp-uniform: whole warps skip rows past the end.
+    ifThen(ult(row, c32(plan.rows)), [&] {
+      emitKnown(0, /*scalars=*/true);
+      emitKnown(0, /*scalars=*/false);
+      int64_t sweeps = 0;
+      SmallVector<Operation *> reductions;
+      for (Operation &op : body.without_terminator())
+        if (lastDimReduction(&op)) {
+          reductions.push_back(&op);
+          sweeps = std::max(sweeps, plan.level.lookup(op.getResult(0)));
+        }
+      for (Value v : yield.getValues())
+        if (plan.kind.lookup(v) == RowKind::Element)
+          sweeps = std::max(sweeps, plan.level.lookup(v) + 1);
+      auto storeRows = [&](int64_t level) {
+        for (auto [i, v] : llvm::enumerate(yield.getValues()))
+          if (plan.kind.lookup(v) == RowKind::Row &&
+              plan.level.lookup(v) == level)
+            ifThen(eq(lane, 0), [&] {
+              Type type = storage(v);
+              LLVM::StoreOp::create(b, loc, narrow(known.lookup(v), type),
+                                    at(type, entry.getArgument(inputs + i),
+                                       wide(row)),
+                                    std::max<unsigned>(
+                                        1, type.getIntOrFloatBitWidth() / 8));
+            });
+      };
+      storeRows(0);
+      int64_t chunkColumns = 32 * spec.vector;
+      int64_t chunks = (plan.columns + chunkColumns - 1) / chunkColumns;
+      bool ragged = plan.columns % chunkColumns != 0;
+      // This warp's chunks of the row.
+      int64_t perSegment = (chunks + spec.segments - 1) / spec.segments;
+      Value firstChunk = mul(segment, c32(perSegment));
+      Value endChunk = min(add(firstChunk, c32(perSegment)), c32(chunks));
+      for (int64_t sweep = 0; sweep < sweeps; ++sweep) {
+        SmallVector<Operation *> here;
+        SmallVector<Value> init;
+        for (Operation *r : reductions)
+          if (plan.level.lookup(r->getResult(0)) == sweep + 1) {
+            here.push_back(r);
+            init.push_back(identity(r));
+          }
+        ValueRange partial = loop(
+            firstChunk, endChunk, c32(1), init,
+            [&](Value it, ValueRange acc) -> SmallVector<Value> {
+              chunk.clear();
+              column = add(mul(it, c32(chunkColumns)),
+                           mul(lane, c32(spec.vector)));
+              valid = Value();
+              if (ragged) {
+                valid = ult(column, c32(plan.columns));
+                // Loads stay in bounds; their values are masked below.
+                column = min(column, c32(plan.columns - spec.vector));
+              }
+              SmallVector<Value> next;
+              for (auto [r, a] : llvm::zip(here, acc)) {
+                Value sum = a;
+                Value local = Value();
+                for (Value x : elements(r->getOperand(0)))
+                  local = local ? combine(r, local, x) : x;
+                if (valid)
+                  local = select(valid, local, identity(r));
+                next.push_back(combine(r, sum, local));
+              }
+              for (auto [i, v] : llvm::enumerate(yield.getValues())) {
+                if (plan.kind.lookup(v) != RowKind::Element ||
+                    plan.level.lookup(v) != sweep)
+                  continue;
+                SmallVector<Value> values = elements(v);
+                Value index = add(mul(wide(row), c64(plan.columns)),
+                                  wide(column));
+                Value pointer = entry.getArgument(inputs + i);
+                if (valid)
+                  ifThen(valid, [&] { storeVector(v, pointer, index, values); });
+                else
+                  storeVector(v, pointer, index, values);
+              }
+              return next;
+            });
+        for (auto [r, p] : llvm::zip(here, partial)) {
+          Value total = p;
+          for (int64_t offset : {16, 8, 4, 2, 1})
+            total = combine(r, total, shuffleXor(total, offset));
+          if (isa<ReduceMeanOp>(r))
+            total = fmul(total, cf(1.0 / double(plan.columns)));
+          known[r->getResult(0)] = total;
+        }
+        chunk.clear();
+        emitKnown(sweep + 1, /*scalars=*/false);
+        storeRows(sweep + 1);
+      }
+    });
+  }
+};
+
+} // namespace
+
+OwningOpRef<ModuleOp> cuda::buildFusedRowsKernel(MLIRContext *context,
+                                                 FusedOp op,
+                                                 const FusedRowsPlan &plan,
+                                                 const FusedRowsSpec &spec) {
+  OpBuilder b(context);
+  Location loc = b.getUnknownLoc();
+  OwningOpRef<ModuleOp> module =
+      createKernelModule(b, spec.kernelName, "sm_80", "+ptx70");
+  int64_t pointers = op.getInputs().size() + op.getNumResults();
+  SmallVector<Type> params(pointers, LLVM::LLVMPointerType::get(context, 1));
+  auto func = gpu::GPUFuncOp::create(b, loc, spec.kernelName,
+                                     b.getFunctionType(params, {}));
+  func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
+  func.setKnownBlockSizeAttr(
+      b.getDenseI32ArrayAttr({int32_t(32 * spec.warps), 1, 1}));
+  Block &entry = func.getBody().front();
+  b.setInsertionPointToStart(&entry);
+  RowsKernel kernel(b, loc, plan, spec, op.getBody().front());
+  kernel.build(entry);
+  gpu::ReturnOp::create(b, loc);
+  return module;
+}
+
+std::string cuda::fusedRowsPtx(FusedOp op, const FusedRowsPlan &plan,
+                               const FusedRowsSpec &spec, std::string &error) {
+  return cachedKernelPtx(
+      spec.kernelName,
+      [&](MLIRContext *context) {
+        return buildFusedRowsKernel(context, op, plan, spec);
+      },
+      error);
+}

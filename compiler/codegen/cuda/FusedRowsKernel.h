@@ -1,0 +1,102 @@
+//===- FusedRowsKernel.h - nova.fused regions as row kernels ----*- C++ -*-===//
+//
+// A nova.fused region whose values live in one row space [R, C] (every
+// tensor either [..., C] with R x C elements, a per-row value with R
+// elements, a per-column vector [C] broadcast along the rows, or a scalar)
+// and whose ops are elementwise, broadcasts, shape-preserving reshapes,
+// splat constants and reductions over the last dim runs as one kernel: one
+// warp per row, each lane owning `vector` consecutive columns of every
+// 32 x vector chunk of the row. A reduction needs the whole row, so the row
+// is swept once per reduction depth (layer norm: mean, variance, outputs):
+// each sweep reloads the region's inputs (from L1/L2 after the first) and
+// recomputes the elementwise values it needs, so registers hold one chunk,
+// not the row, and any C works. Lane partials combine by butterfly
+// shuffles.
+//
+// Arithmetic is f32 throughout: bf16/f16 values are widened on load and
+// rounded only where the region stores them or casts explicitly (as
+// TorchInductor computes bf16 pointwise code), so a chain of bf16 ops is
+// rounded once. Transcendentals use the MUFU approximations (ex2, lg2,
+// rsqrt) with f32-level accuracy; tanh and erf are evaluated from them.
+//
+// A region without reductions over few long rows (a weight's cast) splits
+// each row between `segments` warps, so that the grid still fills the GPU.
+//
+// ABI: one pointer per region input, then per result; no constants (R and C
+// are baked in: the kernel name hashes the region). Grid x =
+// ceil(R x segments / warps), block 32 x warps.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NOVA_CODEGEN_CUDA_FUSEDROWSKERNEL_H
+#define NOVA_CODEGEN_CUDA_FUSEDROWSKERNEL_H
+
+#include "compiler/dialect/NovaAttrs.h"
+#include "compiler/dialect/NovaOps.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
+
+#include <string>
+
+namespace mlir::nova::cuda {
+
+/// How a value of a fused region is indexed in its row space.
+enum class RowKind { Scalar, Row, Column, Element };
+
+/// The row space of a nova.fused region and the kind and sweep of each of
+/// its values (see the file comment).
+struct FusedRowsPlan {
+  int64_t rows = 0, columns = 0;
+  /// Bytes of the widest element loaded or stored per column.
+  int64_t widestBytes = 1;
+  llvm::DenseMap<Value, RowKind> kind;
+  /// Element/column values: the sweep that first can compute them; row
+  /// values: the sweep after which they are known (0: before any sweep).
+  llvm::DenseMap<Value, int64_t> level;
+};
+
+/// How `broadcast`'s input is indexed when its result is [..., columns] with
+/// rows x columns elements: a scalar, a row value (one per row: the trailing
+/// dim is the one broadcast), a column vector (the same for every row), or
+/// none of these.
+std::optional<RowKind> classifyBroadcastInput(BroadcastInDimOp broadcast,
+                                              int64_t rows, int64_t columns);
+
+/// Ops a fused-rows kernel computes: elementwise (nova.add ... nova.cast),
+/// nova.broadcast_in_dim, nova.reshape, splat nova.constant and
+/// reductions over the last dim (sum, max, mean).
+bool isFusedRowsOp(Operation *op);
+
+/// Whether `op` is a sum, max or mean over the last dim of its input.
+bool isLastDimReduction(Operation *op);
+
+/// Whether `op`'s region reduces over the last dim anywhere.
+bool hasReduction(FusedOp op);
+
+/// The plan for `op`, or failure with the reason in `why`.
+FailureOr<FusedRowsPlan> analyzeFusedRows(FusedOp op, std::string &why);
+
+struct FusedRowsSpec {
+  int64_t vector = 4;   // columns per lane per chunk
+  int64_t warps = 4;    // warps per CTA
+  int64_t segments = 1; // warps per row (regions without reductions only)
+  std::string kernelName;
+};
+
+/// The spec for `op`'s "fused_rows" config, or failure with the reason.
+FailureOr<FusedRowsSpec> fusedRowsSpec(FusedOp op, const FusedRowsPlan &plan,
+                                       std::string &why);
+
+OwningOpRef<ModuleOp> buildFusedRowsKernel(MLIRContext *context, FusedOp op,
+                                           const FusedRowsPlan &plan,
+                                           const FusedRowsSpec &spec);
+
+/// The kernel's PTX (built once per name per process); empty with the
+/// diagnostics in `error` on failure.
+std::string fusedRowsPtx(FusedOp op, const FusedRowsPlan &plan,
+                         const FusedRowsSpec &spec, std::string &error);
+
+} // namespace mlir::nova::cuda
+
+#endif // NOVA_CODEGEN_CUDA_FUSEDROWSKERNEL_H

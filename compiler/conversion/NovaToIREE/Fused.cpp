@@ -1,0 +1,91 @@
+//===- Fused.cpp - configured nova.fused regions through Nova's kernels ---===//
+//
+// A nova.fused region the configurator gave a "fused_rows" config becomes
+// one dispatch of Nova's fused-rows kernel
+// (compiler/codegen/cuda/FusedRowsKernel.h): the region's inputs are its
+// bindings, its results are written whole (untied), one warp per row.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/codegen/cuda/FusedRowsKernel.h"
+#include "compiler/conversion/NovaToIREE/KernelDispatch.h"
+#include "compiler/conversion/NovaToIREE/KernelFamilies.h"
+#include "compiler/dialect/NovaOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+
+using namespace mlir;
+using namespace mlir::nova;
+using namespace mlir::nova::nova_to_iree;
+
+namespace {
+
+struct Planned {
+  FusedOp op;
+  cuda::FusedRowsPlan plan;
+  cuda::FusedRowsSpec spec;
+};
+
+LogicalResult lower(IRRewriter &rewriter, ModuleOp module, Planned &p,
+                    bool poison) {
+  KernelExport kernel;
+  kernel.name = p.spec.kernelName;
+  kernel.readOnlyBindings.assign(p.op.getInputs().size(), true);
+  kernel.readOnlyBindings.append(p.op.getNumResults(), false);
+  kernel.workgroupSize = {32 * p.spec.warps, 1, 1};
+  if (failed(declareKernelOnce(module, p.op, "fused-rows kernel", kernel,
+                               [&](std::string &error) {
+                                 return cuda::fusedRowsPtx(p.op, p.plan,
+                                                           p.spec, error);
+                               })))
+    return failure();
+  Location loc = p.op.getLoc();
+  rewriter.setInsertionPoint(p.op);
+  KernelDispatchBuilder dispatch(rewriter, loc, poison);
+  for (Value input : p.op.getInputs())
+    dispatch.input(input);
+  for (Type type : p.op.getResultTypes())
+    dispatch.result(cast<RankedTensorType>(type));
+  int64_t ctas =
+      (p.plan.rows * p.spec.segments + p.spec.warps - 1) / p.spec.warps;
+  rewriter.replaceOp(p.op, dispatch.create(p.spec.kernelName,
+                                           p.spec.kernelName,
+                                           arith::ConstantIndexOp::create(
+                                               rewriter, loc, ctas)));
+  return success();
+}
+
+} // namespace
+
+LogicalResult nova_to_iree::injectFusedKernels(ModuleOp module,
+                                               bool poisonOutputs) {
+  SmallVector<Planned> ops;
+  bool failedSpec = false;
+  module.walk([&](FusedOp op) {
+    auto config = op.getLoweringConfigAttr();
+    if (!config || config.getKernel() != "fused_rows")
+      return;
+    std::string why;
+    FailureOr<cuda::FusedRowsPlan> plan = cuda::analyzeFusedRows(op, why);
+    FailureOr<cuda::FusedRowsSpec> spec = failure();
+    if (succeeded(plan))
+      spec = cuda::fusedRowsSpec(op, *plan, why);
+    if (failed(spec)) {
+      op.emitError() << "fused_rows config cannot be built: " << why;
+      failedSpec = true;
+      return;
+    }
+    ops.push_back({op, std::move(*plan), std::move(*spec)});
+  });
+  if (failedSpec)
+    return failure();
+  if (ops.empty())
+    return success();
+  if (failed(requireUnregisteredDialects(ops.front().op)))
+    return failure();
+  IRRewriter rewriter(module.getContext());
+  for (Planned &p : ops)
+    if (failed(lower(rewriter, module, p, poisonOutputs)))
+      return failure();
+  return success();
+}

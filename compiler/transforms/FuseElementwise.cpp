@@ -1,0 +1,322 @@
+//===- FuseElementwise.cpp - row-space groups into nova.fused -------------===//
+//
+// Greedy, consumer first: walking a block backwards, each op a row kernel
+// computes (cuda::isFusedRowsOp) that produces a [..., C] value and is not
+// yet grouped seeds a group over the row space [R, C] of that value; the
+// group then takes in the producers of its operands that live in the same
+// space (per element, or per row where a broadcast along the rows or a
+// reduction over the last dim connects them), unless that would make a
+// cycle through ops outside the group. Splat constants, broadcasts and
+// reshapes are copied into every group that uses them instead of being
+// stored; any other member used outside its group becomes a result. Each
+// group becomes one nova.fused region and the block is re-sorted
+// topologically (outside users of a result that came before the group's
+// last member move after it).
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/codegen/cuda/FusedRowsKernel.h"
+#include "compiler/dialect/NovaOps.h"
+#include "compiler/transforms/Passes.h"
+
+#include "mlir/Analysis/TopologicalSortUtils.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Transforms/RegionUtils.h"
+#include "llvm/ADT/SetVector.h"
+
+namespace mlir::nova {
+#define GEN_PASS_DEF_NOVAFUSEELEMENTWISE
+#include "compiler/transforms/Passes.h.inc"
+} // namespace mlir::nova
+
+using namespace mlir;
+using namespace mlir::nova;
+using cuda::RowKind;
+
+namespace {
+
+int64_t numElements(Value v) {
+  return cast<RankedTensorType>(v.getType()).getNumElements();
+}
+
+bool isCopied(Operation *op) {
+  return isa<ConstantOp, BroadcastInDimOp, ReshapeOp>(op);
+}
+
+/// Static tensors of f32/bf16/f16/i1 in and out, one result.
+bool isCandidate(Operation *op) {
+  if (op->getNumResults() != 1 || !cuda::isFusedRowsOp(op))
+    return false;
+  auto ok = [](Type t) {
+    auto tensor = dyn_cast<RankedTensorType>(t);
+    if (!tensor || !tensor.hasStaticShape())
+      return false;
+    Type e = tensor.getElementType();
+    return e.isF32() || e.isBF16() || e.isF16() || e.isInteger(1);
+  };
+  return llvm::all_of(op->getOperandTypes(), ok) &&
+         llvm::all_of(op->getResultTypes(), ok);
+}
+
+struct Group {
+  int64_t rows = 0, columns = 0;
+  llvm::SetVector<Operation *> members; // moved into the region
+  llvm::SetVector<Operation *> copies;  // copied; the original stays
+  int64_t first = 0;                    // smallest position of a member
+
+  bool contains(Operation *op) const {
+    return members.contains(op) || copies.contains(op);
+  }
+  bool isElement(Value v) const {
+    auto type = cast<RankedTensorType>(v.getType());
+    return type.getRank() >= 1 && type.getShape().back() == columns &&
+           type.getNumElements() == rows * columns;
+  }
+};
+
+struct Fuser {
+  Block &block;
+  DenseMap<Operation *, int64_t> position;
+  DenseMap<Operation *, int64_t> groupOf;
+  SmallVector<Group> groups;
+
+  explicit Fuser(Block &block) : block(block) {
+    int64_t i = 0;
+    for (Operation &op : block)
+      position[&op] = i++;
+  }
+
+  /// Whether `p` (about to join `g`) would wait for the group: some op
+  /// outside `g` among the transitive producers of `p`'s operands uses a
+  /// member's value (a copy's original counts as outside: it keeps its
+  /// outside users).
+  bool dependsOnGroup(const Group &g, Operation *p) {
+    SmallVector<Operation *> stack;
+    DenseSet<Operation *> seen;
+    auto visit = [&](Operation *def) {
+      if (def && def->getBlock() == &block && position[def] >= g.first &&
+          seen.insert(def).second)
+        stack.push_back(def);
+    };
+    for (Value v : p->getOperands())
+      if (Operation *def = v.getDefiningOp(); !def || !g.contains(def))
+        visit(def); // p's edges into the group itself are internal
+    while (!stack.empty()) {
+      Operation *x = stack.pop_back_val();
+      for (Value v : x->getOperands()) {
+        Operation *def = v.getDefiningOp();
+        if (def && g.members.contains(def))
+          return true;
+        visit(def);
+      }
+    }
+    return false;
+  }
+
+  /// Whether an outside user of `p`'s result (directly, or through a copy's
+  /// original) transitively feeds the group: the group would need a value
+  /// made from its own result.
+  bool feedsGroupFromOutside(const Group &g, Operation *p, int64_t last) {
+    SmallVector<Operation *> stack, through{p};
+    DenseSet<Operation *> seen;
+    while (!through.empty()) {
+      Operation *x = through.pop_back_val();
+      for (Operation *user : x->getUsers()) {
+        Operation *owner = block.findAncestorOpInBlock(*user);
+        if (!owner || g.members.contains(owner) || !seen.insert(owner).second)
+          continue;
+        if (g.copies.contains(owner))
+          through.push_back(owner);
+        else if (position[owner] <= last)
+          stack.push_back(owner);
+      }
+    }
+    while (!stack.empty()) {
+      Operation *x = stack.pop_back_val();
+      if (g.contains(x))
+        return true;
+      for (Operation *user : x->getUsers()) {
+        Operation *owner = block.findAncestorOpInBlock(*user);
+        if (owner && position[owner] <= last && seen.insert(owner).second)
+          stack.push_back(owner);
+      }
+    }
+    return false;
+  }
+
+  /// Whether operand `v` of member `user` is in `g`'s row space as the
+  /// member needs it.
+  bool inSpace(const Group &g, Operation *user, Value v) {
+    if (numElements(v) == 1)
+      return true;
+    if (auto broadcast = dyn_cast<BroadcastInDimOp>(user)) {
+      if (!g.isElement(broadcast.getResult()))
+        return numElements(broadcast.getResult()) == g.rows &&
+               numElements(v) == 1;
+      std::optional<RowKind> k =
+          cuda::classifyBroadcastInput(broadcast, g.rows, g.columns);
+      return k == RowKind::Row;
+    }
+    if (g.isElement(v))
+      return true;
+    // Per-row values: reductions' results and what they feed.
+    return numElements(v) == g.rows && !g.isElement(user->getResult(0));
+  }
+
+  void grow(int64_t id, Operation *seed) {
+    Group &g = groups[id];
+    int64_t last = position[seed];
+    SmallVector<Operation *> work{seed};
+    while (!work.empty()) {
+      Operation *m = work.pop_back_val();
+      for (Value v : m->getOperands()) {
+        Operation *p = v.getDefiningOp();
+        if (!p || p->getBlock() != &block || g.contains(p) ||
+            groupOf.count(p) || !isCandidate(p) || !inSpace(g, m, v))
+          continue;
+        if (auto broadcast = dyn_cast<BroadcastInDimOp>(p))
+          if (g.isElement(broadcast.getResult()) &&
+              !cuda::classifyBroadcastInput(broadcast, g.rows, g.columns))
+            continue; // e.g. along the batch: stays an input
+        bool copy = isCopied(p);
+        if (dependsOnGroup(g, p) ||
+            (!copy && feedsGroupFromOutside(g, p, last)))
+          continue;
+        if (copy) {
+          g.copies.insert(p);
+        } else {
+          g.first = std::min(g.first, position[p]);
+          g.members.insert(p);
+          groupOf[p] = id;
+        }
+        work.push_back(p);
+      }
+    }
+  }
+
+  void formGroups() {
+    SmallVector<Operation *> ops;
+    for (Operation &op : block)
+      ops.push_back(&op);
+    for (Operation *op : llvm::reverse(ops)) {
+      if (groupOf.count(op) || !isCandidate(op) || isCopied(op))
+        continue;
+      Value space = cuda::isLastDimReduction(op) ? op->getOperand(0)
+                                                 : op->getResult(0);
+      auto type = cast<RankedTensorType>(space.getType());
+      if (type.getRank() < 1 || type.getShape().back() < 2 ||
+          type.getNumElements() / type.getShape().back() < 2)
+        continue;
+      Group g;
+      g.columns = type.getShape().back();
+      g.rows = type.getNumElements() / g.columns;
+      g.members.insert(op);
+      g.first = position[op];
+      groupOf[op] = groups.size();
+      groups.push_back(std::move(g));
+      grow(groups.size() - 1, op);
+    }
+  }
+
+  void outline(Group &g) {
+    SmallVector<Operation *> body(g.members.begin(), g.members.end());
+    body.append(g.copies.begin(), g.copies.end());
+    llvm::sort(body, [&](Operation *a, Operation *b) {
+      return position[a] < position[b];
+    });
+    llvm::SetVector<Value> inputs;
+    for (Operation *op : body)
+      for (Value v : op->getOperands()) {
+        Operation *def = v.getDefiningOp();
+        if (!def || !g.contains(def))
+          inputs.insert(v);
+      }
+    // A copy's original stays where something outside the group uses it.
+    DenseMap<Operation *, bool> live;
+    std::function<bool(Operation *)> liveOutside = [&](Operation *copy) {
+      auto [it, inserted] = live.try_emplace(copy, false);
+      if (!inserted)
+        return it->second;
+      bool result = llvm::any_of(copy->getUsers(), [&](Operation *user) {
+        if (g.members.contains(user))
+          return false;
+        return !g.copies.contains(user) || liveOutside(user);
+      });
+      return live[copy] = result;
+    };
+    auto usedOutside = [&](Operation *user) {
+      if (g.members.contains(user))
+        return false;
+      return !g.copies.contains(user) || liveOutside(user);
+    };
+    SmallVector<Value> results;
+    for (Operation *op : g.members)
+      for (Value r : op->getResults())
+        if (llvm::any_of(r.getUsers(), usedOutside))
+          results.push_back(r);
+    if (results.empty())
+      return; // dead: left for DCE
+    Operation *lastMember = g.members.front(); // the seed
+    OpBuilder b(lastMember);
+    auto fused = FusedOp::create(
+        b, lastMember->getLoc(), ValueRange(results).getTypes(),
+        inputs.getArrayRef(), /*lowering_config=*/nullptr);
+    Block *entry = new Block();
+    fused.getBody().push_back(entry);
+    IRMapping mapping;
+    for (Value v : inputs)
+      mapping.map(v, entry->addArgument(v.getType(), v.getLoc()));
+    OpBuilder inner = OpBuilder::atBlockEnd(entry);
+    for (Operation *op : body)
+      inner.clone(*op, mapping);
+    SmallVector<Value> yielded;
+    for (Value r : results)
+      yielded.push_back(mapping.lookup(r));
+    YieldOp::create(inner, lastMember->getLoc(), yielded);
+    for (auto [r, f] : llvm::zip(results, fused.getResults()))
+      r.replaceUsesWithIf(f, [&](OpOperand &use) {
+        return usedOutside(use.getOwner());
+      });
+    // The members and the copies nothing outside uses: only they use each
+    // other now.
+    SmallVector<Operation *> erased(g.members.begin(), g.members.end());
+    for (Operation *copy : g.copies)
+      if (!liveOutside(copy))
+        erased.push_back(copy);
+    for (Operation *op : erased)
+      op->dropAllReferences();
+    for (Operation *op : erased)
+      op->erase();
+  }
+
+  /// Worth a kernel: computes something (not only copies data around).
+  static bool computes(const Group &g) {
+    return llvm::any_of(g.members,
+                        [](Operation *op) { return !isCopied(op); });
+  }
+
+  void run() {
+    formGroups();
+    for (Group &g : groups)
+      if (computes(g))
+        outline(g);
+    sortTopologically(&block);
+    // Copied constants, broadcasts and reshapes no group left a user.
+    for (Operation &op : llvm::make_early_inc_range(llvm::reverse(block)))
+      if (isCopied(&op) && op.use_empty())
+        op.erase();
+  }
+};
+
+struct FuseElementwisePass
+    : nova::impl::NovaFuseElementwiseBase<FuseElementwisePass> {
+  void runOnOperation() override {
+    getOperation()->walk([](func::FuncOp func) {
+      for (Block &block : func.getBody())
+        Fuser(block).run();
+    });
+  }
+};
+
+} // namespace

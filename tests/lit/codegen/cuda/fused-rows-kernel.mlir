@@ -1,0 +1,64 @@
+// RUN: nova-opt %s --split-input-file --allow-unregistered-dialect --nova-configure-kernels=target=sm_90 --convert-nova-to-iree-kernels | FileCheck %s --check-prefix=DISPATCH
+// RUN: nova-opt %s --split-input-file --allow-unregistered-dialect --nova-configure-kernels=target=sm_90 --convert-nova-to-iree-kernels | %python %lit_tools/print-executable-objects.py | FileCheck %s
+// RUN: nova-opt %s --split-input-file --allow-unregistered-dialect --nova-configure-kernels="target=sm_90 remarks" 2>&1 | FileCheck %s --check-prefix=REMARK
+
+// A layer norm as nova-fuse-elementwise forms it: one warp per row of 768
+// f32 (4-wide vectors, 6 chunks), swept twice for the two reductions (the
+// mean, then the variance of the centred row) and once more for the
+// outputs; each sum is combined over the warp by 5 butterfly shuffles.
+// REMARK: remark: fused rows 1001x768: 4-wide vectors, 4 warps per CTA, 1 per row
+// DISPATCH-LABEL: func.func @layer_norm
+// DISPATCH:  %[[CTAS:.*]] = arith.constant 251 : index
+// DISPATCH:  "flow.dispatch"(%[[CTAS]], %arg0, %arg1) <{entry_points = [@[[K:nova_fused_rows_1001x768_v4_w4_s1_0x[0-9a-f]+]]::@[[K]]]
+// DISPATCH-SAME: tied_operands = [-1 : index, -1 : index]
+// DISPATCH-SAME: (index, tensor<1001x768xf32>, tensor<768xf32>) -> (tensor<1001x768xbf16>, tensor<1001x1xf32>)
+// CHECK-LABEL: .visible .entry nova_fused_rows_1001x768_v4_w4_s1_
+// CHECK-COUNT-4: .param .u64 .ptr .global
+// CHECK:     .maxntid 128, 1, 1
+// CHECK:     ld.global{{(.nc)?}}.v4.b32
+// CHECK-COUNT-10: shfl.sync.bfly.b32
+// CHECK:     rsqrt.approx.f32
+// CHECK:     cvt.rn.bf16x2.f32
+// CHECK:     st.global.v2.b32
+func.func @layer_norm(%x: tensor<1001x768xf32>, %w: tensor<768xf32>) -> (tensor<1001x768xbf16>, tensor<1001x1xf32>) {
+  %r:2 = nova.fused(%x, %w) : (tensor<1001x768xf32>, tensor<768xf32>) -> (tensor<1001x768xbf16>, tensor<1001x1xf32>) {
+  ^bb0(%a: tensor<1001x768xf32>, %g: tensor<768xf32>):
+    %n = nova.constant dense<7.680000e+02> : tensor<1001x1xf32>
+    %s = nova.reduce_sum %a dims = [1] keepdim : tensor<1001x768xf32> -> tensor<1001x1xf32>
+    %m = nova.div %s, %n : tensor<1001x1xf32>
+    %mb = nova.broadcast_in_dim %m dims = [0, 1] : tensor<1001x1xf32> -> tensor<1001x768xf32>
+    %c = nova.sub %a, %mb : tensor<1001x768xf32>
+    %q = nova.mul %c, %c : tensor<1001x768xf32>
+    %v = nova.reduce_mean %q dims = [1] keepdim : tensor<1001x768xf32> -> tensor<1001x1xf32>
+    %rs = nova.rsqrt %v : tensor<1001x1xf32>
+    %rb = nova.broadcast_in_dim %rs dims = [0, 1] : tensor<1001x1xf32> -> tensor<1001x768xf32>
+    %gb = nova.broadcast_in_dim %g dims = [1] : tensor<768xf32> -> tensor<1001x768xf32>
+    %y0 = nova.mul %c, %rb : tensor<1001x768xf32>
+    %y1 = nova.mul %y0, %gb : tensor<1001x768xf32>
+    %y = nova.cast %y1 : tensor<1001x768xf32> -> tensor<1001x768xbf16>
+    nova.yield %y, %rs : tensor<1001x768xbf16>, tensor<1001x1xf32>
+  }
+  return %r#0, %r#1 : tensor<1001x768xbf16>, tensor<1001x1xf32>
+}
+
+// -----
+
+// A weight's cast over 512 rows of 32000: without reductions each row is
+// shared by 13 warps (512 x 13 warps give the 132 SMs 48 each), 250 chunks
+// of 4 columns split 20 a warp; 6656 warps in 1664 CTAs of 4.
+// REMARK: remark: fused rows 512x32000: 4-wide vectors, 4 warps per CTA, 13 per row
+// DISPATCH-LABEL: func.func @weight_cast
+// DISPATCH:  %[[CTAS:.*]] = arith.constant 1664 : index
+// DISPATCH:  "flow.dispatch"(%[[CTAS]], %{{.*}}) <{entry_points = [@[[K:nova_fused_rows_512x32000_v4_w4_s13_0x[0-9a-f]+]]::@[[K]]]
+// CHECK-LABEL: .visible .entry nova_fused_rows_512x32000_v4_w4_s13_
+// CHECK-NOT:  shfl.sync
+// CHECK:      cvt.rn.bf16x2.f32
+func.func @weight_cast(%w: tensor<32000x512xf32>) -> tensor<512x32000xbf16> {
+  %t = nova.transpose %w permutation = [1, 0] : tensor<32000x512xf32> -> tensor<512x32000xf32>
+  %r = nova.fused(%t) : (tensor<512x32000xf32>) -> tensor<512x32000xbf16> {
+  ^bb0(%a: tensor<512x32000xf32>):
+    %c = nova.cast %a : tensor<512x32000xf32> -> tensor<512x32000xbf16>
+    nova.yield %c : tensor<512x32000xbf16>
+  }
+  return %r : tensor<512x32000xbf16>
+}

@@ -1,0 +1,113 @@
+// RUN: nova-opt %s --split-input-file --nova-fuse-elementwise | FileCheck %s
+
+// A residual add, the layer norm after it and the bf16 cast for the next
+// matmul: one region over the [8 x 4, 64] row space. The sum (used by the
+// next residual add) and rstd (saved for the backward) are results too;
+// the constants and the broadcasts are copied in.
+// CHECK-LABEL: func.func @residual_layer_norm
+// CHECK:       %[[F:.*]]:3 = nova.fused(%arg1, %arg0, %arg2, %arg3) : (tensor<32x64xbf16>, tensor<8x4x64xf32>, tensor<64xf32>, tensor<64xf32>) -> (tensor<32x64xbf16>, tensor<8x4x1xf32>, tensor<8x4x64xf32>) {
+// CHECK-NEXT:  ^bb0(%[[R:.*]]: tensor<32x64xbf16>, %[[X:.*]]: tensor<8x4x64xf32>, %[[W:.*]]: tensor<64xf32>, %[[B:.*]]: tensor<64xf32>):
+// CHECK-DAG:     nova.constant dense<6.400000e+01> : tensor<8x4x1xf32>
+// CHECK-DAG:     nova.reshape %[[R]] : tensor<32x64xbf16> -> tensor<8x4x64xbf16>
+// CHECK:         %[[H:.*]] = nova.add %[[X]], %{{.*}} : tensor<8x4x64xf32>
+// CHECK:         nova.reduce_mean %[[H]] dims = [2] keepdim
+// CHECK:         nova.reduce_sum
+// CHECK:         %[[RSTD:.*]] = nova.rsqrt
+// CHECK:         nova.broadcast_in_dim %[[W]] dims = [2]
+// CHECK:         %[[Y:.*]] = nova.cast %{{.*}} : tensor<32x64xf32> -> tensor<32x64xbf16>
+// CHECK-NEXT:    nova.yield %[[Y]], %[[RSTD]], %[[H]]
+// CHECK:       nova.matmul %[[F]]#0, %arg4
+// CHECK:       return %{{.*}}, %[[F]]#2, %[[F]]#1
+func.func @residual_layer_norm(%x: tensor<8x4x64xf32>, %r: tensor<32x64xbf16>, %w: tensor<64xf32>, %b: tensor<64xf32>, %m: tensor<64x16xbf16>) -> (tensor<32x16xbf16>, tensor<8x4x64xf32>, tensor<8x4x1xf32>) {
+  %n = nova.constant dense<6.400000e+01> : tensor<8x4x1xf32>
+  %eps = nova.constant dense<1.000000e-05> : tensor<8x4x1xf32>
+  %r3 = nova.reshape %r : tensor<32x64xbf16> -> tensor<8x4x64xbf16>
+  %rf = nova.cast %r3 : tensor<8x4x64xbf16> -> tensor<8x4x64xf32>
+  %h = nova.add %x, %rf : tensor<8x4x64xf32>
+  %mean = nova.reduce_mean %h dims = [2] keepdim : tensor<8x4x64xf32> -> tensor<8x4x1xf32>
+  %mb = nova.broadcast_in_dim %mean dims = [0, 1, 2] : tensor<8x4x1xf32> -> tensor<8x4x64xf32>
+  %c = nova.sub %h, %mb : tensor<8x4x64xf32>
+  %sq = nova.mul %c, %c : tensor<8x4x64xf32>
+  %ss = nova.reduce_sum %sq dims = [2] keepdim : tensor<8x4x64xf32> -> tensor<8x4x1xf32>
+  %var = nova.div %ss, %n : tensor<8x4x1xf32>
+  %ve = nova.add %var, %eps : tensor<8x4x1xf32>
+  %rstd = nova.rsqrt %ve : tensor<8x4x1xf32>
+  %rb = nova.broadcast_in_dim %rstd dims = [0, 1, 2] : tensor<8x4x1xf32> -> tensor<8x4x64xf32>
+  %xh = nova.mul %c, %rb : tensor<8x4x64xf32>
+  %wb = nova.broadcast_in_dim %w dims = [2] : tensor<64xf32> -> tensor<8x4x64xf32>
+  %y0 = nova.mul %xh, %wb : tensor<8x4x64xf32>
+  %bb = nova.broadcast_in_dim %b dims = [2] : tensor<64xf32> -> tensor<8x4x64xf32>
+  %y1 = nova.add %y0, %bb : tensor<8x4x64xf32>
+  %y2 = nova.reshape %y1 : tensor<8x4x64xf32> -> tensor<32x64xf32>
+  %y = nova.cast %y2 : tensor<32x64xf32> -> tensor<32x64xbf16>
+  %out = nova.matmul %y, %m : tensor<32x64xbf16>, tensor<64x16xbf16> -> tensor<32x16xbf16>
+  return %out, %h, %rstd : tensor<32x16xbf16>, tensor<8x4x64xf32>, tensor<8x4x1xf32>
+}
+
+// -----
+
+// %a feeds the matmul that %b also uses: putting %a in %b's group would
+// make the group wait for the matmul that waits for it, so they are two
+// groups, the first before the matmul. The matmul's operands (a transpose)
+// stop a group too.
+// CHECK-LABEL: func.func @no_cycle
+// CHECK:       %[[A:.*]] = nova.fused(%arg0, %arg1)
+// CHECK:         nova.add
+// CHECK:       %[[M:.*]] = nova.matmul %[[A]], %{{.*}}
+// CHECK:       nova.fused(%[[A]], %[[M]])
+// CHECK:         nova.mul
+// CHECK:         nova.exp
+func.func @no_cycle(%x: tensor<16x16xf32>, %y: tensor<16x16xf32>, %w: tensor<16x16xf32>) -> tensor<16x16xf32> {
+  %a = nova.add %x, %y : tensor<16x16xf32>
+  %wt = nova.transpose %w permutation = [1, 0] : tensor<16x16xf32> -> tensor<16x16xf32>
+  %m = nova.matmul %a, %wt : tensor<16x16xf32>, tensor<16x16xf32> -> tensor<16x16xf32>
+  %p = nova.mul %a, %m : tensor<16x16xf32>
+  %e = nova.exp %p : tensor<16x16xf32>
+  return %e : tensor<16x16xf32>
+}
+
+// -----
+
+// A broadcast along the batch (a position table added to every sequence)
+// is not in the row space: it stays outside, its result an input. A
+// reduction over a leading dim ends a group.
+// CHECK-LABEL: func.func @outside_the_row_space
+// CHECK:       %[[P:.*]] = nova.broadcast_in_dim %arg1 dims = [1, 2]
+// CHECK:       %[[F:.*]] = nova.fused(%arg0, %[[P]])
+// CHECK-NOT:     broadcast_in_dim
+// CHECK:         nova.add
+// CHECK:         nova.tanh
+// CHECK:       nova.reduce_sum %[[F]] dims = [0]
+func.func @outside_the_row_space(%x: tensor<2x8x32xf32>, %pos: tensor<8x32xf32>) -> tensor<8x32xf32> {
+  %p = nova.broadcast_in_dim %pos dims = [1, 2] : tensor<8x32xf32> -> tensor<2x8x32xf32>
+  %s = nova.add %x, %p : tensor<2x8x32xf32>
+  %t = nova.tanh %s : tensor<2x8x32xf32>
+  %r = nova.reduce_sum %t dims = [0] : tensor<2x8x32xf32> -> tensor<8x32xf32>
+  return %r : tensor<8x32xf32>
+}
+
+// -----
+
+// One splat constant and one bias broadcast shared by two groups (the
+// second group starts where a transpose ends the first): each region gets
+// its own copy, no broadcast result is stored.
+// CHECK-LABEL: func.func @copies
+// CHECK:       nova.fused(%arg1, %arg0) : (tensor<32xf32>, tensor<16x32xf32>) -> tensor<16x32xf32>
+// CHECK:         nova.constant dense<2.000000e+00>
+// CHECK:         nova.broadcast_in_dim
+// CHECK:       nova.transpose
+// CHECK:       nova.fused(%arg1, %{{.*}}) : (tensor<32xf32>, tensor<16x32xf32>) -> tensor<16x32xf32>
+// CHECK:         nova.constant dense<2.000000e+00>
+// CHECK:         nova.broadcast_in_dim
+// CHECK-NOT:   nova.broadcast_in_dim
+func.func @copies(%x: tensor<16x32xf32>, %b: tensor<32xf32>) -> tensor<16x32xf32> {
+  %two = nova.constant dense<2.000000e+00> : tensor<16x32xf32>
+  %bb = nova.broadcast_in_dim %b dims = [1] : tensor<32xf32> -> tensor<16x32xf32>
+  %a = nova.mul %x, %two : tensor<16x32xf32>
+  %a2 = nova.add %a, %bb : tensor<16x32xf32>
+  %t = nova.reshape %a2 : tensor<16x32xf32> -> tensor<32x16xf32>
+  %tt = nova.transpose %t permutation = [1, 0] : tensor<32x16xf32> -> tensor<16x32xf32>
+  %c = nova.mul %tt, %two : tensor<16x32xf32>
+  %c2 = nova.add %c, %bb : tensor<16x32xf32>
+  return %c2 : tensor<16x32xf32>
+}

@@ -1,0 +1,166 @@
+"""Nova's fused-rows kernels (nova.fused regions formed by
+nova-fuse-elementwise) on the H200: torch functions as a training step
+spells them (residual add + layer norm, the layer-norm backward, bias +
+tanh GELU in bf16, a softmax, the erf/sigmoid/sqrt/log/select family, a
+weight cast over few long rows), captured and compiled as Nova compiles
+them, every kernel's outputs NaN-poisoned, odd row counts and rows that no
+chunk divides, against f64 references on random data.
+
+Build box (compiler installed):
+    .venv/bin/python tools/fused_rows_check.py prepare --out bench-artifacts/fused-rows-check
+GPU box (torch + iree.runtime + python/nova only):
+    . tools/device/gpu-env.sh && python tools/fused_rows_check.py run --dir bench-artifacts/fused-rows-check
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import kernel_check_cli  # noqa: E402
+
+PIPELINE = (
+    "builtin.module(nova-split-reductions, nova-fuse-elementwise, "
+    "nova-configure-kernels{{target={arch}}}, "
+    "convert-nova-to-iree-kernels{{poison-outputs=true}}, "
+    "convert-nova-to-linalg, canonicalize, cse)"
+)
+# Max |error| over max |reference| per output dtype.
+TOLERANCE = {"bfloat16": 1e-2, "float32": 2e-5}
+
+
+def _ln_forward(x, res, w, b):
+    import torch
+
+    h = x + res.float()
+    y = torch.nn.functional.layer_norm(h, (h.shape[-1],), w, b, 1e-5)
+    return y.to(torch.bfloat16), h
+
+
+def _ln_backward(dy, xhat, rstd, w):
+    # torch's native_layer_norm_backward input gradient, as the joint graph
+    # decomposes it.
+    n = xhat.shape[-1]
+    g = dy.float() * w
+    return rstd / n * (n * g - g.sum(-1, keepdim=True) - xhat * (g * xhat).sum(-1, keepdim=True))
+
+
+def _bias_gelu(x, b):
+    import torch
+
+    return torch.nn.functional.gelu(x + b, approximate="tanh")
+
+
+def _softmax(x):
+    import torch
+
+    return torch.softmax(x, dim=-1), torch.logsumexp(x, dim=-1)
+
+
+def _pointwise(x):
+    import torch
+
+    a = torch.erf(x) * torch.sigmoid(x) + torch.tanh(0.1 * x)
+    b = torch.where(x > 0, torch.sqrt(x.abs()), torch.log(x.abs() + 1.0))
+    return a, b, torch.amax(torch.relu(x), dim=-1)
+
+
+def _weight_cast(w):
+    import torch
+
+    return w.to(torch.bfloat16), (w * 0.5).to(torch.bfloat16).float()
+
+
+# name -> (function, input shapes and dtypes); the references run the same
+# functions in f64.
+CASES: dict[str, tuple[Callable[..., Any], list[tuple[tuple[int, ...], str]]]] = {
+    "ln_fwd_1001x768": (_ln_forward, [((1001, 768), "float32"), ((1001, 768), "bfloat16"), ((768,), "float32"), ((768,), "float32")]),
+    "ln_bwd_37x520": (_ln_backward, [((37, 520), "bfloat16"), ((37, 520), "float32"), ((37, 1), "float32"), ((520,), "float32")]),
+    "bias_gelu_bf16_300x2052": (_bias_gelu, [((300, 2052), "bfloat16"), ((2052,), "bfloat16")]),
+    "softmax_513x96": (_softmax, [((513, 96), "float32")]),
+    "pointwise_65x1000": (_pointwise, [((65, 1000), "float32")]),
+    "weight_cast_64x32000": (_weight_cast, [((64, 32000), "float32")]),
+}
+
+
+def _example(shapes, device: str = "cpu", seed: int = 0):
+    import torch
+
+    gen = torch.Generator(device=device).manual_seed(seed)
+    out = []
+    for i, (shape, dtype) in enumerate(shapes):
+        t = torch.randn(shape, generator=gen, device=device) * (1.0 + i)
+        if len(shape) == 2 and shape[1] == 1:
+            t = t.abs() + 0.5  # an rstd
+        out.append(t.to(getattr(torch, dtype)))
+    return out
+
+
+def prepare(out: Path, target: str) -> None:
+    from nova import capture, compiler
+    from nova.importer import import_to_torch_mlir
+    from nova.runtime.iree_compile import compile_to_vmfb
+
+    out.mkdir(parents=True, exist_ok=True)
+    arch = target.split(":", 1)[1]
+    cases = []
+    for name, (fn, shapes) in CASES.items():
+        captured = capture.capture_function(fn, _example(shapes))
+        text = import_to_torch_mlir(captured)
+        for stage in ("convert-torch-to-nova", "nova-optimize", PIPELINE.format(arch=arch)):
+            text = compiler.run_pipeline(text, stage, allow_unregistered_dialects=True)
+        kernels = sorted({p.split("::", 1)[0] for p in text.split("entry_points = [@")[1:]})
+        if not any("fused_rows" in k for k in kernels) or "nova.fused" in text:
+            raise RuntimeError(f"{name}: not on Nova's fused-rows kernels: {kernels}")
+        text = compiler.run_pipeline(text, "builtin.module()", allow_unregistered_dialects=True, generic_output=True)
+        (out / f"{name}.vmfb").write_bytes(compile_to_vmfb(text, target))
+        cases.append({"name": name, "kernels": kernels})
+        print(name, kernels, flush=True)
+    (out / "cases.json").write_text(json.dumps({"target": target, "cases": cases}, indent=1))
+
+
+def run(directory: Path, iters: int) -> int:
+    import torch
+
+    from nova.runtime import Session
+
+    spec = json.loads((directory / "cases.json").read_text())
+    failed = 0
+    for case in spec["cases"]:
+        name = case["name"]
+        fn, shapes = CASES[name]
+        row: dict[str, Any] = {"bench": "fused_rows_check", "name": name, "kernels": len(case["kernels"])}
+        try:
+            inputs = _example(shapes, device="cuda", seed=len(name))
+            session = Session((directory / f"{name}.vmfb").read_bytes(), "cuda")
+            got = [session.to_torch(v) for v in session.invoke("main", *inputs)]
+            torch.cuda.synchronize()
+            ref = fn(*[t.double() for t in inputs])
+            ref = ref if isinstance(ref, tuple) else (ref,)
+            row["nan_or_inf"] = int(sum((~torch.isfinite(v.float())).sum() for v in got))
+            errs, ok = [], row["nan_or_inf"] == 0
+            for v, r in zip(got, ref):
+                err = float((v.double() - r).abs().max() / r.abs().max())
+                errs.append(err)
+                ok &= err < TOLERANCE[str(v.dtype).removeprefix("torch.")]
+            row["max_rel_err"] = errs
+            start = time.perf_counter()
+            for _ in range(iters):
+                session.invoke("main", *inputs)
+            torch.cuda.synchronize()
+            row["ms_per_call"] = (time.perf_counter() - start) / max(iters, 1) * 1e3
+            row["ok"] = bool(ok and len(got) == len(ref))
+        except Exception as e:  # a failed case is reported, the others still run
+            row.update(ok=False, error=f"{type(e).__name__}: {e}"[:400])
+        failed += not row["ok"]
+        print(json.dumps(row), flush=True)
+    print(json.dumps({"cases": len(spec["cases"]), "failed": failed}))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(kernel_check_cli.main(__doc__, prepare, run, "fused-rows-check", iters=3))
