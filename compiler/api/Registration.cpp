@@ -58,8 +58,10 @@ void buildLowerToLinalgPipeline(OpPassManager &pm,
                                 const LowerToLinalgOptions &options) {
   StringRef target = options.target;
   if (target.consume_front("cuda")) {
-    pm.addPass(createNovaSplitReductions());
+    // Fusion first: a column sum then keeps its first stage in the kernel
+    // that produces its input, and only the second is split.
     pm.addPass(createNovaFuseElementwise());
+    pm.addPass(createNovaSplitReductions());
     NovaConfigureKernelsOptions configure;
     configure.target = target.consume_front(":") ? target.str() : "";
     configure.f32MatmulPrecision = options.f32MatmulPrecision;

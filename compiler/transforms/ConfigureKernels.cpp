@@ -215,7 +215,11 @@ struct ConfigureKernelsPass
                          << plan->columns << ": "
                          << config->getTileSizes()[1] << "-wide vectors, "
                          << config->getWarpLayout()[0] << " warps per CTA, "
-                         << config->getTileSizes()[2] << " per row";
+                         << config->getTileSizes()[2] << " per row"
+                         << (plan->rowsPerWarp > 1
+                                 ? ", " + std::to_string(plan->rowsPerWarp) +
+                                       " rows a warp (partials)"
+                                 : std::string());
     });
   }
 

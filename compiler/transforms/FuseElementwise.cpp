@@ -24,6 +24,7 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Transforms/RegionUtils.h"
 #include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/TypeSwitch.h"
 
 namespace mlir::nova {
 #define GEN_PASS_DEF_NOVAFUSEELEMENTWISE
@@ -44,9 +45,25 @@ bool isCopied(Operation *op) {
   return isa<ConstantOp, BroadcastInDimOp, ReshapeOp>(op);
 }
 
+/// A sum, max or mean over every dim but the last (a bias gradient).
+bool isLeadingReduction(Operation *op) {
+  if (!isa<ReduceSumOp, ReduceMaxOp, ReduceMeanOp>(op))
+    return false;
+  auto input = cast<RankedTensorType>(op->getOperand(0).getType());
+  ArrayRef<int64_t> dims = op->getAttrOfType<DenseI64ArrayAttr>("dims");
+  if (input.getRank() < 2 ||
+      static_cast<int64_t>(dims.size()) != input.getRank() - 1)
+    return false;
+  for (auto [i, d] : llvm::enumerate(dims))
+    if (d != static_cast<int64_t>(i))
+      return false;
+  return true;
+}
+
 /// Static tensors of f32/bf16/f16/i1 in and out, one result.
 bool isCandidate(Operation *op) {
-  if (op->getNumResults() != 1 || !cuda::isFusedRowsOp(op))
+  if (op->getNumResults() != 1 ||
+      !(cuda::isFusedRowsOp(op) || isLeadingReduction(op)))
     return false;
   auto ok = [](Type t) {
     auto tensor = dyn_cast<RankedTensorType>(t);
@@ -63,7 +80,7 @@ struct Group {
   int64_t rows = 0, columns = 0;
   llvm::SetVector<Operation *> members; // moved into the region
   llvm::SetVector<Operation *> copies;  // copied; the original stays
-  int64_t first = 0;                    // smallest position of a member
+  int64_t first = 0, last = 0;          // positions of the outer members
 
   bool contains(Operation *op) const {
     return members.contains(op) || copies.contains(op);
@@ -75,8 +92,13 @@ struct Group {
   }
 };
 
+// Column reductions' first stage: groups of up to 8 rows, at least 4096
+// groups (nova-split-reductions' threshold for the second stage).
+constexpr int64_t kMaxRowsPerPartial = 8, kMinPartials = 4096;
+
 struct Fuser {
   Block &block;
+  bool failed = false;
   DenseMap<Operation *, int64_t> position;
   DenseMap<Operation *, int64_t> groupOf;
   SmallVector<Group> groups;
@@ -166,14 +188,52 @@ struct Fuser {
 
   void grow(int64_t id, Operation *seed) {
     Group &g = groups[id];
-    int64_t last = position[seed];
     SmallVector<Operation *> work{seed};
     while (!work.empty()) {
       Operation *m = work.pop_back_val();
+      // A column reduction of a member's value joins as a consumer (the
+      // kernel accumulates its partials; nothing in a group can use one),
+      // and so does an elementwise op whose value only such reductions use
+      // (the product of a weight gradient's sum).
+      // Reshapes between them are looked through (and copied in).
+      SmallVector<std::pair<Operation *, Operation *>> consumers; // (op, via)
+      if (!isLeadingReduction(m) && !isCopied(m) && g.isElement(m->getResult(0)))
+        for (Operation *user : m->getResult(0).getUsers()) {
+          if (isa<ReshapeOp>(user) && user->getBlock() == &block &&
+              g.isElement(user->getResult(0))) {
+            for (Operation *next : user->getResult(0).getUsers())
+              consumers.emplace_back(next, user);
+          } else {
+            consumers.emplace_back(user, nullptr);
+          }
+        }
+      for (auto [user, via] : consumers) {
+          if (user->getBlock() != &block || groupOf.count(user) ||
+              g.contains(user) || !isCandidate(user) || isCopied(user))
+            continue;
+          bool reduction = isLeadingReduction(user);
+          bool feedsReductions =
+              !reduction && !cuda::isLastDimReduction(user) &&
+              g.isElement(user->getResult(0)) && !user->use_empty() &&
+              llvm::all_of(user->getUsers(), [](Operation *u) {
+                return isLeadingReduction(u);
+              });
+          if ((!reduction && !feedsReductions) || dependsOnGroup(g, user) ||
+              feedsGroupFromOutside(g, user, std::max(g.last, position[user])))
+            continue;
+          if (via)
+            g.copies.insert(via);
+          g.members.insert(user);
+          g.last = std::max(g.last, position[user]);
+          groupOf[user] = id;
+          if (feedsReductions)
+            work.push_back(user);
+      }
       for (Value v : m->getOperands()) {
         Operation *p = v.getDefiningOp();
         if (!p || p->getBlock() != &block || g.contains(p) ||
-            groupOf.count(p) || !isCandidate(p) || !inSpace(g, m, v))
+            groupOf.count(p) || !isCandidate(p) || isLeadingReduction(p) ||
+            !inSpace(g, m, v))
           continue;
         if (auto broadcast = dyn_cast<BroadcastInDimOp>(p))
           if (g.isElement(broadcast.getResult()) &&
@@ -181,7 +241,7 @@ struct Fuser {
             continue; // e.g. along the batch: stays an input
         bool copy = isCopied(p);
         if (dependsOnGroup(g, p) ||
-            (!copy && feedsGroupFromOutside(g, p, last)))
+            (!copy && feedsGroupFromOutside(g, p, g.last)))
           continue;
         if (copy) {
           g.copies.insert(p);
@@ -202,8 +262,9 @@ struct Fuser {
     for (Operation *op : llvm::reverse(ops)) {
       if (groupOf.count(op) || !isCandidate(op) || isCopied(op))
         continue;
-      Value space = cuda::isLastDimReduction(op) ? op->getOperand(0)
-                                                 : op->getResult(0);
+      Value space = cuda::isLastDimReduction(op) || isLeadingReduction(op)
+                        ? op->getOperand(0)
+                        : op->getResult(0);
       auto type = cast<RankedTensorType>(space.getType());
       if (type.getRank() < 1 || type.getShape().back() < 2 ||
           type.getNumElements() / type.getShape().back() < 2)
@@ -212,7 +273,7 @@ struct Fuser {
       g.columns = type.getShape().back();
       g.rows = type.getNumElements() / g.columns;
       g.members.insert(op);
-      g.first = position[op];
+      g.first = g.last = position[op];
       groupOf[op] = groups.size();
       groups.push_back(std::move(g));
       grow(groups.size() - 1, op);
@@ -268,16 +329,31 @@ struct Fuser {
     for (Value v : inputs)
       mapping.map(v, entry->addArgument(v.getType(), v.getLoc()));
     OpBuilder inner = OpBuilder::atBlockEnd(entry);
-    for (Operation *op : body)
-      inner.clone(*op, mapping);
+    int64_t k = rowsPerPartial(g.rows);
+    for (Operation *op : body) {
+      if (isLeadingReduction(op))
+        mapping.map(op->getResult(0),
+                    partialReduction(inner, op, mapping.lookup(op->getOperand(0)),
+                                     g, k));
+      else
+        inner.clone(*op, mapping);
+    }
     SmallVector<Value> yielded;
     for (Value r : results)
       yielded.push_back(mapping.lookup(r));
     YieldOp::create(inner, lastMember->getLoc(), yielded);
-    for (auto [r, f] : llvm::zip(results, fused.getResults()))
-      r.replaceUsesWithIf(f, [&](OpOperand &use) {
+    for (auto [i, r] : llvm::enumerate(results))
+      fused->getResult(i).setType(yielded[i].getType());
+    OpBuilder after(fused);
+    after.setInsertionPointAfter(fused);
+    for (auto [r, f] : llvm::zip(results, fused.getResults())) {
+      Value replacement = f;
+      if (isLeadingReduction(r.getDefiningOp()))
+        replacement = finishReduction(after, r.getDefiningOp(), f);
+      r.replaceUsesWithIf(replacement, [&](OpOperand &use) {
         return usedOutside(use.getOwner());
       });
+    }
     // The members and the copies nothing outside uses: only they use each
     // other now.
     SmallVector<Operation *> erased(g.members.begin(), g.members.end());
@@ -288,6 +364,74 @@ struct Fuser {
       op->dropAllReferences();
     for (Operation *op : erased)
       op->erase();
+  }
+
+  /// Rows per partial of a column reduction over `rows`: at most
+  /// kMaxRowsPerPartial, dividing `rows`, leaving at least kMinPartials
+  /// partials where there are that many rows (nova-split-reductions then
+  /// spreads the second stage over the GPU).
+  static int64_t rowsPerPartial(int64_t rows) {
+    for (int64_t k = kMaxRowsPerPartial; k > 1; --k)
+      if (rows % k == 0 && rows / k >= kMinPartials)
+        return k;
+    for (int64_t k = kMaxRowsPerPartial; k > 1; --k)
+      if (rows % k == 0 && rows < kMinPartials)
+        return k;
+    return 1;
+  }
+
+  /// Inside the region: the f32 partial reductions [G, C] of `input`'s G
+  /// groups of k consecutive rows (`op`'s kind: sum, max or mean).
+  static Value partialReduction(OpBuilder &b, Operation *op, Value input,
+                                const Group &g, int64_t k) {
+    Location loc = op->getLoc();
+    auto type = cast<RankedTensorType>(input.getType());
+    if (!type.getElementType().isF32())
+      input = CastOp::create(b, loc, type.clone(b.getF32Type()), input);
+    auto grouped = RankedTensorType::get({g.rows / k, k, g.columns},
+                                         b.getF32Type());
+    Value view = ReshapeOp::create(b, loc, grouped, input);
+    auto partialType =
+        RankedTensorType::get({g.rows / k, g.columns}, b.getF32Type());
+    auto dims = b.getDenseI64ArrayAttr({1});
+    Operation *reduce =
+        llvm::TypeSwitch<Operation *, Operation *>(op)
+            .Case([&](ReduceSumOp) {
+              return ReduceSumOp::create(b, loc, partialType, view, dims, false);
+            })
+            .Case([&](ReduceMaxOp) {
+              return ReduceMaxOp::create(b, loc, partialType, view, dims, false);
+            })
+            .Case([&](ReduceMeanOp) {
+              return ReduceMeanOp::create(b, loc, partialType, view, dims, false);
+            });
+    return reduce->getResult(0);
+  }
+
+  /// Outside: `op`'s result from its partials (a reduction over them, in
+  /// f32, then `op`'s shape and element type).
+  static Value finishReduction(OpBuilder &b, Operation *op, Value partials) {
+    Location loc = op->getLoc();
+    auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
+    int64_t columns = resultType.getShape().back();
+    auto f32Type = RankedTensorType::get({columns}, b.getF32Type());
+    auto dims = b.getDenseI64ArrayAttr({0});
+    Value total =
+        llvm::TypeSwitch<Operation *, Value>(op)
+            .Case([&](ReduceSumOp) {
+              return ReduceSumOp::create(b, loc, f32Type, partials, dims, false);
+            })
+            .Case([&](ReduceMaxOp) {
+              return ReduceMaxOp::create(b, loc, f32Type, partials, dims, false);
+            })
+            .Case([&](ReduceMeanOp) {
+              return ReduceMeanOp::create(b, loc, f32Type, partials, dims, false);
+            });
+    if (resultType.getRank() != 1)
+      total = ReshapeOp::create(b, loc, resultType.clone(b.getF32Type()), total);
+    if (!resultType.getElementType().isF32())
+      total = CastOp::create(b, loc, resultType, total);
+    return total;
   }
 
   /// Worth a kernel: computes something (not only copies data around).
@@ -301,7 +445,11 @@ struct Fuser {
     for (Group &g : groups)
       if (computes(g))
         outline(g);
-    sortTopologically(&block);
+    if (!sortTopologically(&block)) {
+      block.getParentOp()->emitError()
+          << "nova-fuse-elementwise made a cycle (a bug)";
+      failed = true;
+    }
     // Copied constants, broadcasts and reshapes no group left a user.
     for (Operation &op : llvm::make_early_inc_range(llvm::reverse(block)))
       if (isCopied(&op) && op.use_empty())
@@ -312,10 +460,16 @@ struct Fuser {
 struct FuseElementwisePass
     : nova::impl::NovaFuseElementwiseBase<FuseElementwisePass> {
   void runOnOperation() override {
-    getOperation()->walk([](func::FuncOp func) {
-      for (Block &block : func.getBody())
-        Fuser(block).run();
+    bool failed = false;
+    getOperation()->walk([&](func::FuncOp func) {
+      for (Block &block : func.getBody()) {
+        Fuser fuser(block);
+        fuser.run();
+        failed |= fuser.failed;
+      }
     });
+    if (failed)
+      signalPassFailure();
   }
 };
 

@@ -9,6 +9,7 @@
 #include "compiler/codegen/cuda/PtxSerialization.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -57,6 +58,24 @@ Operation *lastDimReduction(Operation *op) {
       .Case<ReduceSumOp, ReduceMaxOp, ReduceMeanOp>(check)
       .Default([](Operation *) { return nullptr; });
 }
+
+/// A reduction over dim 1 of a rank-3 input, the dim dropped.
+Operation *groupReduction(Operation *op) {
+  auto check = [](auto reduce) -> Operation * {
+    auto input = cast<RankedTensorType>(reduce.getInput().getType());
+    ArrayRef<int64_t> dims = reduce.getDims();
+    if (input.getRank() == 3 && dims.size() == 1 && dims[0] == 1 &&
+        !reduce.getKeepdim())
+      return reduce;
+    return nullptr;
+  };
+  return llvm::TypeSwitch<Operation *, Operation *>(op)
+      .Case<ReduceSumOp, ReduceMaxOp, ReduceMeanOp>(check)
+      .Default([](Operation *) { return nullptr; });
+}
+
+// Chunks a partial-carrying row may have (its loops are unrolled).
+constexpr int64_t kMaxUnrolledChunks = 16;
 
 struct Analyzer {
   FusedOp op;
@@ -111,6 +130,8 @@ struct Analyzer {
         anchor = reduce->getOperand(0);
         break;
       }
+      if (Operation *reduce = groupReduction(&inner); reduce && !anchor)
+        anchor = reduce->getOperand(0); // [G, K, C]
     }
     if (!anchor)
       for (Value v : yield.getValues())
@@ -177,6 +198,23 @@ struct Analyzer {
             isElementShaped(result) ? RowKind::Element : RowKind::Row;
         continue;
       }
+      if (Operation *reduce = groupReduction(&inner);
+          reduce && isElementShaped(reduce->getOperand(0))) {
+        Value in = reduce->getOperand(0);
+        auto it = plan.kind.find(in);
+        if (it == plan.kind.end() || it->second != RowKind::Element ||
+            isBool(in))
+          return fail("a partial reduction of a non-row value");
+        int64_t k = cast<RankedTensorType>(in.getType()).getDimSize(1);
+        if (plan.rowsPerWarp != 1 && plan.rowsPerWarp != k)
+          return fail("partial reductions over different row groups");
+        plan.rowsPerWarp = k;
+        if (!llvm::all_of(reduce->getUsers(),
+                          [](Operation *u) { return isa<YieldOp>(u); }))
+          return fail("a partial reduction used inside the region");
+        plan.kind[reduce->getResult(0)] = RowKind::Partial;
+        continue;
+      }
       if (Operation *reduce = lastDimReduction(&inner)) {
         auto it = plan.kind.find(reduce->getOperand(0));
         if (it == plan.kind.end() || it->second != RowKind::Element)
@@ -220,8 +258,8 @@ struct Analyzer {
                     "scalar");
     for (Value v : yield.getValues()) {
       RowKind k = plan.kind.lookup(v);
-      if (k != RowKind::Element && k != RowKind::Row)
-        return fail("a result that is not per element or per row");
+      if (k != RowKind::Element && k != RowKind::Row && k != RowKind::Partial)
+        return fail("a result that is not per element, per row or partial");
       if (isa<BlockArgument>(v))
         return fail("a result that is an input");
     }
@@ -248,7 +286,8 @@ struct Analyzer {
         plan.widestBytes = std::max(plan.widestBytes, bytes(arg));
     }
     for (Value v : yield.getValues())
-      if (plan.kind.lookup(v) == RowKind::Element)
+      if (plan.kind.lookup(v) == RowKind::Element ||
+          plan.kind.lookup(v) == RowKind::Partial)
         plan.widestBytes = std::max(plan.widestBytes, bytes(v));
     return true;
   }
@@ -297,15 +336,20 @@ bool cuda::isFusedRowsOp(Operation *op) {
     auto value = dyn_cast<DenseElementsAttr>(constant.getValue());
     return value && value.isSplat();
   }
-  return isElementwise(op) || lastDimReduction(op) ||
+  return isElementwise(op) || lastDimReduction(op) || groupReduction(op) ||
          isa<BroadcastInDimOp, ReshapeOp>(op);
 }
+
+bool cuda::isGroupReduction(Operation *op) { return groupReduction(op); }
 
 bool cuda::isLastDimReduction(Operation *op) { return lastDimReduction(op); }
 
 bool cuda::hasReduction(FusedOp op) {
   return llvm::any_of(op.getBody().front(),
-                      [](Operation &inner) { return lastDimReduction(&inner); });
+                      [](Operation &inner) {
+                        return lastDimReduction(&inner) ||
+                               groupReduction(&inner);
+                      });
 }
 
 FailureOr<FusedRowsPlan> cuda::analyzeFusedRows(FusedOp op, std::string &why) {
@@ -341,6 +385,11 @@ FailureOr<FusedRowsSpec> cuda::fusedRowsSpec(FusedOp op,
   }
   if (spec.segments > 1 && hasReduction(op)) {
     why = "a row with a reduction cannot be split between warps";
+    return failure();
+  }
+  if (plan.rowsPerWarp > 1 &&
+      plan.columns > kMaxUnrolledChunks * 32 * spec.vector) {
+    why = "rows too long to carry partials in registers";
     return failure();
   }
   // The kernel is the region: its printed form (no locations) names it.
@@ -654,112 +703,222 @@ struct RowsKernel : KernelBuilder {
     return cf(isa<ReduceMaxOp>(reduce) ? -INFINITY : 0.0);
   }
 
+  /// The chunk loop of one sweep: unrolled in the IR where per-chunk
+  /// partials must be carried (they live in registers per chunk), an
+  /// scf.for otherwise. `body(chunkIndex, carried)` returns the new carried
+  /// values.
+  template <typename Fn>
+  SmallVector<Value> forEachChunk(Value first, Value end, ValueRange init,
+                                  Fn &&body) {
+    if (!unrolled) {
+      ValueRange r = loop(first, end, c32(1), init,
+                          [&](Value it, ValueRange acc) {
+                            return body(it, SmallVector<Value>(acc));
+                          });
+      return SmallVector<Value>(r.begin(), r.end());
+    }
+    SmallVector<Value> carried(init.begin(), init.end());
+    for (int64_t c = 0; c < chunks; ++c)
+      carried = body(c32(c), carried);
+    return carried;
+  }
+
+  /// Sets `column` (and `valid` for a ragged last chunk) for chunk `it`.
+  void enterChunk(Value it) {
+    chunk.clear();
+    column = add(mul(it, c32(32 * spec.vector)), mul(lane, c32(spec.vector)));
+    valid = Value();
+    if (plan.columns % (32 * spec.vector)) {
+      valid = ult(column, c32(plan.columns));
+      // Loads stay in bounds; their values are masked or not stored.
+      column = min(column, c32(plan.columns - spec.vector));
+    }
+  }
+
+  void storeElements(Value result, Value pointer, Value index,
+                     ArrayRef<Value> values) {
+    if (valid)
+      ifThen(valid, [&] { storeVector(result, pointer, index, values); });
+    else
+      storeVector(result, pointer, index, values);
+  }
+
+  /// One row's sweeps; `partials` (per partial result, chunk and lane
+  /// element) are accumulated and returned.
+  SmallVector<Value> emitRow(Block &entry, Value segment,
+                             SmallVector<Value> partials) {
+    Block &body = region;
+    auto yield = cast<YieldOp>(body.getTerminator());
+    unsigned inputs = body.getNumArguments();
+    // Row values are this row's: rebuilt in this (loop) block.
+    for (auto it = known.begin(); it != known.end();) {
+      auto next = std::next(it);
+      if (plan.kind.lookup(it->first) == RowKind::Row)
+        known.erase(it);
+      it = next;
+    }
+    emitKnown(0, /*scalars=*/false);
+    auto storeRows = [&](int64_t level) {
+      for (auto [i, v] : llvm::enumerate(yield.getValues()))
+        if (plan.kind.lookup(v) == RowKind::Row &&
+            plan.level.lookup(v) == level)
+          ifThen(eq(lane, 0), [&] {
+            Type type = storage(v);
+            LLVM::StoreOp::create(
+                b, loc, narrow(known.lookup(v), type),
+                at(type, entry.getArgument(inputs + i), wide(row)),
+                std::max<unsigned>(1, type.getIntOrFloatBitWidth() / 8));
+          });
+    };
+    storeRows(0);
+    // This warp's chunks of the row.
+    int64_t perSegment = (chunks + spec.segments - 1) / spec.segments;
+    Value firstChunk = mul(segment, c32(perSegment));
+    Value endChunk = min(add(firstChunk, c32(perSegment)), c32(chunks));
+    for (int64_t sweep = 0; sweep < sweeps; ++sweep) {
+      SmallVector<Operation *> here;
+      SmallVector<Value> init;
+      for (Operation *r : reductions)
+        if (plan.level.lookup(r->getResult(0)) == sweep + 1) {
+          here.push_back(r);
+          init.push_back(identity(r));
+        }
+      size_t rowAccs = init.size();
+      init.append(partials);
+      SmallVector<Value> carried = forEachChunk(
+          firstChunk, endChunk, init,
+          [&](Value it, SmallVector<Value> acc) -> SmallVector<Value> {
+            enterChunk(it);
+            SmallVector<Value> next;
+            for (auto [r, a] : llvm::zip(here, ArrayRef(acc).take_front(rowAccs))) {
+              Value local;
+              for (Value x : elements(r->getOperand(0)))
+                local = local ? combine(r, local, x) : x;
+              if (valid)
+                local = select(valid, local, identity(r));
+              next.push_back(combine(r, a, local));
+            }
+            // Partials of this sweep's level, in this chunk's slots.
+            SmallVector<Value> parts(acc.begin() + rowAccs, acc.end());
+            for (auto [p, op] : llvm::enumerate(partialOps)) {
+              if (plan.level.lookup(op->getResult(0)) != sweep)
+                continue;
+              SmallVector<Value> x = elements(op->getOperand(0));
+              for (int64_t i = 0; i < spec.vector; ++i) {
+                Value &slot = parts[partialSlot(p, it, i)];
+                Value v = valid ? select(valid, x[i], identity(op)) : x[i];
+                slot = combine(op, slot, v);
+              }
+            }
+            for (auto [i, v] : llvm::enumerate(yield.getValues())) {
+              if (plan.kind.lookup(v) != RowKind::Element ||
+                  plan.level.lookup(v) != sweep)
+                continue;
+              Value index =
+                  add(mul(wide(row), c64(plan.columns)), wide(column));
+              storeElements(v, entry.getArgument(inputs + i), index,
+                            elements(v));
+            }
+            next.append(parts);
+            return next;
+          });
+      for (auto [r, p] : llvm::zip(here, ArrayRef(carried).take_front(rowAccs))) {
+        Value total = p;
+        for (int64_t offset : {16, 8, 4, 2, 1})
+          total = combine(r, total, shuffleXor(total, offset));
+        if (isa<ReduceMeanOp>(r))
+          total = fmul(total, cf(1.0 / double(plan.columns)));
+        known[r->getResult(0)] = total;
+      }
+      partials.assign(carried.begin() + rowAccs, carried.end());
+      chunk.clear();
+      emitKnown(sweep + 1, /*scalars=*/false);
+      storeRows(sweep + 1);
+    }
+    return partials;
+  }
+
+  /// Index of partial `p`'s accumulator for lane element `i` of chunk `it`
+  /// (a constant: partials imply unrolled chunks).
+  size_t partialSlot(size_t p, Value it, int64_t i) {
+    int64_t c = getConstantIntValue(it).value_or(0);
+    return (p * chunks + c) * spec.vector + i;
+  }
+
   void build(Block &entry) {
     Block &body = region;
     auto yield = cast<YieldOp>(body.getTerminator());
     unsigned inputs = body.getNumArguments();
     for (BlockArgument arg : body.getArguments())
       pointers[arg] = entry.getArgument(arg.getArgNumber());
+    for (Operation &op : body.without_terminator()) {
+      if (lastDimReduction(&op))
+        reductions.push_back(&op);
+      if (plan.kind.lookup(op.getResult(0)) == RowKind::Partial)
+        partialOps.push_back(&op);
+    }
+    sweeps = 0;
+    for (Operation *r : reductions)
+      sweeps = std::max(sweeps, plan.level.lookup(r->getResult(0)));
+    for (Operation *p : partialOps)
+      sweeps = std::max(sweeps, plan.level.lookup(p->getResult(0)) + 1);
+    for (Value v : yield.getValues())
+      if (plan.kind.lookup(v) == RowKind::Element)
+        sweeps = std::max(sweeps, plan.level.lookup(v) + 1);
+    chunks = (plan.columns + 32 * spec.vector - 1) / (32 * spec.vector);
+    unrolled = !partialOps.empty();
+
     Value tid = id(gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x));
     Value block = id(gpu::BlockIdOp::create(b, loc, gpu::Dimension::x));
     lane = rem(tid, c32(32));
     Value warp = add(mul(block, c32(spec.warps)), div(tid, c32(32)));
-    row = div(warp, c32(spec.segments));
+    // A warp's rows: `rowsPerWarp` consecutive ones (one partial group), or
+    // one segment of one row.
+    int64_t k = plan.rowsPerWarp;
+    Value group = div(warp, c32(spec.segments));
     Value segment = rem(warp, c32(spec.segments));
-    // Warp-uniform: whole warps skip rows past the end.
-    ifThen(ult(row, c32(plan.rows)), [&] {
+    // Warp-uniform: whole warps skip groups past the end.
+    ifThen(ult(group, c32(plan.rows / k)), [&] {
       emitKnown(0, /*scalars=*/true);
-      emitKnown(0, /*scalars=*/false);
-      int64_t sweeps = 0;
-      SmallVector<Operation *> reductions;
-      for (Operation &op : body.without_terminator())
-        if (lastDimReduction(&op)) {
-          reductions.push_back(&op);
-          sweeps = std::max(sweeps, plan.level.lookup(op.getResult(0)));
-        }
-      for (Value v : yield.getValues())
-        if (plan.kind.lookup(v) == RowKind::Element)
-          sweeps = std::max(sweeps, plan.level.lookup(v) + 1);
-      auto storeRows = [&](int64_t level) {
-        for (auto [i, v] : llvm::enumerate(yield.getValues()))
-          if (plan.kind.lookup(v) == RowKind::Row &&
-              plan.level.lookup(v) == level)
-            ifThen(eq(lane, 0), [&] {
-              Type type = storage(v);
-              LLVM::StoreOp::create(b, loc, narrow(known.lookup(v), type),
-                                    at(type, entry.getArgument(inputs + i),
-                                       wide(row)),
-                                    std::max<unsigned>(
-                                        1, type.getIntOrFloatBitWidth() / 8));
+      SmallVector<Value> partials;
+      for (Operation *op : partialOps)
+        partials.append(chunks * spec.vector, identity(op));
+      if (k == 1) {
+        row = group;
+        partials = emitRow(entry, segment, partials);
+      } else {
+        ValueRange end = loop(
+            c32(0), c32(k), c32(1), partials,
+            [&](Value i, ValueRange acc) -> SmallVector<Value> {
+              row = add(mul(group, c32(k)), i);
+              return emitRow(entry, segment, SmallVector<Value>(acc));
             });
-      };
-      storeRows(0);
-      int64_t chunkColumns = 32 * spec.vector;
-      int64_t chunks = (plan.columns + chunkColumns - 1) / chunkColumns;
-      bool ragged = plan.columns % chunkColumns != 0;
-      // This warp's chunks of the row.
-      int64_t perSegment = (chunks + spec.segments - 1) / spec.segments;
-      Value firstChunk = mul(segment, c32(perSegment));
-      Value endChunk = min(add(firstChunk, c32(perSegment)), c32(chunks));
-      for (int64_t sweep = 0; sweep < sweeps; ++sweep) {
-        SmallVector<Operation *> here;
-        SmallVector<Value> init;
-        for (Operation *r : reductions)
-          if (plan.level.lookup(r->getResult(0)) == sweep + 1) {
-            here.push_back(r);
-            init.push_back(identity(r));
+        partials.assign(end.begin(), end.end());
+      }
+      // Each partial's [group, C] row.
+      for (auto [p, op] : llvm::enumerate(partialOps)) {
+        Value result = op->getResult(0);
+        unsigned index = llvm::find(yield.getValues(), result) -
+                         yield.getValues().begin();
+        for (int64_t c = 0; c < chunks; ++c) {
+          enterChunk(c32(c));
+          SmallVector<Value> values;
+          for (int64_t i = 0; i < spec.vector; ++i) {
+            Value v = partials[partialSlot(p, c32(c), i)];
+            if (isa<ReduceMeanOp>(op))
+              v = fmul(v, cf(1.0 / double(k)));
+            values.push_back(v);
           }
-        ValueRange partial = loop(
-            firstChunk, endChunk, c32(1), init,
-            [&](Value it, ValueRange acc) -> SmallVector<Value> {
-              chunk.clear();
-              column = add(mul(it, c32(chunkColumns)),
-                           mul(lane, c32(spec.vector)));
-              valid = Value();
-              if (ragged) {
-                valid = ult(column, c32(plan.columns));
-                // Loads stay in bounds; their values are masked below.
-                column = min(column, c32(plan.columns - spec.vector));
-              }
-              SmallVector<Value> next;
-              for (auto [r, a] : llvm::zip(here, acc)) {
-                Value sum = a;
-                Value local = Value();
-                for (Value x : elements(r->getOperand(0)))
-                  local = local ? combine(r, local, x) : x;
-                if (valid)
-                  local = select(valid, local, identity(r));
-                next.push_back(combine(r, sum, local));
-              }
-              for (auto [i, v] : llvm::enumerate(yield.getValues())) {
-                if (plan.kind.lookup(v) != RowKind::Element ||
-                    plan.level.lookup(v) != sweep)
-                  continue;
-                SmallVector<Value> values = elements(v);
-                Value index = add(mul(wide(row), c64(plan.columns)),
-                                  wide(column));
-                Value pointer = entry.getArgument(inputs + i);
-                if (valid)
-                  ifThen(valid, [&] { storeVector(v, pointer, index, values); });
-                else
-                  storeVector(v, pointer, index, values);
-              }
-              return next;
-            });
-        for (auto [r, p] : llvm::zip(here, partial)) {
-          Value total = p;
-          for (int64_t offset : {16, 8, 4, 2, 1})
-            total = combine(r, total, shuffleXor(total, offset));
-          if (isa<ReduceMeanOp>(r))
-            total = fmul(total, cf(1.0 / double(plan.columns)));
-          known[r->getResult(0)] = total;
+          Value at = add(mul(wide(group), c64(plan.columns)), wide(column));
+          storeElements(result, entry.getArgument(inputs + index), at, values);
         }
-        chunk.clear();
-        emitKnown(sweep + 1, /*scalars=*/false);
-        storeRows(sweep + 1);
       }
     });
   }
+
+  SmallVector<Operation *> reductions, partialOps;
+  int64_t sweeps = 0, chunks = 1;
+  bool unrolled = false;
 };
 
 } // namespace

@@ -21,6 +21,9 @@
 //
 // A region without reductions over few long rows (a weight's cast) splits
 // each row between `segments` warps, so that the grid still fills the GPU.
+// Partial results (a column sum's groups of K rows, see RowKind::Partial)
+// make each warp walk its K rows, carrying the per-column partials of its
+// lanes in registers (the chunk loops are unrolled for them).
 //
 // ABI: one pointer per region input, then per result; no constants (R and C
 // are baked in: the kernel name hashes the region). Grid x =
@@ -42,7 +45,10 @@
 namespace mlir::nova::cuda {
 
 /// How a value of a fused region is indexed in its row space.
-enum class RowKind { Scalar, Row, Column, Element };
+/// Partial: a result [G, C] that reduces each group of K consecutive rows
+/// (a reduction over dim 1 of the [G, K, C] view): partial column sums of a
+/// reduction over all rows, which one warp accumulates over its K rows.
+enum class RowKind { Scalar, Row, Column, Element, Partial };
 
 /// The row space of a nova.fused region and the kind and sweep of each of
 /// its values (see the file comment).
@@ -50,6 +56,8 @@ struct FusedRowsPlan {
   int64_t rows = 0, columns = 0;
   /// Bytes of the widest element loaded or stored per column.
   int64_t widestBytes = 1;
+  /// K of the region's partial results (1 without them).
+  int64_t rowsPerWarp = 1;
   llvm::DenseMap<Value, RowKind> kind;
   /// Element/column values: the sweep that first can compute them; row
   /// values: the sweep after which they are known (0: before any sweep).
@@ -71,7 +79,10 @@ bool isFusedRowsOp(Operation *op);
 /// Whether `op` is a sum, max or mean over the last dim of its input.
 bool isLastDimReduction(Operation *op);
 
-/// Whether `op`'s region reduces over the last dim anywhere.
+/// Whether `op` reduces dim 1 of a [G, K, C] value (a partial result).
+bool isGroupReduction(Operation *op);
+
+/// Whether `op`'s region reduces anywhere (its rows cannot be split).
 bool hasReduction(FusedOp op);
 
 /// The plan for `op`, or failure with the reason in `why`.

@@ -111,3 +111,34 @@ func.func @copies(%x: tensor<16x32xf32>, %b: tensor<32xf32>) -> tensor<16x32xf32
   %c2 = nova.add %c, %bb : tensor<16x32xf32>
   return %c2 : tensor<16x32xf32>
 }
+
+// -----
+
+// The layer-norm backward's column sums (the gain's gradient sums dy * xhat
+// over all rows, the bias's sums dy through a reshape) join the group that
+// makes dy: the region yields f32 partials over groups of rows (8192 rows:
+// 2 a group, which leaves the 4096 groups nova-split-reductions spreads over
+// the GPU), and a reduction over the groups finishes each sum outside,
+// rounded to its type once.
+// CHECK-LABEL: func.func @column_sums
+// CHECK:       %[[F:.*]]:3 = nova.fused(%arg0, %arg1) : (tensor<8192x64xbf16>, tensor<8192x64xf32>) -> (tensor<4096x64xf32>, tensor<8192x64xf32>, tensor<4096x64xf32>)
+// CHECK:         %[[D:.*]] = nova.cast %{{.*}} : tensor<8192x64xbf16> -> tensor<8192x64xf32>
+// CHECK:         %[[G:.*]] = nova.mul %[[D]]
+// CHECK:         nova.reshape %[[G]] : tensor<8192x64xf32> -> tensor<4096x2x64xf32>
+// CHECK:         %[[DG:.*]] = nova.reduce_sum %{{.*}} dims = [1] : tensor<4096x2x64xf32> -> tensor<4096x64xf32>
+// CHECK:         nova.reshape %{{.*}} : tensor<2x4096x64xf32> -> tensor<4096x2x64xf32>
+// CHECK:         %[[DB:.*]] = nova.reduce_sum %{{.*}} dims = [1] : tensor<4096x2x64xf32> -> tensor<4096x64xf32>
+// CHECK:         nova.yield %[[DB]], %[[D]], %[[DG]]
+// CHECK:       %[[B:.*]] = nova.reduce_sum %[[F]]#0 dims = [0] : tensor<4096x64xf32> -> tensor<64xf32>
+// CHECK:       %[[BB:.*]] = nova.cast %[[B]] : tensor<64xf32> -> tensor<64xbf16>
+// CHECK:       %[[W:.*]] = nova.reduce_sum %[[F]]#2 dims = [0] : tensor<4096x64xf32> -> tensor<64xf32>
+// CHECK:       return %[[F]]#1, %[[W]], %[[BB]]
+func.func @column_sums(%dy: tensor<8192x64xbf16>, %xhat: tensor<8192x64xf32>) -> (tensor<8192x64xf32>, tensor<64xf32>, tensor<64xbf16>) {
+  %d = nova.cast %dy : tensor<8192x64xbf16> -> tensor<8192x64xf32>
+  %g = nova.mul %d, %xhat : tensor<8192x64xf32>
+  %dgamma = nova.reduce_sum %g dims = [0] : tensor<8192x64xf32> -> tensor<64xf32>
+  %d3 = nova.reshape %d : tensor<8192x64xf32> -> tensor<2x4096x64xf32>
+  %b3 = nova.cast %d3 : tensor<2x4096x64xf32> -> tensor<2x4096x64xbf16>
+  %dbeta = nova.reduce_sum %b3 dims = [0, 1] : tensor<2x4096x64xbf16> -> tensor<64xbf16>
+  return %d, %dgamma, %dbeta : tensor<8192x64xf32>, tensor<64xf32>, tensor<64xbf16>
+}
