@@ -27,6 +27,10 @@ cuda::configureFusedRows(const FusedRowsPlan &plan, bool reduces,
   int64_t vector = std::max<int64_t>(1, 16 / plan.widestBytes);
   while (plan.columns % vector)
     vector /= 2;
+  if (!partialsFit(plan, vector)) {
+    why = "rows too long to carry the partials in registers";
+    return std::nullopt;
+  }
   // Without reductions a row may be shared: enough warps for every SM to
   // hold kWarpsInFlight of them (each row keeps at least one chunk a warp).
   int64_t segments = 1;

@@ -74,8 +74,9 @@ Operation *groupReduction(Operation *op) {
       .Default([](Operation *) { return nullptr; });
 }
 
-// Chunks a partial-carrying row may have (its loops are unrolled).
-constexpr int64_t kMaxUnrolledChunks = 16;
+// Partial accumulators a lane may carry (partials x chunks x vector): the
+// chunk loops are unrolled around them.
+constexpr int64_t kMaxPartialRegisters = 128;
 
 struct Analyzer {
   FusedOp op;
@@ -213,6 +214,7 @@ struct Analyzer {
                           [](Operation *u) { return isa<YieldOp>(u); }))
           return fail("a partial reduction used inside the region");
         plan.kind[reduce->getResult(0)] = RowKind::Partial;
+        ++plan.partials;
         continue;
       }
       if (Operation *reduce = lastDimReduction(&inner)) {
@@ -342,6 +344,11 @@ bool cuda::isFusedRowsOp(Operation *op) {
 
 bool cuda::isGroupReduction(Operation *op) { return groupReduction(op); }
 
+bool cuda::partialsFit(const FusedRowsPlan &plan, int64_t vector) {
+  int64_t chunks = (plan.columns + 32 * vector - 1) / (32 * vector);
+  return plan.partials * chunks * vector <= kMaxPartialRegisters;
+}
+
 bool cuda::isLastDimReduction(Operation *op) { return lastDimReduction(op); }
 
 bool cuda::hasReduction(FusedOp op) {
@@ -387,8 +394,7 @@ FailureOr<FusedRowsSpec> cuda::fusedRowsSpec(FusedOp op,
     why = "a row with a reduction cannot be split between warps";
     return failure();
   }
-  if (plan.rowsPerWarp > 1 &&
-      plan.columns > kMaxUnrolledChunks * 32 * spec.vector) {
+  if (!partialsFit(plan, spec.vector)) {
     why = "rows too long to carry partials in registers";
     return failure();
   }

@@ -56,8 +56,8 @@ struct FusedRowsPlan {
   int64_t rows = 0, columns = 0;
   /// Bytes of the widest element loaded or stored per column.
   int64_t widestBytes = 1;
-  /// K of the region's partial results (1 without them).
-  int64_t rowsPerWarp = 1;
+  /// K of the region's partial results (1 without them), and how many.
+  int64_t rowsPerWarp = 1, partials = 0;
   llvm::DenseMap<Value, RowKind> kind;
   /// Element/column values: the sweep that first can compute them; row
   /// values: the sweep after which they are known (0: before any sweep).
@@ -94,6 +94,10 @@ struct FusedRowsSpec {
   int64_t segments = 1; // warps per row (regions without reductions only)
   std::string kernelName;
 };
+
+/// Whether a lane can carry `plan`'s partials of `vector`-wide chunks in
+/// registers (at most kMaxPartialRegisters of them).
+bool partialsFit(const FusedRowsPlan &plan, int64_t vector);
 
 /// The spec for `op`'s "fused_rows" config, or failure with the reason.
 FailureOr<FusedRowsSpec> fusedRowsSpec(FusedOp op, const FusedRowsPlan &plan,
