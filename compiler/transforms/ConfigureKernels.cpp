@@ -202,8 +202,7 @@ struct ConfigureKernelsPass
       std::optional<LoweringConfigAttr> config;
       FailureOr<cuda::FusedRowsPlan> plan = cuda::analyzeFusedRows(op, why);
       if (succeeded(plan))
-        config = cuda::configureFusedRows(*plan, cuda::hasReduction(op), target,
-                                          why);
+        config = cuda::configureFusedRows(*plan, target, why);
       if (!config) {
         if (remarks)
           op->emitRemark() << "not configured: " << why;

@@ -17,8 +17,8 @@ constexpr int64_t kWarpsInFlight = 48;
 } // namespace
 
 std::optional<LoweringConfigAttr>
-cuda::configureFusedRows(const FusedRowsPlan &plan, bool reduces,
-                         TargetAttr target, std::string &why) {
+cuda::configureFusedRows(const FusedRowsPlan &plan, TargetAttr target,
+                         std::string &why) {
   StringRef arch = target.getArch();
   if (!arch.starts_with("sm_") || arch.drop_front(3).compare("80") < 0) {
     why = "Nova's row kernels need sm_80 or newer";
@@ -34,11 +34,11 @@ cuda::configureFusedRows(const FusedRowsPlan &plan, bool reduces,
   // Without reductions a row may be shared: enough warps for every SM to
   // hold kWarpsInFlight of them (each row keeps at least one chunk a warp).
   int64_t segments = 1;
-  if (!reduces) {
+  if (!plan.rowReductions) {
     int64_t chunks = (plan.columns + 32 * vector - 1) / (32 * vector);
     int64_t wanted = target.getSmCount() * kWarpsInFlight;
-    segments = std::clamp<int64_t>((wanted + plan.rows - 1) / plan.rows, 1,
-                                   chunks);
+    int64_t slots = plan.rows / plan.rowsPerWarp;
+    segments = std::clamp<int64_t>((wanted + slots - 1) / slots, 1, chunks);
   }
   return LoweringConfigAttr::get(
       target.getContext(), /*tile_sizes=*/{1, vector, segments},

@@ -3,8 +3,8 @@
 // Chooses how one nova.fused region runs as Nova's fused-rows kernel
 // (FusedRowsKernel.h): the widest vector of 16 bytes or less (of the widest
 // element the region loads or stores) that divides the row, four warps per
-// CTA, and - for a region without reductions over too few rows to fill the
-// GPU - the warps that share each row.
+// CTA, and - for a region without last-dim reductions over too few rows (or
+// groups of rows) to fill the GPU - the warps that share each row.
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,11 +18,10 @@
 
 namespace mlir::nova::cuda {
 
-/// The lowering_config for a region with `plan` (`reduces`: over the last
-/// dim somewhere) on `target`, or nullopt with
+/// The lowering_config for a region with `plan` on `target`, or nullopt with
 /// the reason in `why` (the region is then inlined back for IREE).
 std::optional<LoweringConfigAttr>
-configureFusedRows(const FusedRowsPlan &plan, bool reduces, TargetAttr target,
+configureFusedRows(const FusedRowsPlan &plan, TargetAttr target,
                    std::string &why);
 
 } // namespace mlir::nova::cuda

@@ -287,10 +287,17 @@ struct Analyzer {
       if (k == RowKind::Element || k == RowKind::Column)
         plan.widestBytes = std::max(plan.widestBytes, bytes(arg));
     }
+    // Partials are f32 whatever the vector: stored 16 bytes at a time.
     for (Value v : yield.getValues())
-      if (plan.kind.lookup(v) == RowKind::Element ||
-          plan.kind.lookup(v) == RowKind::Partial)
+      if (plan.kind.lookup(v) == RowKind::Element)
         plan.widestBytes = std::max(plan.widestBytes, bytes(v));
+    for (Operation &inner : body.without_terminator())
+      plan.rowReductions |= lastDimReduction(&inner) != nullptr;
+    if (plan.partials && !plan.rowReductions &&
+        llvm::any_of(yield.getValues(), [&](Value v) {
+          return plan.kind.lookup(v) == RowKind::Row;
+        }))
+      return fail("a per-row result next to partials without row reductions");
     return true;
   }
 };
@@ -345,19 +352,14 @@ bool cuda::isFusedRowsOp(Operation *op) {
 bool cuda::isGroupReduction(Operation *op) { return groupReduction(op); }
 
 bool cuda::partialsFit(const FusedRowsPlan &plan, int64_t vector) {
+  if (!plan.rowReductions) // chunks outer: one chunk's partials at a time
+    return plan.partials * vector <= kMaxPartialRegisters;
   int64_t chunks = (plan.columns + 32 * vector - 1) / (32 * vector);
   return plan.partials * chunks * vector <= kMaxPartialRegisters;
 }
 
 bool cuda::isLastDimReduction(Operation *op) { return lastDimReduction(op); }
 
-bool cuda::hasReduction(FusedOp op) {
-  return llvm::any_of(op.getBody().front(),
-                      [](Operation &inner) {
-                        return lastDimReduction(&inner) ||
-                               groupReduction(&inner);
-                      });
-}
 
 FailureOr<FusedRowsPlan> cuda::analyzeFusedRows(FusedOp op, std::string &why) {
   Analyzer analyzer{op, {}, why};
@@ -390,7 +392,7 @@ FailureOr<FusedRowsSpec> cuda::fusedRowsSpec(FusedOp op,
     why = "vector, warps or segments out of the kernel's range";
     return failure();
   }
-  if (spec.segments > 1 && hasReduction(op)) {
+  if (spec.segments > 1 && plan.rowReductions) {
     why = "a row with a reduction cannot be split between warps";
     return failure();
   }
@@ -493,11 +495,16 @@ struct RowsKernel : KernelBuilder {
     SmallVector<Value> narrowed;
     for (Value x : values)
       narrowed.push_back(narrow(x, type));
-    auto vectorType = VectorType::get({spec.vector}, type);
-    Value v = vector::FromElementsOp::create(b, loc, vectorType, narrowed);
-    int64_t bytes = spec.vector * std::max<int64_t>(
-                                      1, type.getIntOrFloatBitWidth() / 8);
-    LLVM::StoreOp::create(b, loc, v, at(type, pointer, index), bytes);
+    int64_t elementBytes = std::max<int64_t>(1, type.getIntOrFloatBitWidth() / 8);
+    int64_t piece = std::min<int64_t>(spec.vector, 16 / elementBytes);
+    for (int64_t first = 0; first < spec.vector; first += piece) {
+      auto vectorType = VectorType::get({piece}, type);
+      Value v = vector::FromElementsOp::create(
+          b, loc, vectorType, ArrayRef(narrowed).slice(first, piece));
+      LLVM::StoreOp::create(b, loc, v,
+                            at(type, pointer, add(index, c64(first))),
+                            piece * elementBytes);
+    }
   }
 
   Value intrinsic(StringRef name, Value x) {
@@ -872,7 +879,11 @@ struct RowsKernel : KernelBuilder {
       if (plan.kind.lookup(v) == RowKind::Element)
         sweeps = std::max(sweeps, plan.level.lookup(v) + 1);
     chunks = (plan.columns + 32 * spec.vector - 1) / (32 * spec.vector);
-    unrolled = !partialOps.empty();
+    // Partials with row reductions: rows outer (each swept whole), the
+    // chunks unrolled around the partials; without: chunks outer, each
+    // chunk's partials summed over the warp's rows in a few registers.
+    unrolled = !partialOps.empty() && plan.rowReductions;
+    bool chunksOuter = !partialOps.empty() && !plan.rowReductions;
 
     Value tid = id(gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x));
     Value block = id(gpu::BlockIdOp::create(b, loc, gpu::Dimension::x));
@@ -886,6 +897,10 @@ struct RowsKernel : KernelBuilder {
     // Warp-uniform: whole warps skip groups past the end.
     ifThen(ult(group, c32(plan.rows / k)), [&] {
       emitKnown(0, /*scalars=*/true);
+      if (chunksOuter) {
+        emitChunksOuter(entry, group, segment);
+        return;
+      }
       SmallVector<Value> partials;
       for (Operation *op : partialOps)
         partials.append(chunks * spec.vector, identity(op));
@@ -919,6 +934,70 @@ struct RowsKernel : KernelBuilder {
           storeElements(result, entry.getArgument(inputs + index), at, values);
         }
       }
+    });
+  }
+
+  /// A region with partials and no row reductions: per chunk of this
+  /// warp's segment, the warp's rows accumulate the chunk's partials, which
+  /// are stored before the next chunk.
+  void emitChunksOuter(Block &entry, Value group, Value segment) {
+    Block &body = region;
+    auto yield = cast<YieldOp>(body.getTerminator());
+    unsigned inputs = body.getNumArguments();
+    int64_t k = plan.rowsPerWarp;
+    int64_t perSegment = (chunks + spec.segments - 1) / spec.segments;
+    Value firstChunk = mul(segment, c32(perSegment));
+    Value endChunk = min(add(firstChunk, c32(perSegment)), c32(chunks));
+    loop(firstChunk, endChunk, c32(1), {}, [&](Value it, ValueRange) {
+      SmallVector<Value> init;
+      for (Operation *op : partialOps)
+        init.append(spec.vector, identity(op));
+      ValueRange sums = loop(
+          c32(0), c32(k), c32(1), init,
+          [&](Value i, ValueRange acc) -> SmallVector<Value> {
+            row = add(mul(group, c32(k)), i);
+            for (auto e = known.begin(); e != known.end();) {
+              auto next = std::next(e);
+              if (plan.kind.lookup(e->first) == RowKind::Row)
+                known.erase(e);
+              e = next;
+            }
+            emitKnown(0, /*scalars=*/false);
+            enterChunk(it);
+            SmallVector<Value> next(acc.begin(), acc.end());
+            for (auto [p, op] : llvm::enumerate(partialOps)) {
+              SmallVector<Value> x = elements(op->getOperand(0));
+              for (int64_t j = 0; j < spec.vector; ++j) {
+                Value &slot = next[p * spec.vector + j];
+                Value v = valid ? select(valid, x[j], identity(op)) : x[j];
+                slot = combine(op, slot, v);
+              }
+            }
+            for (auto [j, v] : llvm::enumerate(yield.getValues()))
+              if (plan.kind.lookup(v) == RowKind::Element)
+                storeElements(v, entry.getArgument(inputs + j),
+                              add(mul(wide(row), c64(plan.columns)),
+                                  wide(column)),
+                              elements(v));
+            return next;
+          });
+      enterChunk(it);
+      for (auto [p, op] : llvm::enumerate(partialOps)) {
+        Value result = op->getResult(0);
+        unsigned index = llvm::find(yield.getValues(), result) -
+                         yield.getValues().begin();
+        SmallVector<Value> values;
+        for (int64_t j = 0; j < spec.vector; ++j) {
+          Value v = sums[p * spec.vector + j];
+          if (isa<ReduceMeanOp>(op))
+            v = fmul(v, cf(1.0 / double(k)));
+          values.push_back(v);
+        }
+        storeElements(result, entry.getArgument(inputs + index),
+                      add(mul(wide(group), c64(plan.columns)), wide(column)),
+                      values);
+      }
+      return SmallVector<Value>{};
     });
   }
 

@@ -58,6 +58,9 @@ struct FusedRowsPlan {
   int64_t widestBytes = 1;
   /// K of the region's partial results (1 without them), and how many.
   int64_t rowsPerWarp = 1, partials = 0;
+  /// Whether the region reduces over the last dim (then rows are swept
+  /// whole by one warp).
+  bool rowReductions = false;
   llvm::DenseMap<Value, RowKind> kind;
   /// Element/column values: the sweep that first can compute them; row
   /// values: the sweep after which they are known (0: before any sweep).
@@ -81,9 +84,6 @@ bool isLastDimReduction(Operation *op);
 
 /// Whether `op` reduces dim 1 of a [G, K, C] value (a partial result).
 bool isGroupReduction(Operation *op);
-
-/// Whether `op`'s region reduces anywhere (its rows cannot be split).
-bool hasReduction(FusedOp op);
 
 /// The plan for `op`, or failure with the reason in `why`.
 FailureOr<FusedRowsPlan> analyzeFusedRows(FusedOp op, std::string &why);

@@ -65,19 +65,20 @@ func.func @weight_cast(%w: tensor<32000x512xf32>) -> tensor<512x32000xbf16> {
 
 // -----
 
-// Partial column sums (a bias gradient's first stage): each warp walks 4
-// consecutive rows, its lanes carrying the 4 chunks x 4 columns of partials
-// in registers (the chunk loop unrolled), then stores its [1, 512] row of
-// the [4096, 512] partials; 4096 warps in 1024 CTAs.
-// REMARK: remark: fused rows 16384x512: 4-wide vectors, 4 warps per CTA, 1 per row, 4 rows a warp (partials)
+// Partial column sums (a bias gradient's first stage) with no row
+// reduction: chunks outer, each warp sums one chunk over its 4 consecutive
+// rows in 4 registers a lane and stores that chunk's [1, 128] piece of the
+// [4096, 512] partials; 4096 row groups are too few for 132 SMs, so two
+// warps share each group's chunks: 8192 warps in 2048 CTAs.
+// REMARK: remark: fused rows 16384x512: 4-wide vectors, 4 warps per CTA, 2 per row, 4 rows a warp (partials)
 // DISPATCH-LABEL: func.func @partials
-// DISPATCH:  %[[CTAS:.*]] = arith.constant 1024 : index
-// DISPATCH:  "flow.dispatch"(%[[CTAS]], %arg0) <{entry_points = [@[[K:nova_fused_rows_16384x512_v4_w4_s1_0x[0-9a-f]+]]::@[[K]]]
+// DISPATCH:  %[[CTAS:.*]] = arith.constant 2048 : index
+// DISPATCH:  "flow.dispatch"(%[[CTAS]], %arg0) <{entry_points = [@[[K:nova_fused_rows_16384x512_v4_w4_s2_0x[0-9a-f]+]]::@[[K]]]
 // DISPATCH-SAME: -> (tensor<4096x512xf32>, tensor<16384x512xbf16>)
-// CHECK-LABEL: .visible .entry nova_fused_rows_16384x512_v4_w4_s1_
+// CHECK-LABEL: .visible .entry nova_fused_rows_16384x512_v4_w4_s2_
 // CHECK-NOT:  shfl.sync
 // CHECK:      ld.global{{(.nc)?}}.v4.b32
-// CHECK-COUNT-16: add.rn.f32
+// CHECK:      add.rn.f32
 // CHECK:      st.global.v4.b32
 func.func @partials(%x: tensor<16384x512xf32>) -> (tensor<4096x512xf32>, tensor<16384x512xbf16>) {
   %r:2 = nova.fused(%x) : (tensor<16384x512xf32>) -> (tensor<4096x512xf32>, tensor<16384x512xbf16>) {
