@@ -255,12 +255,25 @@ struct Fuser {
     }
   }
 
+  /// A value only optimizer updates read (a gradient's cast to f32): IREE
+  /// fuses it into the update's dispatch, where a group would store it.
+  /// (Through transposes and reshapes: a weight gradient's layout.)
+  static bool feedsOnlyOptimizers(Operation *op) {
+    return !op->getResult(0).use_empty() &&
+           llvm::all_of(op->getResult(0).getUsers(), [](Operation *user) {
+             if (isa<TransposeOp, ReshapeOp>(user))
+               return feedsOnlyOptimizers(user);
+             return isa<AdamwOp, SgdOp>(user);
+           });
+  }
+
   void formGroups() {
     SmallVector<Operation *> ops;
     for (Operation &op : block)
       ops.push_back(&op);
     for (Operation *op : llvm::reverse(ops)) {
-      if (groupOf.count(op) || !isCandidate(op) || isCopied(op))
+      if (groupOf.count(op) || !isCandidate(op) || isCopied(op) ||
+          feedsOnlyOptimizers(op))
         continue;
       Value space = cuda::isLastDimReduction(op) || isLeadingReduction(op)
                         ? op->getOperand(0)

@@ -142,3 +142,25 @@ func.func @column_sums(%dy: tensor<8192x64xbf16>, %xhat: tensor<8192x64xf32>) ->
   %dbeta = nova.reduce_sum %b3 dims = [0, 1] : tensor<2x4096x64xbf16> -> tensor<64xbf16>
   return %d, %dgamma, %dbeta : tensor<8192x64xf32>, tensor<64xf32>, tensor<64xbf16>
 }
+
+// -----
+
+// A weight gradient's cast to f32 that only the optimizer reads (through
+// its transpose) is left to IREE, which computes it inside the update's
+// dispatch instead of storing it; the same cast feeding a matmul is fused.
+// CHECK-LABEL: func.func @gradient_cast
+// CHECK-NOT:   nova.fused
+// CHECK:       nova.cast %arg1
+// CHECK:       nova.transpose
+// CHECK:       nova.adamw
+// CHECK:       nova.fused(%arg1)
+// CHECK:         nova.cast
+// CHECK:       nova.matmul
+func.func @gradient_cast(%p: tensor<32x16xf32>, %g: tensor<16x32xbf16>, %m: tensor<32x16xf32>, %v: tensor<32x16xf32>, %s: tensor<f32>, %x: tensor<8x16xf32>) -> (tensor<32x16xf32>, tensor<32x16xf32>, tensor<32x16xf32>, tensor<8x32xf32>) {
+  %gf = nova.cast %g : tensor<16x32xbf16> -> tensor<16x32xf32>
+  %gt = nova.transpose %gf permutation = [1, 0] : tensor<16x32xf32> -> tensor<32x16xf32>
+  %np, %nm, %nv = nova.adamw %p, %gt, %m, %v step(%s) lr(%s) betas(%s, %s) eps(%s) weight_decay(%s) : tensor<32x16xf32>
+  %g2 = nova.cast %g : tensor<16x32xbf16> -> tensor<16x32xf32>
+  %y = nova.matmul %x, %g2 : tensor<8x16xf32>, tensor<16x32xf32> -> tensor<8x32xf32>
+  return %np, %nm, %nv, %y : tensor<32x16xf32>, tensor<32x16xf32>, tensor<32x16xf32>, tensor<8x32xf32>
+}
