@@ -8,10 +8,15 @@
 // reduction over the last dim connects them), unless that would make a
 // cycle through ops outside the group. Splat constants, broadcasts and
 // reshapes are copied into every group that uses them instead of being
-// stored; any other member used outside its group becomes a result. Each
-// group becomes one nova.fused region and the block is re-sorted
-// topologically (outside users of a result that came before the group's
-// last member move after it).
+// stored; any other member used outside its group becomes a result. A sum,
+// max or mean over all rows of a member's value (a bias gradient), and an
+// elementwise op only such reductions use, join as consumers: the region
+// yields f32 partials over groups of up to 8 consecutive rows and a
+// reduction over the groups finishes outside (then split by
+// nova-split-reductions). A value only optimizer updates read is left to
+// IREE, which computes it inside the update. Each group becomes one
+// nova.fused region and the block is re-sorted topologically (outside users
+// of a result that came before the group's last member move after it).
 //
 //===----------------------------------------------------------------------===//
 

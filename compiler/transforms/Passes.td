@@ -102,7 +102,11 @@ def NovaFuseElementwise : Pass<"nova-fuse-elementwise"> {
     their last op towards its producers (consumer first), never through a
     cycle of ops outside the group; constants, broadcasts and reshapes are
     copied into each group that uses them, other values used outside a group
-    become its results. The block is then re-sorted topologically. On CUDA
+    become its results. A reduction over all rows of a group's value (a bias
+    or norm-gain gradient) becomes f32 partials over groups of consecutive
+    rows inside the region and a reduction of those outside it. Values that
+    only optimizer updates read stay outside (IREE computes them in the
+    update). The block is then re-sorted topologically. On CUDA
     the configurator gives each region Nova's fused-rows kernel; a region
     without one is inlined back by convert-nova-to-linalg.
   }];

@@ -93,7 +93,7 @@ class TensorSpec:
 class TrainLayout:
     """How a live model + optimizer map onto a captured train step's signature."""
 
-    optimizer_kind: str  # "sgd" | "adamw"
+    optimizer_kind: str  # "sgd", "adam", "adamw", "adam-amsgrad" or "adamw-amsgrad"
     param_names: tuple[str, ...]  # role "param", graph order
     param_group_of: tuple[int, ...]  # optimizer param group of each param
     buffer_names: tuple[str, ...]  # role "buffer", graph order
@@ -195,15 +195,25 @@ class _SGDRule:
 
 
 class _AdamWRule:
+    """torch.optim.AdamW; the subclasses below cover torch.optim.Adam (L2
+    weight decay added to the gradient, `decoupled = False`) and amsgrad
+    (the running maximum of exp_avg_sq as a third state tensor)."""
+
     kind = "adamw"
-    state_keys = ("exp_avg", "exp_avg_sq")
+    name = "torch.optim.AdamW"
+    decoupled = True
+    amsgrad = False
+    state_keys: tuple[str, ...] = ("exp_avg", "exp_avg_sq")
     hyper_keys = ("lr", "beta1", "beta2", "eps", "weight_decay", "step")
 
-    @staticmethod
-    def check_group(group: dict[str, Any]) -> None:
-        for opt in ("amsgrad", "maximize"):
-            if group.get(opt, False):
-                raise NotImplementedError(f"torch.optim.AdamW({opt}=True) is not supported by Nova")
+    @classmethod
+    def check_group(cls, group: dict[str, Any]) -> None:
+        if group.get("maximize", False):
+            raise NotImplementedError(f"{cls.name}(maximize=True) is not supported by Nova")
+        if bool(group.get("amsgrad", False)) != cls.amsgrad:
+            raise NotImplementedError(
+                f"{cls.name}: param groups with and without amsgrad are not supported by Nova"
+            )
 
     @staticmethod
     def group_flags(group: dict[str, Any]) -> tuple[Any, ...]:
@@ -228,15 +238,31 @@ class _AdamWRule:
             cls._next_step(states),  # the op takes the already-incremented count
         ]
 
-    @staticmethod
+    @classmethod
     def update(
-        param: Tensor, grad: Tensor, state: list[Tensor], hyper: list[Tensor], flags: tuple[Any, ...]
+        cls, param: Tensor, grad: Tensor, state: list[Tensor], hyper: list[Tensor], flags: tuple[Any, ...]
     ) -> tuple[Tensor, list[Tensor]]:
         lr, beta1, beta2, eps, weight_decay, step = hyper
-        new_param, exp_avg, exp_avg_sq = optim_ops.ADAMW_OP(
-            param, grad, state[0], state[1], step, lr, beta1, beta2, eps, weight_decay
-        )
-        return new_param, [exp_avg, exp_avg_sq]
+        if not cls.decoupled:
+            # Adam: L2 decay enters the moments through the gradient.
+            grad = grad + weight_decay * param
+            weight_decay = weight_decay * 0
+        if not cls.amsgrad:
+            new_param, exp_avg, exp_avg_sq = optim_ops.ADAMW_OP(
+                param, grad, state[0], state[1], step, lr, beta1, beta2, eps, weight_decay
+            )
+            return new_param, [exp_avg, exp_avg_sq]
+        # amsgrad as traced elementwise ops (torch.optim's single-tensor
+        # arithmetic), which the compiler fuses like any other.
+        exp_avg = torch.lerp(state[0], grad, (1 - beta1).to(state[0].dtype))
+        exp_avg_sq = state[1] * beta2 + (1 - beta2) * grad * grad
+        max_exp_avg_sq = torch.maximum(state[2], exp_avg_sq)
+        bias_correction1 = 1 - beta1**step
+        bias_correction2 = 1 - beta2**step
+        denom = torch.sqrt(max_exp_avg_sq) / torch.sqrt(bias_correction2) + eps
+        decayed = param * (1 - lr * weight_decay)
+        new_param = decayed - lr / bias_correction1 * exp_avg / denom
+        return new_param, [exp_avg, exp_avg_sq, max_exp_avg_sq]
 
     @staticmethod
     def advanced(state: dict[str, Any], steps: int) -> dict[str, Any]:
@@ -256,21 +282,52 @@ class _AdamWRule:
             dev = param.device if group.get("capturable") or group.get("fused") else "cpu"
             step = torch.tensor(cls._next_step([old]) + steps - 1, dtype=_HYPER_DTYPE, device=dev)
         # Same key order as torch.optim.Adam._init_group.
-        return {"step": step, "exp_avg": new_state[0], "exp_avg_sq": new_state[1]}
+        return {"step": step, **dict(zip(cls.state_keys, new_state))}
 
 
-_RULES: dict[type, Any] = {torch.optim.SGD: _SGDRule, torch.optim.AdamW: _AdamWRule}
+class _AdamWAmsgradRule(_AdamWRule):
+    kind = "adamw-amsgrad"
+    amsgrad = True
+    state_keys = ("exp_avg", "exp_avg_sq", "max_exp_avg_sq")
+
+
+class _AdamRule(_AdamWRule):
+    kind = "adam"
+    name = "torch.optim.Adam"
+    decoupled = False
+
+
+class _AdamAmsgradRule(_AdamRule):
+    kind = "adam-amsgrad"
+    amsgrad = True
+    state_keys = _AdamWAmsgradRule.state_keys
+
+
+def _adam_rule(optimizer: torch.optim.Optimizer) -> Any:
+    groups = optimizer.param_groups
+    amsgrad = bool(groups and groups[0].get("amsgrad", False))
+    # Adam(decoupled_weight_decay=True) is AdamW.
+    decoupled = type(optimizer) is torch.optim.AdamW or bool(groups and groups[0].get("decoupled_weight_decay", False))
+    if any(bool(g.get("decoupled_weight_decay", False)) != bool(groups[0].get("decoupled_weight_decay", False)) for g in groups):
+        raise NotImplementedError("torch.optim.Adam: param groups disagreeing on decoupled_weight_decay")
+    if decoupled:
+        return _AdamWAmsgradRule if amsgrad else _AdamWRule
+    return _AdamAmsgradRule if amsgrad else _AdamRule
+
+
+_RULES: dict[type, Any] = {torch.optim.SGD: lambda _: _SGDRule, torch.optim.AdamW: _adam_rule, torch.optim.Adam: _adam_rule}
 
 
 def _rule_for(optimizer: torch.optim.Optimizer) -> Any:
     # Exact type match: a subclass may override step() with other math.
-    rule = _RULES.get(type(optimizer))
-    if rule is None:
+    choose = _RULES.get(type(optimizer))
+    if choose is None:
         cls = type(optimizer)
         raise NotImplementedError(
             f"Nova cannot capture optimizer {cls.__module__}.{cls.__qualname__}; "
-            "supported: torch.optim.SGD, torch.optim.AdamW"
+            "supported: torch.optim.SGD, torch.optim.Adam, torch.optim.AdamW"
         )
+    rule = choose(optimizer)
     for group in optimizer.param_groups:
         rule.check_group(group)
     return rule

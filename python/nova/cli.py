@@ -34,7 +34,7 @@ def main(argv: list[str] | None = None) -> None:
 
     export = commands.add_parser("export", help="write a model's training step: .vmfb, parameter archive, JSON signature, flag file")
     export.add_argument("--model", default="gpt-tiny", help="mlp or a GPT config name (gpt-tiny, gpt-42m, gpt-146m)")
-    export.add_argument("--optimizer", default="adamw", choices=["sgd", "adamw"])
+    export.add_argument("--optimizer", default="adamw", choices=["sgd", "adam", "adamw"])
     export.add_argument("--batch", type=int, default=4)
     export.add_argument("--dtype", default="f32", choices=["f32", "bf16"])
     export.add_argument("--target", default="cpu", help="cpu, cuda:sm_80, cuda:sm_89, cuda:sm_90")

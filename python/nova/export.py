@@ -88,8 +88,10 @@ def example_training_setup(
         optimizer: torch.optim.Optimizer = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
     elif optimizer_name == "adamw":
         optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
+    elif optimizer_name == "adam":
+        optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
     else:
-        raise ValueError(f"unknown optimizer '{optimizer_name}' (sgd, adamw)")
+        raise ValueError(f"unknown optimizer '{optimizer_name}' (sgd, adam, adamw)")
     return model, optimizer, inputs, loss_fn
 
 

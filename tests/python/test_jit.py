@@ -128,6 +128,24 @@ def test_gpt_adamw_matches_eager(autocast_dtype, loss_tol, state_tol):
     assert nova.cache_info().misses == 1
 
 
+@pytest.mark.parametrize(
+    "make_opt",
+    [
+        lambda m: torch.optim.Adam(m.parameters(), lr=2e-3, weight_decay=1e-2),
+        lambda m: torch.optim.Adam(m.parameters(), lr=2e-3, weight_decay=1e-2, amsgrad=True),
+        lambda m: torch.optim.AdamW(m.parameters(), lr=2e-3, weight_decay=0.1, amsgrad=True),
+    ],
+    ids=["adam", "adam-amsgrad", "adamw-amsgrad"],
+)
+def test_mlp_adam_variants_match_eager(make_opt):
+    """torch.optim.Adam (L2 decay through the gradient) and amsgrad (a third
+    state tensor, max_exp_avg_sq, in torch's state_dict) compiled whole."""
+    result = train_both(lambda: MLP(32, 64, 10), make_opt, mlp_batches(10), loss_fn=nn.functional.cross_entropy)
+    for eager_loss, nova_loss in result[-1]:
+        assert abs(float(nova_loss) - float(eager_loss)) <= 1e-4 * abs(float(eager_loss))
+    check_state(*result[:4], tol=1e-3)
+
+
 def test_gradients_match_eager():
     """Gradients of the GPT, computed by a Nova-compiled forward-only function."""
     torch.manual_seed(0)

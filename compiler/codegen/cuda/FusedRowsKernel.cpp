@@ -79,6 +79,8 @@ Operation *groupReduction(Operation *op) {
 constexpr int64_t kMaxPartialRegisters = 128;
 
 struct Analyzer {
+  Analyzer(FusedOp op, std::string &why) : op(op), why(why) {}
+
   FusedOp op;
   FusedRowsPlan plan;
   std::string &why;
@@ -362,7 +364,7 @@ bool cuda::isLastDimReduction(Operation *op) { return lastDimReduction(op); }
 
 
 FailureOr<FusedRowsPlan> cuda::analyzeFusedRows(FusedOp op, std::string &why) {
-  Analyzer analyzer{op, {}, why};
+  Analyzer analyzer(op, why);
   if (!analyzer.run())
     return failure();
   return std::move(analyzer.plan);
@@ -667,6 +669,16 @@ struct RowsKernel : KernelBuilder {
     }
   }
 
+  /// Row values are per row: rebuilt in each (loop) block that has a row.
+  void forgetRowValues() {
+    for (auto it = known.begin(); it != known.end();) {
+      auto next = std::next(it);
+      if (plan.kind.lookup(it->first) == RowKind::Row)
+        known.erase(it);
+      it = next;
+    }
+  }
+
   /// This chunk's `spec.vector` elements of `v` (scalars and row values
   /// repeated).
   SmallVector<Value> elements(Value v) {
@@ -763,13 +775,7 @@ struct RowsKernel : KernelBuilder {
     Block &body = region;
     auto yield = cast<YieldOp>(body.getTerminator());
     unsigned inputs = body.getNumArguments();
-    // Row values are this row's: rebuilt in this (loop) block.
-    for (auto it = known.begin(); it != known.end();) {
-      auto next = std::next(it);
-      if (plan.kind.lookup(it->first) == RowKind::Row)
-        known.erase(it);
-      it = next;
-    }
+    forgetRowValues();
     emitKnown(0, /*scalars=*/false);
     auto storeRows = [&](int64_t level) {
       for (auto [i, v] : llvm::enumerate(yield.getValues()))
@@ -956,12 +962,7 @@ struct RowsKernel : KernelBuilder {
           c32(0), c32(k), c32(1), init,
           [&](Value i, ValueRange acc) -> SmallVector<Value> {
             row = add(mul(group, c32(k)), i);
-            for (auto e = known.begin(); e != known.end();) {
-              auto next = std::next(e);
-              if (plan.kind.lookup(e->first) == RowKind::Row)
-                known.erase(e);
-              e = next;
-            }
+            forgetRowValues();
             emitKnown(0, /*scalars=*/false);
             enterChunk(it);
             SmallVector<Value> next(acc.begin(), acc.end());
