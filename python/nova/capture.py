@@ -38,6 +38,8 @@ torch-mlir importer turns into MLIR file locations.
 from __future__ import annotations
 
 import contextlib
+import functools
+import operator
 import dataclasses
 import logging
 import os
@@ -643,18 +645,33 @@ def _fake_inputs(real_or_shapes: Sequence[Tensor | tuple[torch.Size, torch.dtype
     return out
 
 
+def _clip_grad_norm(grads: dict[str, Tensor], max_norm: float) -> dict[str, Tensor]:
+    """torch.nn.utils.clip_grad_norm_'s arithmetic (L2), functionally: the
+    global norm (the root of the per-tensor sums of squares, in f32), a
+    coefficient clamped at 1."""
+    squares = [(g.float() * g.float()).sum() for g in grads.values()]
+    total = torch.sqrt(functools.reduce(operator.add, squares))
+    coef = torch.clamp(max_norm / (total + 1e-6), max=1.0)
+    return {name: g * coef.to(g.dtype) for name, g in grads.items()}
+
+
 def capture_train_step(
     model: nn.Module,
     optimizer: torch.optim.Optimizer,
     loss_fn: Callable[[Any, Tensor], Tensor] | None,
     example_batch: tuple[Tensor, ...],
     autocast_dtype: torch.dtype | None = None,
+    max_grad_norm: float | None = None,
 ) -> CapturedGraph:
     """Traces forward + backward + optimizer update as one graph (see module doc).
 
     With `loss_fn` None, `model(*batch)` returns the loss; otherwise the loss
-    is `loss_fn(model(*batch[:-1]), batch[-1])`.
+    is `loss_fn(model(*batch[:-1]), batch[-1])`. With `max_grad_norm`, the
+    gradients are clipped to that global L2 norm before the update, as
+    `torch.nn.utils.clip_grad_norm_` does (a constant of the graph).
     """
+    if max_grad_norm is not None and not max_grad_norm > 0:
+        raise ValueError(f"max_grad_norm must be positive, got {max_grad_norm}")
     rule = _rule_for(optimizer)
     layout = _plan_layout(model, optimizer, rule, len(example_batch))
     named = _named_tensors(model)
@@ -695,6 +712,8 @@ def capture_train_step(
 
         with contextlib.ExitStack() as stack:
             grads, loss = torch.func.grad_and_value(forward)(p_in)
+        if max_grad_norm is not None:
+            grads = _clip_grad_norm(grads, max_grad_norm)
 
         k = len(layout.hyper_keys)
         new_params: list[Tensor] = []

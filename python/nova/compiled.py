@@ -160,11 +160,13 @@ class TrainStep:
         target: str | None,
         autocast_dtype: torch.dtype | None,
         allow_fallback: bool,
+        max_grad_norm: float | None = None,
     ) -> None:
         self.model = model
         self.optimizer = optimizer
         self.loss_fn = loss_fn
         self.autocast_dtype = autocast_dtype
+        self.max_grad_norm = max_grad_norm
         self._compiler = _Compiler(target, allow_fallback)
         self._programs: dict[tuple[Any, ...], Program] = {}
         # The program whose module globals hold the current state, and how
@@ -229,7 +231,12 @@ class TrainStep:
             log.info("nova.jit: new batch signature %s: capturing", signature)
             start = time.perf_counter()
             captured = capture.capture_train_step(
-                self.model, self.optimizer, self.loss_fn, tuple(batch), autocast_dtype=self.autocast_dtype
+                self.model,
+                self.optimizer,
+                self.loss_fn,
+                tuple(batch),
+                autocast_dtype=self.autocast_dtype,
+                max_grad_norm=self.max_grad_norm,
             )
             announce(f"nova: {type(self.model).__name__}: capture {time.perf_counter() - start:.2f}s")
             device = next(self.model.parameters()).device
@@ -328,6 +335,7 @@ def jit(
     target: str | None = None,
     autocast_dtype: torch.dtype | None = None,
     allow_fallback: bool = False,
+    max_grad_norm: float | None = None,
 ) -> TrainStep | CompiledFunction:
     """Compiles a training step (`model` + `optimizer`) or a forward function.
 
@@ -337,7 +345,9 @@ def jit(
     - `nova.jit(fn)`: a compiled forward-only function.
     `target` ("cpu", "cuda:sm_90", ...) defaults to the model's device.
     `allow_fallback` leaves aten ops Nova does not convert to IREE's own torch
-    lowering instead of raising.
+    lowering instead of raising. `max_grad_norm` clips the gradients to that
+    global L2 norm inside the step (as `torch.nn.utils.clip_grad_norm_` before
+    `optimizer.step()`); changing it recompiles.
     """
     if optimizer is not None:
         if not isinstance(model_or_fn, nn.Module):
@@ -349,7 +359,10 @@ def jit(
             target=target,
             autocast_dtype=autocast_dtype,
             allow_fallback=allow_fallback,
+            max_grad_norm=max_grad_norm,
         )
+    if max_grad_norm is not None:
+        raise TypeError("nova.jit: max_grad_norm needs an optimizer (a training step)")
     if loss_fn is not None:
         raise TypeError("nova.jit: loss_fn needs an optimizer (a training step)")
     return CompiledFunction(model_or_fn, target=target, allow_fallback=allow_fallback)

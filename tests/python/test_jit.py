@@ -146,6 +146,33 @@ def test_mlp_adam_variants_match_eager(make_opt):
     check_state(*result[:4], tol=1e-3)
 
 
+def test_gradient_clipping_matches_eager():
+    """`max_grad_norm` clips inside the step as clip_grad_norm_ before
+    optimizer.step() does in eager (the norm is above 0.5 on every step here,
+    so the clipping is active)."""
+    torch.manual_seed(0)
+    eager_model = MLP(32, 64, 10)
+    nova_model = copy.deepcopy(eager_model)
+    make_opt = lambda m: torch.optim.SGD(m.parameters(), lr=0.1, momentum=0.9)  # noqa: E731
+    eager_opt, nova_opt = make_opt(eager_model), make_opt(nova_model)
+    step = nova.jit(nova_model, nova_opt, nn.functional.cross_entropy, max_grad_norm=0.5)
+    for x, t in mlp_batches(8):
+        loss = nn.functional.cross_entropy(eager_model(x), t)
+        loss.backward()
+        norm = torch.nn.utils.clip_grad_norm_(eager_model.parameters(), 0.5)
+        assert norm > 0.5
+        eager_opt.step()
+        eager_opt.zero_grad(set_to_none=True)
+        nova_loss = step(x, t)
+        assert abs(float(nova_loss) - float(loss)) <= 1e-4 * abs(float(loss))
+    step.sync()
+    check_state(eager_model, eager_opt, nova_model, nova_opt, tol=1e-4)
+    with pytest.raises(ValueError, match="max_grad_norm must be positive"):
+        nova.jit(MLP(32, 64, 10), make_opt(MLP(32, 64, 10)), nn.functional.cross_entropy, max_grad_norm=0.0)(
+            *mlp_batches(1)[0]
+        )
+
+
 def test_gradients_match_eager():
     """Gradients of the GPT, computed by a Nova-compiled forward-only function."""
     torch.manual_seed(0)
