@@ -38,10 +38,10 @@ torch-mlir importer turns into MLIR file locations.
 from __future__ import annotations
 
 import contextlib
-import functools
-import operator
 import dataclasses
+import functools
 import logging
+import operator
 import os
 import traceback
 from collections.abc import Callable, Iterator, Sequence
