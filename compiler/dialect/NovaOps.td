@@ -106,6 +106,12 @@ def Nova_LogOp : Nova_UnaryOp<"log", Nova_FloatTensor> {
 def Nova_TanhOp : Nova_UnaryOp<"tanh", Nova_FloatTensor> {
   let summary = "Elementwise hyperbolic tangent";
 }
+def Nova_CosOp : Nova_UnaryOp<"cos", Nova_FloatTensor> {
+  let summary = "Elementwise cosine";
+}
+def Nova_SinOp : Nova_UnaryOp<"sin", Nova_FloatTensor> {
+  let summary = "Elementwise sine";
+}
 def Nova_ErfOp : Nova_UnaryOp<"erf", Nova_FloatTensor> {
   let summary = "Elementwise error function";
 }

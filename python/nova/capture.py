@@ -614,8 +614,40 @@ def _trace(fn: Callable[..., Any], example_inputs: Sequence[Tensor]) -> torch.fx
             decomposition_table=_decomposition_table(),
             record_stack_traces=True,
         )(*example_inputs)
+        gm = _functionalized(gm, example_inputs)
     _finish_locations(gm)
     return gm
+
+
+class _AtenViews(torch.fx.Interpreter):
+    """Runs a graph with its prims view ops (a decomposition's squeeze) as
+    their aten forms, which functionalization knows (it rejects prims ops
+    whose outputs alias their inputs)."""
+
+    def call_function(self, target: Any, args: Any, kwargs: Any) -> Any:
+        if target is torch.ops.prims.squeeze.default:
+            return torch.ops.aten.squeeze.dims(args[0], list(args[1]))
+        return super().call_function(target, args, kwargs)
+
+
+def _functionalized(gm: torch.fx.GraphModule, example_inputs: Sequence[Tensor]) -> torch.fx.GraphModule:
+    """`gm` without in-place ops (a model's `copy_` or `add_`, an activation's
+    inplace path): retraced through functionalization when it has any. The
+    retrace runs the graph node by node, so each new node keeps the source
+    location of the one it replaces."""
+    mutating = [
+        n for n in gm.graph.nodes
+        if n.op == "call_function" and isinstance(n.target, torch._ops.OpOverload) and n.target._schema.is_mutable
+    ]
+    if not mutating:
+        return gm
+    log.debug("functionalizing %d in-place ops (%s ...)", len(mutating), mutating[0].target)
+    interpreter = _AtenViews(gm)
+    return make_fx(
+        torch.func.functionalize(lambda *xs: interpreter.run(*xs), remove="mutations"),
+        tracing_mode="fake",
+        record_stack_traces=True,
+    )(*example_inputs)
 
 
 def _output_vals(gm: torch.fx.GraphModule) -> list[Any]:

@@ -268,6 +268,10 @@ void nova_to_linalg::populateElementwisePatterns(RewritePatternSet &patterns) {
                                             nullptr, rounds);
   patterns.add<ElementwiseLowering<ErfOp>>(context, unary<math::ErfOp>,
                                            nullptr, rounds);
+  patterns.add<ElementwiseLowering<CosOp>>(context, unary<math::CosOp>,
+                                           nullptr, rounds);
+  patterns.add<ElementwiseLowering<SinOp>>(context, unary<math::SinOp>,
+                                           nullptr, rounds);
   patterns.add<ElementwiseLowering<SqrtOp>>(context, unary<math::SqrtOp>,
                                             nullptr, rounds);
   patterns.add<ElementwiseLowering<RsqrtOp>>(context, unary<math::RsqrtOp>,

@@ -524,6 +524,8 @@ void torch_to_nova::addElementwiseHandlers(HandlerTable &table) {
       {"torch.aten.log", convertUnary<LogOp>},
       {"torch.aten.tanh", convertUnary<TanhOp>},
       {"torch.aten.erf", convertUnary<ErfOp>},
+      {"torch.aten.cos", convertUnary<CosOp>},
+      {"torch.aten.sin", convertUnary<SinOp>},
       {"torch.aten.sqrt", convertUnary<SqrtOp>},
       {"torch.aten.rsqrt", convertUnary<RsqrtOp>},
       {"torch.aten.relu", convertUnary<ReluOp>},

@@ -241,6 +241,105 @@ LogicalResult convertCat(Converter &cv, Operation *op) {
               .getResult());
 }
 
+/// `constant_pad_nd(self, pad, value)`: `pad` holds (before, after) pairs
+/// from the last dim backwards; positive amounts concatenate splats of
+/// `value`, negative ones slice (as torch crops).
+LogicalResult convertConstantPad(Converter &cv, Operation *op) {
+  FailureOr<Value> input = cv.tensor(op->getOperand(0));
+  if (failed(input))
+    return failure();
+  std::optional<SmallVector<int64_t>> pad = cv.constantIntList(op->getOperand(1));
+  if (!pad)
+    return cv.reject("pad must be a constant list");
+  std::optional<TorchScalar> fill =
+      cv.isNone(op->getOperand(2))
+          ? std::optional<TorchScalar>(TorchScalar{TorchScalar::Kind::Int, 0})
+          : cv.scalar(op->getOperand(2));
+  if (!fill)
+    return cv.reject("the pad value must be a constant");
+  int64_t rank = typeOf(*input).getRank();
+  if (pad->size() % 2 || static_cast<int64_t>(pad->size()) > 2 * rank)
+    return cv.reject("pad must hold (before, after) pairs for at most every dim");
+  Value result = *input;
+  for (size_t i = 0; i < pad->size(); i += 2) {
+    int64_t dim = rank - 1 - static_cast<int64_t>(i / 2);
+    int64_t before = (*pad)[i], after = (*pad)[i + 1];
+    int64_t size = typeOf(result).getDimSize(dim);
+    if (size + std::min<int64_t>(before, 0) + std::min<int64_t>(after, 0) < 0)
+      return cv.reject("pad crops more than the dim's size");
+    result = sliceAlong(cv, result, dim, std::max<int64_t>(-before, 0),
+                        size - std::max<int64_t>(-after, 0));
+    SmallVector<Value> pieces;
+    auto splatOf = [&](int64_t amount) {
+      RankedTensorType type = typeOf(result);
+      SmallVector<int64_t> shape(type.getShape());
+      shape[dim] = amount;
+      return cv.splat(type.clone(shape), *fill);
+    };
+    if (before > 0)
+      pieces.push_back(splatOf(before));
+    pieces.push_back(result);
+    if (after > 0)
+      pieces.push_back(splatOf(after));
+    if (pieces.size() > 1) {
+      RankedTensorType type = typeOf(result);
+      SmallVector<int64_t> shape(type.getShape());
+      shape[dim] += std::max<int64_t>(before, 0) + std::max<int64_t>(after, 0);
+      result = cv.create<ConcatOp>(type.clone(shape), pieces,
+                                   static_cast<uint64_t>(dim))
+                   .getResult();
+    }
+  }
+  return cv.replace(op, result);
+}
+
+/// `slice_scatter(self, src, dim, start, end, step)` with step 1 (what
+/// functionalizing a copy into a slice makes): self's parts around the slice
+/// concatenated with src.
+LogicalResult convertSliceScatter(Converter &cv, Operation *op) {
+  FailureOr<Value> self = cv.tensor(op->getOperand(0));
+  FailureOr<Value> src = cv.tensor(op->getOperand(1));
+  if (failed(self) || failed(src))
+    return failure();
+  RankedTensorType type = typeOf(*self);
+  FailureOr<int64_t> dim = dimOperand(cv, op->getOperand(2), type.getRank());
+  if (failed(dim))
+    return failure();
+  int64_t size = type.getDimSize(*dim);
+  std::optional<int64_t> start = cv.isNone(op->getOperand(3))
+                                     ? 0
+                                     : cv.constantInt(op->getOperand(3));
+  std::optional<int64_t> end = cv.isNone(op->getOperand(4))
+                                   ? size
+                                   : cv.constantInt(op->getOperand(4));
+  std::optional<int64_t> step = cv.constantInt(op->getOperand(5));
+  if (!start || !end || !step)
+    return cv.reject("start, end and step must be constants");
+  if (*step != 1)
+    return cv.reject("only step 1 is supported");
+  auto clampIndex = [&](int64_t index) {
+    if (index < 0)
+      index += size;
+    return std::clamp<int64_t>(index, 0, size);
+  };
+  int64_t first = clampIndex(*start);
+  int64_t limit = std::max(clampIndex(*end), first);
+  Value piece = cv.castTo(*src, type.getElementType());
+  if (typeOf(piece).getDimSize(*dim) != limit - first)
+    return cv.reject("src does not fit the slice");
+  SmallVector<Value> pieces;
+  if (first > 0)
+    pieces.push_back(sliceAlong(cv, *self, *dim, 0, first));
+  pieces.push_back(piece);
+  if (limit < size)
+    pieces.push_back(sliceAlong(cv, *self, *dim, limit, size));
+  if (pieces.size() == 1)
+    return cv.replace(op, piece);
+  return cv.replace(op, cv.create<ConcatOp>(type, pieces,
+                                            static_cast<uint64_t>(*dim))
+                            .getResult());
+}
+
 /// Slices of `sizes` along `dim`, as the op's list result.
 LogicalResult splitInto(Converter &cv, Operation *op, Value input, int64_t dim,
                         ArrayRef<int64_t> sizes) {
@@ -563,6 +662,52 @@ LogicalResult convertReduceDims(Converter &cv, Operation *op) {
 template <typename ReduceOpT>
 LogicalResult convertReduceAll(Converter &cv, Operation *op) {
   return reduce<ReduceOpT>(cv, op, Value(), Value());
+}
+
+/// `all.dim` / `any.dim` (self, dim, keepdim) and `all` / `any` (self):
+/// the count of nonzero elements (i64) compared with the reduced size
+/// (all) or with 0 (any).
+template <bool All>
+LogicalResult convertAllAny(Converter &cv, Operation *op) {
+  RankedTensorType type = cv.resultType(op);
+  FailureOr<Value> input = cv.tensor(op->getOperand(0));
+  if (failed(input))
+    return failure();
+  bool hasDim = op->getNumOperands() > 1;
+  std::optional<bool> keepdim =
+      hasDim ? cv.constantBool(op->getOperand(2)) : false;
+  if (!keepdim)
+    return cv.reject("keepdim must be a constant");
+  Type i64 = cv.b().getI64Type();
+  Value counts = cv.castTo(cv.castTo(*input, cv.b().getI1Type()), i64);
+  RankedTensorType inputType = typeOf(counts);
+  int64_t reduced = 1;
+  SmallVector<int64_t> dims;
+  if (inputType.getRank() > 0) {
+    std::optional<int64_t> dim =
+        hasDim ? cv.constantInt(op->getOperand(1)) : std::nullopt;
+    if (hasDim && !dim)
+      return cv.reject("dim must be a constant");
+    for (int64_t d = 0; d < inputType.getRank(); ++d)
+      dims.push_back(d);
+    if (hasDim) {
+      std::optional<int64_t> normalized = normalizeDim(*dim, inputType.getRank());
+      if (!normalized)
+        return cv.reject("dim is out of range");
+      dims.assign({*normalized});
+    }
+    for (int64_t d : dims)
+      reduced *= inputType.getDimSize(d);
+    counts = cv.create<ReduceSumOp>(type.clone(i64), counts, dims, *keepdim)
+                 .getResult();
+  }
+  RankedTensorType countType = typeOf(counts);
+  Value bound = cv.splat(countType, All ? double(reduced) : 0.0);
+  return cv.replace(op, cv.create<CompareOp>(
+                            type.clone(cv.b().getI1Type()),
+                            All ? CompareDirection::EQ : CompareDirection::GT,
+                            counts, bound)
+                            .getResult());
 }
 
 /// `amin` as -amax(-x) (nova has no min reduction).
@@ -1170,6 +1315,8 @@ void torch_to_nova::addStructuredHandlers(HandlerTable &table) {
       {"torch.aten.select.int", convertSelect},
       {"torch.aten.narrow", convertNarrow},
       {"torch.aten.cat", convertCat},
+      {"torch.aten.constant_pad_nd", convertConstantPad},
+      {"torch.aten.slice_scatter", convertSliceScatter},
       {"torch.aten.split_with_sizes", convertSplitWithSizes},
       {"torch.aten.split.Tensor", convertSplit},
       {"torch.aten.unbind.int", convertUnbind},
@@ -1188,6 +1335,10 @@ void torch_to_nova::addStructuredHandlers(HandlerTable &table) {
       {"torch.aten.mean.dim", convertReduceDims<ReduceMeanOp>},
       {"torch.aten.mean", convertReduceAll<ReduceMeanOp>},
       {"torch.aten.amax", convertReduceDims<ReduceMaxOp>},
+      {"torch.aten.all.dim", convertAllAny<true>},
+      {"torch.aten.any.dim", convertAllAny<false>},
+      {"torch.aten.all", convertAllAny<true>},
+      {"torch.aten.any", convertAllAny<false>},
       {"torch.aten.amin", convertAmin},
       {"torch.aten.max", convertReduceAll<ReduceMaxOp>},
       {"torch.aten.var.correction", convertVariance<false>},

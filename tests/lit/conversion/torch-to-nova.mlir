@@ -1213,6 +1213,71 @@
     %51 = "torch.aten.to.dtype"(%arg0, %47, %48, %49, %50) : (!torch.vtensor<[2,3,4],f32>, !torch.int, !torch.bool, !torch.bool, !torch.none) -> !torch.vtensor<[2,3,4],f64>
     "func.return"(%0, %1, %9, %16, %19, %22, %23, %26, %30#1, %31, %36, %41, %51) : (!torch.vtensor<[2,3,5],f32>, !torch.vtensor<[2,3,6],f32>, !torch.vtensor<[3,3],f32>, !torch.vtensor<[2,3,4],f32>, !torch.vtensor<[2,3,4],f32>, !torch.vtensor<[2,3,4],f32>, !torch.vtensor<[2,3,4],f32>, !torch.vtensor<[2,2,3,4],f32>, !torch.vtensor<[2,3,2],f32>, !torch.vtensor<[],f32>, !torch.vtensor<[2,4],f32>, !torch.vtensor<[2,4],f32>, !torch.vtensor<[2,3,4],f64>) -> ()
   }) : () -> ()
+// constant_pad_nd (pairs from the last dim back): the last dim padded by 1
+// before and 2 after with splats of the value, the first cropped by 1 after.
+// CHECK-LABEL: func.func @constant_pad_nd(
+// CHECK:         %[[V:.*]] = nova.constant dense<-1.000000e+00> : tensor<3x1xf32>
+// CHECK:         %[[W:.*]] = nova.constant dense<-1.000000e+00> : tensor<3x2xf32>
+// CHECK:         %[[C:.*]] = nova.concat %[[V]], %arg0, %[[W]] dim = 1 : (tensor<3x1xf32>, tensor<3x5xf32>, tensor<3x2xf32>) -> tensor<3x8xf32>
+// CHECK:         %[[S:.*]] = nova.slice %[[C]][0:2:1, 0:8:1] : tensor<3x8xf32> -> tensor<2x8xf32>
+// CHECK:         return %[[S]]
+  "func.func"() <{function_type = (!torch.vtensor<[3,5],f32>) -> !torch.vtensor<[2,8],f32>, sym_name = "constant_pad_nd"}> ({
+  ^bb0(%arg0: !torch.vtensor<[3,5],f32>):
+    %0 = "torch.constant.int"() <{value = 1 : i64}> : () -> !torch.int
+    %1 = "torch.constant.int"() <{value = 2 : i64}> : () -> !torch.int
+    %2 = "torch.constant.int"() <{value = 0 : i64}> : () -> !torch.int
+    %3 = "torch.constant.int"() <{value = -1 : i64}> : () -> !torch.int
+    %4 = "torch.prim.ListConstruct"(%0, %1, %2, %3) : (!torch.int, !torch.int, !torch.int, !torch.int) -> !torch.list<int>
+    %5 = "torch.constant.float"() <{value = -1.000000e+00 : f64}> : () -> !torch.float
+    %6 = "torch.aten.constant_pad_nd"(%arg0, %4, %5) : (!torch.vtensor<[3,5],f32>, !torch.list<int>, !torch.float) -> !torch.vtensor<[2,8],f32>
+    "func.return"(%6) : (!torch.vtensor<[2,8],f32>) -> ()
+  }) : () -> ()
+
+// slice_scatter (functionalizing `x[:, 1:3] = y`): the parts of x around the
+// slice concatenated with y.
+// CHECK-LABEL: func.func @slice_scatter(
+// CHECK:         %[[A:.*]] = nova.slice %arg0[0:2:1, 0:1:1]
+// CHECK:         %[[B:.*]] = nova.slice %arg0[0:2:1, 3:5:1]
+// CHECK:         %[[C:.*]] = nova.concat %[[A]], %arg1, %[[B]] dim = 1 : (tensor<2x1xf32>, tensor<2x2xf32>, tensor<2x2xf32>) -> tensor<2x5xf32>
+// CHECK:         return %[[C]]
+  "func.func"() <{function_type = (!torch.vtensor<[2,5],f32>, !torch.vtensor<[2,2],f32>) -> !torch.vtensor<[2,5],f32>, sym_name = "slice_scatter"}> ({
+  ^bb0(%arg0: !torch.vtensor<[2,5],f32>, %arg1: !torch.vtensor<[2,2],f32>):
+    %0 = "torch.constant.int"() <{value = 1 : i64}> : () -> !torch.int
+    %1 = "torch.constant.int"() <{value = 3 : i64}> : () -> !torch.int
+    %2 = "torch.aten.slice_scatter"(%arg0, %arg1, %0, %0, %1, %0) : (!torch.vtensor<[2,5],f32>, !torch.vtensor<[2,2],f32>, !torch.int, !torch.int, !torch.int, !torch.int) -> !torch.vtensor<[2,5],f32>
+    "func.return"(%2) : (!torch.vtensor<[2,5],f32>) -> ()
+  }) : () -> ()
+
+// cos and sin (rotary embeddings).
+// CHECK-LABEL: func.func @cos_sin(
+// CHECK:         %[[C:.*]] = nova.cos %arg0 : tensor<4x8xf32>
+// CHECK:         %[[S:.*]] = nova.sin %arg0 : tensor<4x8xf32>
+// CHECK:         return %[[C]], %[[S]]
+  "func.func"() <{function_type = (!torch.vtensor<[4,8],f32>) -> (!torch.vtensor<[4,8],f32>, !torch.vtensor<[4,8],f32>), sym_name = "cos_sin"}> ({
+  ^bb0(%arg0: !torch.vtensor<[4,8],f32>):
+    %0 = "torch.aten.cos"(%arg0) : (!torch.vtensor<[4,8],f32>) -> !torch.vtensor<[4,8],f32>
+    %1 = "torch.aten.sin"(%arg0) : (!torch.vtensor<[4,8],f32>) -> !torch.vtensor<[4,8],f32>
+    "func.return"(%0, %1) : (!torch.vtensor<[4,8],f32>, !torch.vtensor<[4,8],f32>) -> ()
+  }) : () -> ()
+
+// all.dim (attention-mask code): the count of nonzero elements along the dim
+// compared with its size.
+// CHECK-LABEL: func.func @all_dim(
+// CHECK:         %[[Z:.*]] = nova.constant dense<0.000000e+00> : tensor<3x4xf32>
+// CHECK:         %[[B:.*]] = nova.compare ne, %arg0, %[[Z]] : tensor<3x4xf32>, tensor<3x4xf32> -> tensor<3x4xi1>
+// CHECK:         %[[I:.*]] = nova.cast %[[B]] : tensor<3x4xi1> -> tensor<3x4xi64>
+// CHECK:         %[[S:.*]] = nova.reduce_sum %[[I]] dims = [1] keepdim : tensor<3x4xi64> -> tensor<3x1xi64>
+// CHECK:         %[[N:.*]] = nova.constant dense<4> : tensor<3x1xi64>
+// CHECK:         %[[R:.*]] = nova.compare eq, %[[S]], %[[N]] : tensor<3x1xi64>, tensor<3x1xi64> -> tensor<3x1xi1>
+// CHECK:         return %[[R]]
+  "func.func"() <{function_type = (!torch.vtensor<[3,4],f32>) -> !torch.vtensor<[3,1],i1>, sym_name = "all_dim"}> ({
+  ^bb0(%arg0: !torch.vtensor<[3,4],f32>):
+    %0 = "torch.constant.int"() <{value = -1 : i64}> : () -> !torch.int
+    %1 = "torch.constant.bool"() <{value = true}> : () -> !torch.bool
+    %2 = "torch.aten.all.dim"(%arg0, %0, %1) : (!torch.vtensor<[3,4],f32>, !torch.int, !torch.bool) -> !torch.vtensor<[3,1],i1>
+    "func.return"(%2) : (!torch.vtensor<[3,1],i1>) -> ()
+  }) : () -> ()
+
 }) : () -> ()
 
 {-#
