@@ -63,34 +63,31 @@ def run(directory: Path, iters: int) -> int:
 
     del iters  # correctness only
     spec = json.loads((directory / "cases.json").read_text())
-    failed = 0
-    for case in spec["cases"]:
-        b, h, t, d, causal = case["b"], case["h"], case["t"], case["d"], case["causal"]
-        row = {"bench": "attention_check", "case": case["name"], "b": b, "h": h, "t": t, "d": d, "causal": causal}
-        try:
-            q, k, v, do = random_operands(b, h, t, d, seed=zlib.crc32(case["name"].encode()))
-            ref = reference(q, k, v, do, causal, 1 / math.sqrt(d))
-            session = Session((directory / f"{case['name']}.vmfb").read_bytes(), "cuda")
-            if case.get("packed"):
-                # out [B, T, H D], lse, dqkv [B, T, 3 H D] back to [B, H, T, D] heads.
-                y, lse, dqkv = (
-                    session.to_torch(x) for x in session.invoke("main", pack_heads(q, k, v), pack_heads(do).flatten(0, 1))
-                )
-                heads = lambda rows: rows.unflatten(2, (-1, d)).transpose(1, 2)  # noqa: E731
-                got = [heads(y), lse, *(heads(part) for part in dqkv.chunk(3, dim=2))]
-            else:
-                got = [session.to_torch(x) for x in session.invoke("main", q, k, v, do)]
-            torch.cuda.synchronize()
-            row["nan_or_inf"] = int(sum((~torch.isfinite(x.float())).sum() for x in got))
-            row["max_rel_err"] = {n: max_rel_err(x, r) for n, x, r in zip(("out", "lse", "dq", "dk", "dv"), got, ref)}
-            row["ok"] = row["nan_or_inf"] == 0 and max(row["max_rel_err"].values()) < TOLERANCE
-        except Exception as e:  # a failed case is reported, the others still run
-            row.update(ok=False, error=f"{type(e).__name__}: {e}"[:400])
-        failed += not row["ok"]
-        print(json.dumps(row), flush=True)
-    print(json.dumps({"cases": len(spec["cases"]), "failed": failed}))
-    return 1 if failed else 0
 
+    def first_row(case: dict) -> dict:
+        keys = ("b", "h", "t", "d", "causal")
+        return {"bench": "attention_check", "case": case["name"], **{k: case[k] for k in keys}}
+
+    def check(case: dict, row: dict) -> None:
+        b, h, t, d, causal = case["b"], case["h"], case["t"], case["d"], case["causal"]
+        q, k, v, do = random_operands(b, h, t, d, seed=zlib.crc32(case["name"].encode()))
+        ref = reference(q, k, v, do, causal, 1 / math.sqrt(d))
+        session = Session((directory / f"{case['name']}.vmfb").read_bytes(), "cuda")
+        if case.get("packed"):
+            # out [B, T, H D], lse, dqkv [B, T, 3 H D] back to [B, H, T, D] heads.
+            y, lse, dqkv = (
+                session.to_torch(x) for x in session.invoke("main", pack_heads(q, k, v), pack_heads(do).flatten(0, 1))
+            )
+            heads = lambda rows: rows.unflatten(2, (-1, d)).transpose(1, 2)  # noqa: E731
+            got = [heads(y), lse, *(heads(part) for part in dqkv.chunk(3, dim=2))]
+        else:
+            got = [session.to_torch(x) for x in session.invoke("main", q, k, v, do)]
+        torch.cuda.synchronize()
+        row["nan_or_inf"] = int(sum((~torch.isfinite(x.float())).sum() for x in got))
+        row["max_rel_err"] = {n: max_rel_err(x, r) for n, x, r in zip(("out", "lse", "dq", "dk", "dv"), got, ref)}
+        row["ok"] = row["nan_or_inf"] == 0 and max(row["max_rel_err"].values()) < TOLERANCE
+
+    return kernel_check_cli.run_cases(spec["cases"], first_row, check)
 
 if __name__ == "__main__":
     sys.exit(kernel_check_cli.main(__doc__, prepare, run, "attention-check", iters=1))

@@ -90,38 +90,34 @@ def run(directory: Path, iters: int) -> int:
     del iters
     dtypes = {"bf16": torch.bfloat16, "f16": torch.float16, "f32": torch.float32}
     spec = json.loads((directory / "cases.json").read_text())
-    failed = 0
-    for case in spec["cases"]:
-        n, c = case["n"], case["c"]
-        row = {"bench": "cross_entropy_check", **{k: case[k] for k in ("name", "n", "c", "dtype", "target")}}
-        try:
-            gen = torch.Generator(device="cuda").manual_seed(n * 7 + c)
-            x = (4 * torch.randn(n, c, device="cuda", generator=gen)).to(dtypes[case["dtype"]])
-            t = torch.randint(0, c, (n,), device="cuda", generator=gen)
-            t[1::4] = IGNORE  # rows 1, 5, ...: never all of them
-            t = t.to(torch.int32 if case["target"] == "i32" else torch.int64)
-            g = torch.rand(n, device="cuda", generator=gen) + 0.5
-            session = Session((directory / f"{case['name']}.vmfb").read_bytes(), "cuda")
-            got = [session.to_torch(v) for v in session.invoke("main", x, t, g)]
-            torch.cuda.synchronize()
-            ref = reference(x, t, g)
-            row["nan_or_inf"] = int(sum((~torch.isfinite(v.float())).sum() for v in got))
-            errs = {}
-            for name, v, r in zip(("loss", "lse", "grad"), got, ref):
-                errs[name] = float((v.double() - r).abs().max() / r.abs().max())
-            # Per-row gradient sums are 0 (softmax minus one-hot): the bias a
-            # wrong lse would leave.
-            errs["grad_row_sum"] = float(got[2].double().sum(dim=1).abs().max() / ref[2].abs().max())
-            row["max_rel_err"] = errs
-            tol = TOLERANCE[case["dtype"]]
-            row["ok"] = row["nan_or_inf"] == 0 and max(errs.values()) < tol
-        except Exception as e:  # a failed case is reported, the others still run
-            row.update(ok=False, error=f"{type(e).__name__}: {e}"[:400])
-        failed += not row["ok"]
-        print(json.dumps(row), flush=True)
-    print(json.dumps({"cases": len(spec["cases"]), "failed": failed}))
-    return 1 if failed else 0
 
+    def first_row(case: dict) -> dict:
+        return {"bench": "cross_entropy_check", **{k: case[k] for k in ("name", "n", "c", "dtype", "target")}}
+
+    def check(case: dict, row: dict) -> None:
+        n, c = case["n"], case["c"]
+        gen = torch.Generator(device="cuda").manual_seed(n * 7 + c)
+        x = (4 * torch.randn(n, c, device="cuda", generator=gen)).to(dtypes[case["dtype"]])
+        t = torch.randint(0, c, (n,), device="cuda", generator=gen)
+        t[1::4] = IGNORE  # rows 1, 5, ...: never all of them
+        t = t.to(torch.int32 if case["target"] == "i32" else torch.int64)
+        g = torch.rand(n, device="cuda", generator=gen) + 0.5
+        session = Session((directory / f"{case['name']}.vmfb").read_bytes(), "cuda")
+        got = [session.to_torch(v) for v in session.invoke("main", x, t, g)]
+        torch.cuda.synchronize()
+        ref = reference(x, t, g)
+        row["nan_or_inf"] = int(sum((~torch.isfinite(v.float())).sum() for v in got))
+        errs = {}
+        for name, v, r in zip(("loss", "lse", "grad"), got, ref):
+            errs[name] = float((v.double() - r).abs().max() / r.abs().max())
+        # Per-row gradient sums are 0 (softmax minus one-hot): the bias a
+        # wrong lse would leave.
+        errs["grad_row_sum"] = float(got[2].double().sum(dim=1).abs().max() / ref[2].abs().max())
+        row["max_rel_err"] = errs
+        tol = TOLERANCE[case["dtype"]]
+        row["ok"] = row["nan_or_inf"] == 0 and max(errs.values()) < tol
+
+    return kernel_check_cli.run_cases(spec["cases"], first_row, check)
 
 if __name__ == "__main__":
     sys.exit(kernel_check_cli.main(__doc__, prepare, run, "cross-entropy-check", iters=1))

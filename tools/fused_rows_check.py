@@ -149,38 +149,34 @@ def run(directory: Path, iters: int) -> int:
     from nova.runtime import Session
 
     spec = json.loads((directory / "cases.json").read_text())
-    failed = 0
-    for case in spec["cases"]:
+
+    def first_row(case: dict) -> dict:
+        return {"bench": "fused_rows_check", "name": case["name"], "kernels": len(case["kernels"])}
+
+    def check(case: dict, row: dict) -> None:
         name = case["name"]
         fn, shapes = CASES[name]
-        row: dict[str, Any] = {"bench": "fused_rows_check", "name": name, "kernels": len(case["kernels"])}
-        try:
-            inputs = _example(shapes, device="cuda", seed=len(name))
-            session = Session((directory / f"{name}.vmfb").read_bytes(), "cuda")
-            got = [session.to_torch(v) for v in session.invoke("main", *inputs)]
-            torch.cuda.synchronize()
-            ref = fn(*[t.double() for t in inputs])
-            ref = ref if isinstance(ref, tuple) else (ref,)
-            row["nan_or_inf"] = int(sum((~torch.isfinite(v.float())).sum() for v in got))
-            errs, ok = [], row["nan_or_inf"] == 0
-            for v, r in zip(got, ref):
-                err = float((v.double() - r).abs().max() / r.abs().max())
-                errs.append(err)
-                ok &= err < TOLERANCE[str(v.dtype).removeprefix("torch.")]
-            row["max_rel_err"] = errs
-            start = time.perf_counter()
-            for _ in range(iters):
-                session.invoke("main", *inputs)
-            torch.cuda.synchronize()
-            row["ms_per_call"] = (time.perf_counter() - start) / max(iters, 1) * 1e3
-            row["ok"] = bool(ok and len(got) == len(ref))
-        except Exception as e:  # a failed case is reported, the others still run
-            row.update(ok=False, error=f"{type(e).__name__}: {e}"[:400])
-        failed += not row["ok"]
-        print(json.dumps(row), flush=True)
-    print(json.dumps({"cases": len(spec["cases"]), "failed": failed}))
-    return 1 if failed else 0
+        inputs = _example(shapes, device="cuda", seed=len(name))
+        session = Session((directory / f"{name}.vmfb").read_bytes(), "cuda")
+        got = [session.to_torch(v) for v in session.invoke("main", *inputs)]
+        torch.cuda.synchronize()
+        ref = fn(*[t.double() for t in inputs])
+        ref = ref if isinstance(ref, tuple) else (ref,)
+        row["nan_or_inf"] = int(sum((~torch.isfinite(v.float())).sum() for v in got))
+        errs, ok = [], row["nan_or_inf"] == 0
+        for v, r in zip(got, ref):
+            err = float((v.double() - r).abs().max() / r.abs().max())
+            errs.append(err)
+            ok &= err < TOLERANCE[str(v.dtype).removeprefix("torch.")]
+        row["max_rel_err"] = errs
+        start = time.perf_counter()
+        for _ in range(iters):
+            session.invoke("main", *inputs)
+        torch.cuda.synchronize()
+        row["ms_per_call"] = (time.perf_counter() - start) / max(iters, 1) * 1e3
+        row["ok"] = bool(ok and len(got) == len(ref))
 
+    return kernel_check_cli.run_cases(spec["cases"], first_row, check)
 
 if __name__ == "__main__":
     sys.exit(kernel_check_cli.main(__doc__, prepare, run, "fused-rows-check", iters=3))

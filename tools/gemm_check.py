@@ -155,8 +155,11 @@ def run(directory: Path, iters: int) -> int:
     from nova.runtime import Session
 
     spec = json.loads((directory / "cases.json").read_text())
-    failed = 0
-    for case in spec["cases"]:
+
+    def first_row(case: dict) -> dict:
+        return {"case": case["name"], "kernel": case["kernel"]}
+
+    def check(case: dict, row: dict) -> None:
         lhs_shape, rhs_shape, _ = _shapes(case)
         dtype = torch.bfloat16 if case["dtype"] == "bf16" else torch.float32
         # cuBLAS as the case's precision: TF32 for tf32, SGEMM for exact f32.
@@ -166,32 +169,25 @@ def run(directory: Path, iters: int) -> int:
         b = torch.randn(rhs_shape, device="cuda", generator=g).to(dtype)
         matmul = _torch_matmul(case, torch)
         reference = matmul(a.double(), b.double())
-        row = {"case": case["name"], "kernel": case["kernel"]}
-        try:
-            session = Session((directory / f"{case['name']}.vmfb").read_bytes(), "cuda")
-            got = session.to_torch(session.invoke("main", a, b)[0]).double()
-            torch.cuda.synchronize()
-            row["nan_or_inf"] = int((~torch.isfinite(got)).sum())
-            row["max_rel_err"] = float((got - reference).abs().max() / reference.abs().max())
-            cublas = matmul(a, b).double()
-            row["cublas_max_rel_err"] = float((cublas - reference).abs().max() / reference.abs().max())
-            tol = TOLERANCE[(case["dtype"], case["out"])]
-            row["ok"] = row["nan_or_inf"] == 0 and row["max_rel_err"] < tol
-            flops = 2.0 * case["batch"] * case["m"] * case["n"] * case["k"]
-            # The GEMM kernel alone: the poison fill and layout glue are not the kernel's.
-            nova = device_ms_per_kernel(lambda: session.invoke("main", a, b), iters)
-            gemm_ms = sum(ms for name, ms in nova.items() if name.startswith("nova_gemm"))
-            cublas_ms = sum(device_ms_per_kernel(lambda: matmul(a, b), iters).values())
-            row.update(gemm_tflops=flops / gemm_ms / 1e9, cublas_tflops=flops / cublas_ms / 1e9,
-                       other_kernels_ms=sum(nova.values()) - gemm_ms)
-            row["gemm_vs_cublas"] = row["gemm_tflops"] / row["cublas_tflops"]
-        except Exception as e:  # a failed case is reported, the others still run
-            row.update(ok=False, error=f"{type(e).__name__}: {e}"[:400])
-        failed += not row["ok"]
-        print(json.dumps(row), flush=True)
-    print(json.dumps({"cases": len(spec["cases"]), "failed": failed}))
-    return 1 if failed else 0
+        session = Session((directory / f"{case['name']}.vmfb").read_bytes(), "cuda")
+        got = session.to_torch(session.invoke("main", a, b)[0]).double()
+        torch.cuda.synchronize()
+        row["nan_or_inf"] = int((~torch.isfinite(got)).sum())
+        row["max_rel_err"] = float((got - reference).abs().max() / reference.abs().max())
+        cublas = matmul(a, b).double()
+        row["cublas_max_rel_err"] = float((cublas - reference).abs().max() / reference.abs().max())
+        tol = TOLERANCE[(case["dtype"], case["out"])]
+        row["ok"] = row["nan_or_inf"] == 0 and row["max_rel_err"] < tol
+        flops = 2.0 * case["batch"] * case["m"] * case["n"] * case["k"]
+        # The GEMM kernel alone: the poison fill and layout glue are not the kernel's.
+        nova = device_ms_per_kernel(lambda: session.invoke("main", a, b), iters)
+        gemm_ms = sum(ms for name, ms in nova.items() if name.startswith("nova_gemm"))
+        cublas_ms = sum(device_ms_per_kernel(lambda: matmul(a, b), iters).values())
+        row.update(gemm_tflops=flops / gemm_ms / 1e9, cublas_tflops=flops / cublas_ms / 1e9,
+                   other_kernels_ms=sum(nova.values()) - gemm_ms)
+        row["gemm_vs_cublas"] = row["gemm_tflops"] / row["cublas_tflops"]
 
+    return kernel_check_cli.run_cases(spec["cases"], first_row, check)
 
 if __name__ == "__main__":
     sys.exit(kernel_check_cli.main(__doc__, prepare, run, "gemm-check", iters=10))

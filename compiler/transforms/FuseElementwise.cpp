@@ -411,19 +411,24 @@ struct Fuser {
     Value view = ReshapeOp::create(b, loc, grouped, input);
     auto partialType =
         RankedTensorType::get({g.rows / k, g.columns}, b.getF32Type());
-    auto dims = b.getDenseI64ArrayAttr({1});
-    Operation *reduce =
-        llvm::TypeSwitch<Operation *, Operation *>(op)
-            .Case([&](ReduceSumOp) {
-              return ReduceSumOp::create(b, loc, partialType, view, dims, false);
-            })
-            .Case([&](ReduceMaxOp) {
-              return ReduceMaxOp::create(b, loc, partialType, view, dims, false);
-            })
-            .Case([&](ReduceMeanOp) {
-              return ReduceMeanOp::create(b, loc, partialType, view, dims, false);
-            });
-    return reduce->getResult(0);
+    return reduceLike(b, op, partialType, view, /*dim=*/1);
+  }
+
+  /// A reduction of `op`'s kind (sum, max or mean) of `input` over `dim`.
+  static Value reduceLike(OpBuilder &b, Operation *op, RankedTensorType type,
+                          Value input, int64_t dim) {
+    Location loc = op->getLoc();
+    auto dims = b.getDenseI64ArrayAttr({dim});
+    return llvm::TypeSwitch<Operation *, Value>(op)
+        .Case([&](ReduceSumOp) {
+          return ReduceSumOp::create(b, loc, type, input, dims, false);
+        })
+        .Case([&](ReduceMaxOp) {
+          return ReduceMaxOp::create(b, loc, type, input, dims, false);
+        })
+        .Case([&](ReduceMeanOp) {
+          return ReduceMeanOp::create(b, loc, type, input, dims, false);
+        });
   }
 
   /// Outside: `op`'s result from its partials (a reduction over them, in
@@ -433,18 +438,7 @@ struct Fuser {
     auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
     int64_t columns = resultType.getShape().back();
     auto f32Type = RankedTensorType::get({columns}, b.getF32Type());
-    auto dims = b.getDenseI64ArrayAttr({0});
-    Value total =
-        llvm::TypeSwitch<Operation *, Value>(op)
-            .Case([&](ReduceSumOp) {
-              return ReduceSumOp::create(b, loc, f32Type, partials, dims, false);
-            })
-            .Case([&](ReduceMaxOp) {
-              return ReduceMaxOp::create(b, loc, f32Type, partials, dims, false);
-            })
-            .Case([&](ReduceMeanOp) {
-              return ReduceMeanOp::create(b, loc, f32Type, partials, dims, false);
-            });
+    Value total = reduceLike(b, op, f32Type, partials, /*dim=*/0);
     if (resultType.getRank() != 1)
       total = ReshapeOp::create(b, loc, resultType.clone(b.getF32Type()), total);
     if (!resultType.getElementType().isF32())

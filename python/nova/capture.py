@@ -254,16 +254,11 @@ class _AdamWRule:
                 param, grad, state[0], state[1], step, lr, beta1, beta2, eps, weight_decay
             )
             return new_param, [exp_avg, exp_avg_sq]
-        # amsgrad as traced elementwise ops (torch.optim's single-tensor
-        # arithmetic), which the compiler fuses like any other.
-        exp_avg = torch.lerp(state[0], grad, (1 - beta1).to(state[0].dtype))
-        exp_avg_sq = state[1] * beta2 + (1 - beta2) * grad * grad
-        max_exp_avg_sq = torch.maximum(state[2], exp_avg_sq)
-        bias_correction1 = 1 - beta1**step
-        bias_correction2 = 1 - beta2**step
-        denom = torch.sqrt(max_exp_avg_sq) / torch.sqrt(bias_correction2) + eps
-        decayed = param * (1 - lr * weight_decay)
-        new_param = decayed - lr / bias_correction1 * exp_avg / denom
+        # amsgrad as traced elementwise ops (the same arithmetic as the
+        # nova::adamw kernel), which the compiler fuses like any other.
+        new_param, exp_avg, exp_avg_sq, max_exp_avg_sq = optim_ops.adam_arithmetic(
+            param, grad, state[0], state[1], step, lr, beta1, beta2, eps, weight_decay, state[2]
+        )
         return new_param, [exp_avg, exp_avg_sq, max_exp_avg_sq]
 
     @staticmethod

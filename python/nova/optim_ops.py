@@ -20,7 +20,7 @@ from __future__ import annotations
 import torch
 from torch import Tensor
 
-__all__ = ["sgd", "adamw", "SGD_OP", "ADAMW_OP"]
+__all__ = ["sgd", "adamw", "adam_arithmetic", "SGD_OP", "ADAMW_OP"]
 
 # Explicit schemas (rather than inferred ones) so the result names are part of
 # the op's contract and the argument order is exactly what the compiler expects.
@@ -100,15 +100,41 @@ def adamw(
     `step` is the step count AFTER incrementing (1 on the first update).
     Returns (new_param, new_exp_avg, new_exp_avg_sq).
     """
+    new_param, new_exp_avg, new_exp_avg_sq, _ = adam_arithmetic(
+        param, grad, exp_avg, exp_avg_sq, step, lr, beta1, beta2, eps, weight_decay
+    )
+    return new_param, new_exp_avg, new_exp_avg_sq
+
+
+def adam_arithmetic(
+    param: Tensor,
+    grad: Tensor,
+    exp_avg: Tensor,
+    exp_avg_sq: Tensor,
+    step: Tensor,
+    lr: Tensor,
+    beta1: Tensor,
+    beta2: Tensor,
+    eps: Tensor,
+    weight_decay: Tensor,
+    max_exp_avg_sq: Tensor | None = None,
+) -> tuple[Tensor, Tensor, Tensor, Tensor | None]:
+    """AdamW's single-tensor update as plain tensor ops (the nova::adamw
+    kernel, and amsgrad traced into a step): with `max_exp_avg_sq` the
+    denominator uses the running maximum of exp_avg_sq (amsgrad), returned
+    as the fourth value."""
     param = param * (1 - lr * weight_decay)
     # lerp wants the weight in the state's dtype.
     new_exp_avg = torch.lerp(exp_avg, grad, (1 - beta1).to(exp_avg.dtype))
     new_exp_avg_sq = exp_avg_sq * beta2 + (1 - beta2) * grad * grad
+    second = new_exp_avg_sq
+    if max_exp_avg_sq is not None:
+        max_exp_avg_sq = second = torch.maximum(max_exp_avg_sq, new_exp_avg_sq)
     bias_correction1 = 1 - beta1**step
     bias_correction2 = 1 - beta2**step
     step_size = lr / bias_correction1
-    denom = new_exp_avg_sq.sqrt() / bias_correction2.sqrt() + eps
-    return param - step_size * (new_exp_avg / denom), new_exp_avg, new_exp_avg_sq
+    denom = second.sqrt() / bias_correction2.sqrt() + eps
+    return param - step_size * (new_exp_avg / denom), new_exp_avg, new_exp_avg_sq, max_exp_avg_sq
 
 
 @adamw.register_fake

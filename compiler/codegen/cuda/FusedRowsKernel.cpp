@@ -509,11 +509,6 @@ struct RowsKernel : KernelBuilder {
     }
   }
 
-  Value intrinsic(StringRef name, Value x) {
-    return LLVM::CallIntrinsicOp::create(b, loc, f32, b.getStringAttr(name),
-                                         ValueRange{x})
-        .getResult(0);
-  }
   Value fdiv(Value x, Value y) { return arith::DivFOp::create(b, loc, x, y); }
   // Bit operations, not llvm.intr.fabs/copysign: gpu-to-nvvm sends those
   // to libdevice, which Nova does not link.
@@ -768,6 +763,44 @@ struct RowsKernel : KernelBuilder {
       storeVector(result, pointer, index, values);
   }
 
+  /// Folds this chunk's elements of partial `op`'s input into its lane's
+  /// `slots` (one per column of the chunk), masked past the row's end.
+  void accumulate(Operation *op, MutableArrayRef<Value> slots) {
+    SmallVector<Value> x = elements(op->getOperand(0));
+    for (int64_t i = 0; i < spec.vector; ++i)
+      slots[i] = combine(op, slots[i],
+                         valid ? select(valid, x[i], identity(op)) : x[i]);
+  }
+
+  /// This chunk's columns of partial `op`'s row `group` from `sums` (a
+  /// mean's divided by its rows).
+  void storePartial(Block &entry, Operation *op, Value group,
+                    ArrayRef<Value> sums) {
+    auto yield = cast<YieldOp>(region.getTerminator());
+    unsigned index = llvm::find(yield.getValues(), op->getResult(0)) -
+                     yield.getValues().begin();
+    SmallVector<Value> values;
+    for (Value v : sums)
+      values.push_back(isa<ReduceMeanOp>(op)
+                           ? fmul(v, cf(1.0 / double(plan.rowsPerWarp)))
+                           : v);
+    storeElements(op->getResult(0),
+                  entry.getArgument(region.getNumArguments() + index),
+                  add(mul(wide(group), c64(plan.columns)), wide(column)),
+                  values);
+  }
+
+  /// This chunk of the row's per-element results of `level`.
+  void storeElementResults(Block &entry, int64_t level) {
+    auto yield = cast<YieldOp>(region.getTerminator());
+    for (auto [i, v] : llvm::enumerate(yield.getValues()))
+      if (plan.kind.lookup(v) == RowKind::Element &&
+          plan.level.lookup(v) == level)
+        storeElements(v, entry.getArgument(region.getNumArguments() + i),
+                      add(mul(wide(row), c64(plan.columns)), wide(column)),
+                      elements(v));
+  }
+
   /// One row's sweeps; `partials` (per partial result, chunk and lane
   /// element) are accumulated and returned.
   SmallVector<Value> emitRow(Block &entry, Value segment,
@@ -819,25 +852,11 @@ struct RowsKernel : KernelBuilder {
             }
             // Partials of this sweep's level, in this chunk's slots.
             SmallVector<Value> parts(acc.begin() + rowAccs, acc.end());
-            for (auto [p, op] : llvm::enumerate(partialOps)) {
-              if (plan.level.lookup(op->getResult(0)) != sweep)
-                continue;
-              SmallVector<Value> x = elements(op->getOperand(0));
-              for (int64_t i = 0; i < spec.vector; ++i) {
-                Value &slot = parts[partialSlot(p, it, i)];
-                Value v = valid ? select(valid, x[i], identity(op)) : x[i];
-                slot = combine(op, slot, v);
-              }
-            }
-            for (auto [i, v] : llvm::enumerate(yield.getValues())) {
-              if (plan.kind.lookup(v) != RowKind::Element ||
-                  plan.level.lookup(v) != sweep)
-                continue;
-              Value index =
-                  add(mul(wide(row), c64(plan.columns)), wide(column));
-              storeElements(v, entry.getArgument(inputs + i), index,
-                            elements(v));
-            }
+            for (auto [p, op] : llvm::enumerate(partialOps))
+              if (plan.level.lookup(op->getResult(0)) == sweep)
+                accumulate(op, MutableArrayRef(parts).slice(
+                                   partialSlot(p, it, 0), spec.vector));
+            storeElementResults(entry, sweep);
             next.append(parts);
             return next;
           });
@@ -867,7 +886,6 @@ struct RowsKernel : KernelBuilder {
   void build(Block &entry) {
     Block &body = region;
     auto yield = cast<YieldOp>(body.getTerminator());
-    unsigned inputs = body.getNumArguments();
     for (BlockArgument arg : body.getArguments())
       pointers[arg] = entry.getArgument(arg.getArgNumber());
     for (Operation &op : body.without_terminator()) {
@@ -923,23 +941,13 @@ struct RowsKernel : KernelBuilder {
         partials.assign(end.begin(), end.end());
       }
       // Each partial's [group, C] row.
-      for (auto [p, op] : llvm::enumerate(partialOps)) {
-        Value result = op->getResult(0);
-        unsigned index = llvm::find(yield.getValues(), result) -
-                         yield.getValues().begin();
+      for (auto [p, op] : llvm::enumerate(partialOps))
         for (int64_t c = 0; c < chunks; ++c) {
           enterChunk(c32(c));
-          SmallVector<Value> values;
-          for (int64_t i = 0; i < spec.vector; ++i) {
-            Value v = partials[partialSlot(p, c32(c), i)];
-            if (isa<ReduceMeanOp>(op))
-              v = fmul(v, cf(1.0 / double(k)));
-            values.push_back(v);
-          }
-          Value at = add(mul(wide(group), c64(plan.columns)), wide(column));
-          storeElements(result, entry.getArgument(inputs + index), at, values);
+          storePartial(entry, op, group,
+                       ArrayRef(partials).slice(partialSlot(p, c32(c), 0),
+                                                spec.vector));
         }
-      }
     });
   }
 
@@ -947,9 +955,6 @@ struct RowsKernel : KernelBuilder {
   /// warp's segment, the warp's rows accumulate the chunk's partials, which
   /// are stored before the next chunk.
   void emitChunksOuter(Block &entry, Value group, Value segment) {
-    Block &body = region;
-    auto yield = cast<YieldOp>(body.getTerminator());
-    unsigned inputs = body.getNumArguments();
     int64_t k = plan.rowsPerWarp;
     int64_t perSegment = (chunks + spec.segments - 1) / spec.segments;
     Value firstChunk = mul(segment, c32(perSegment));
@@ -966,38 +971,18 @@ struct RowsKernel : KernelBuilder {
             emitKnown(0, /*scalars=*/false);
             enterChunk(it);
             SmallVector<Value> next(acc.begin(), acc.end());
-            for (auto [p, op] : llvm::enumerate(partialOps)) {
-              SmallVector<Value> x = elements(op->getOperand(0));
-              for (int64_t j = 0; j < spec.vector; ++j) {
-                Value &slot = next[p * spec.vector + j];
-                Value v = valid ? select(valid, x[j], identity(op)) : x[j];
-                slot = combine(op, slot, v);
-              }
-            }
-            for (auto [j, v] : llvm::enumerate(yield.getValues()))
-              if (plan.kind.lookup(v) == RowKind::Element)
-                storeElements(v, entry.getArgument(inputs + j),
-                              add(mul(wide(row), c64(plan.columns)),
-                                  wide(column)),
-                              elements(v));
+            for (auto [p, op] : llvm::enumerate(partialOps))
+              accumulate(op, MutableArrayRef(next).slice(p * spec.vector,
+                                                         spec.vector));
+            // Without row reductions every value is of level 0.
+            storeElementResults(entry, 0);
             return next;
           });
       enterChunk(it);
-      for (auto [p, op] : llvm::enumerate(partialOps)) {
-        Value result = op->getResult(0);
-        unsigned index = llvm::find(yield.getValues(), result) -
-                         yield.getValues().begin();
-        SmallVector<Value> values;
-        for (int64_t j = 0; j < spec.vector; ++j) {
-          Value v = sums[p * spec.vector + j];
-          if (isa<ReduceMeanOp>(op))
-            v = fmul(v, cf(1.0 / double(k)));
-          values.push_back(v);
-        }
-        storeElements(result, entry.getArgument(inputs + index),
-                      add(mul(wide(group), c64(plan.columns)), wide(column)),
-                      values);
-      }
+      SmallVector<Value> partials(sums.begin(), sums.end());
+      for (auto [p, op] : llvm::enumerate(partialOps))
+        storePartial(entry, op, group,
+                     ArrayRef(partials).slice(p * spec.vector, spec.vector));
       return SmallVector<Value>{};
     });
   }

@@ -100,16 +100,8 @@ void KernelBuilder::fenceAsyncShared() {
                                  NVVM::SharedSpace::shared_cta));
 }
 
-Value KernelBuilder::ex2(Value x) {
-  return LLVM::CallIntrinsicOp::create(
-             b, loc, f32, b.getStringAttr("llvm.nvvm.ex2.approx.ftz.f"),
-             ValueRange{x})
-      .getResult(0);
-}
-
-Value KernelBuilder::lg2(Value x) {
-  return LLVM::CallIntrinsicOp::create(
-             b, loc, f32, b.getStringAttr("llvm.nvvm.lg2.approx.ftz.f"),
-             ValueRange{x})
+Value KernelBuilder::intrinsic(StringRef name, Value x) {
+  return LLVM::CallIntrinsicOp::create(b, loc, f32, b.getStringAttr(name),
+                                       ValueRange{x})
       .getResult(0);
 }

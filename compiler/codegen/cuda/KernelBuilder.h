@@ -69,9 +69,11 @@ struct KernelBuilder {
   Value select(Value c, Value x, Value y) {
     return arith::SelectOp::create(b, loc, c, x, y);
   }
+  /// A unary f32 LLVM intrinsic (`llvm.nvvm.*`) of `x`.
+  Value intrinsic(StringRef name, Value x);
   /// 2^x and log2(x), MUFU approximations (ftz).
-  Value ex2(Value x);
-  Value lg2(Value x);
+  Value ex2(Value x) { return intrinsic("llvm.nvvm.ex2.approx.ftz.f", x); }
+  Value lg2(Value x) { return intrinsic("llvm.nvvm.lg2.approx.ftz.f", x); }
   Value andI(Value x, Value y) { return arith::AndIOp::create(b, loc, x, y); }
   Value orI(Value x, Value y) { return arith::OrIOp::create(b, loc, x, y); }
   Value wide(Value x) { return arith::ExtUIOp::create(b, loc, i64, x); }

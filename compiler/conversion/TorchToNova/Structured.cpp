@@ -147,24 +147,25 @@ LogicalResult convertExpand(Converter &cv, Operation *op) {
   return cv.replace(op, *result);
 }
 
-/// `slice.Tensor(self, dim, start, end, step)` with Python's clamping of
-/// out-of-range bounds.
-LogicalResult convertSlice(Converter &cv, Operation *op) {
-  FailureOr<Value> input = cv.tensor(op->getOperand(0));
-  if (failed(input))
-    return failure();
-  RankedTensorType type = typeOf(*input);
-  FailureOr<int64_t> dim = dimOperand(cv, op->getOperand(1), type.getRank());
+/// A slice's [first, limit) and step from the op's (dim, start, end, step)
+/// operands at `operand`, with Python's clamping of out-of-range bounds.
+struct SliceBounds {
+  int64_t dim, first, limit, step;
+};
+FailureOr<SliceBounds> sliceBounds(Converter &cv, Operation *op,
+                                   unsigned operand, RankedTensorType type) {
+  FailureOr<int64_t> dim =
+      dimOperand(cv, op->getOperand(operand), type.getRank());
   if (failed(dim))
     return failure();
   int64_t size = type.getDimSize(*dim);
-  std::optional<int64_t> start = cv.isNone(op->getOperand(2))
+  std::optional<int64_t> start = cv.isNone(op->getOperand(operand + 1))
                                      ? 0
-                                     : cv.constantInt(op->getOperand(2));
-  std::optional<int64_t> end = cv.isNone(op->getOperand(3))
+                                     : cv.constantInt(op->getOperand(operand + 1));
+  std::optional<int64_t> end = cv.isNone(op->getOperand(operand + 2))
                                    ? size
-                                   : cv.constantInt(op->getOperand(3));
-  std::optional<int64_t> step = cv.constantInt(op->getOperand(4));
+                                   : cv.constantInt(op->getOperand(operand + 2));
+  std::optional<int64_t> step = cv.constantInt(op->getOperand(operand + 3));
   if (!start || !end || !step)
     return cv.reject("start, end and step must be constants");
   if (*step < 1)
@@ -175,8 +176,19 @@ LogicalResult convertSlice(Converter &cv, Operation *op) {
     return std::clamp<int64_t>(index, 0, size);
   };
   int64_t first = clampIndex(*start);
-  int64_t limit = std::max(clampIndex(*end), first);
-  return cv.replace(op, sliceAlong(cv, *input, *dim, first, limit, *step));
+  return SliceBounds{*dim, first, std::max(clampIndex(*end), first), *step};
+}
+
+/// `slice.Tensor(self, dim, start, end, step)`.
+LogicalResult convertSlice(Converter &cv, Operation *op) {
+  FailureOr<Value> input = cv.tensor(op->getOperand(0));
+  if (failed(input))
+    return failure();
+  FailureOr<SliceBounds> s = sliceBounds(cv, op, 1, typeOf(*input));
+  if (failed(s))
+    return failure();
+  return cv.replace(op, sliceAlong(cv, *input, s->dim, s->first, s->limit,
+                                   s->step));
 }
 
 /// `select.int(self, dim, index)`: a size-1 slice with the dim dropped.
@@ -302,41 +314,26 @@ LogicalResult convertSliceScatter(Converter &cv, Operation *op) {
   if (failed(self) || failed(src))
     return failure();
   RankedTensorType type = typeOf(*self);
-  FailureOr<int64_t> dim = dimOperand(cv, op->getOperand(2), type.getRank());
-  if (failed(dim))
+  FailureOr<SliceBounds> bounds = sliceBounds(cv, op, 2, type);
+  if (failed(bounds))
     return failure();
-  int64_t size = type.getDimSize(*dim);
-  std::optional<int64_t> start = cv.isNone(op->getOperand(3))
-                                     ? 0
-                                     : cv.constantInt(op->getOperand(3));
-  std::optional<int64_t> end = cv.isNone(op->getOperand(4))
-                                   ? size
-                                   : cv.constantInt(op->getOperand(4));
-  std::optional<int64_t> step = cv.constantInt(op->getOperand(5));
-  if (!start || !end || !step)
-    return cv.reject("start, end and step must be constants");
-  if (*step != 1)
+  if (bounds->step != 1)
     return cv.reject("only step 1 is supported");
-  auto clampIndex = [&](int64_t index) {
-    if (index < 0)
-      index += size;
-    return std::clamp<int64_t>(index, 0, size);
-  };
-  int64_t first = clampIndex(*start);
-  int64_t limit = std::max(clampIndex(*end), first);
+  int64_t dim = bounds->dim, first = bounds->first, limit = bounds->limit;
+  int64_t size = type.getDimSize(dim);
   Value piece = cv.castTo(*src, type.getElementType());
-  if (typeOf(piece).getDimSize(*dim) != limit - first)
+  if (typeOf(piece).getDimSize(dim) != limit - first)
     return cv.reject("src does not fit the slice");
   SmallVector<Value> pieces;
   if (first > 0)
-    pieces.push_back(sliceAlong(cv, *self, *dim, 0, first));
+    pieces.push_back(sliceAlong(cv, *self, dim, 0, first));
   pieces.push_back(piece);
   if (limit < size)
-    pieces.push_back(sliceAlong(cv, *self, *dim, limit, size));
+    pieces.push_back(sliceAlong(cv, *self, dim, limit, size));
   if (pieces.size() == 1)
     return cv.replace(op, piece);
   return cv.replace(op, cv.create<ConcatOp>(type, pieces,
-                                            static_cast<uint64_t>(*dim))
+                                            static_cast<uint64_t>(dim))
                             .getResult());
 }
 
