@@ -518,6 +518,38 @@ OpFoldResult TransposeOp::fold(FoldAdaptor) {
   return getResult();
 }
 
+namespace {
+/// transpose(cast(transpose(x))) -> cast(transpose(x)) with the two
+/// permutations composed (none where they cancel): autocast's weight
+/// gradients come out of the backward as exactly this chain.
+struct ComposeTransposesAcrossCast : OpRewritePattern<TransposeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(TransposeOp op,
+                                PatternRewriter &rewriter) const override {
+    auto castOp = op.getInput().getDefiningOp<CastOp>();
+    if (!castOp || !castOp->hasOneUse())
+      return failure();
+    auto inner = castOp.getInput().getDefiningOp<TransposeOp>();
+    if (!inner)
+      return failure();
+    // The transpose of a transpose folds into one (or none).
+    auto type = cast<RankedTensorType>(op.getType());
+    Value composed =
+        TransposeOp::create(rewriter, op.getLoc(),
+                            type.clone(inner.getType().getElementType()),
+                            inner.getResult(), op.getPermutation())
+            .getResult();
+    rewriter.replaceOpWithNewOp<CastOp>(op, op.getType(), composed);
+    return success();
+  }
+};
+} // namespace
+
+void TransposeOp::getCanonicalizationPatterns(RewritePatternSet &patterns,
+                                              MLIRContext *context) {
+  patterns.add<ComposeTransposesAcrossCast>(context);
+}
+
 LogicalResult ReshapeOp::verify() {
   RankedTensorType input = tensorType(getInput()),
                    result = tensorType(getResult());

@@ -279,6 +279,7 @@ def Nova_TransposeOp : Nova_Op<"transpose", [Pure]> {
   }];
   let hasVerifier = 1;
   let hasFolder = 1;
+  let hasCanonicalizer = 1;
 }
 
 def Nova_ReshapeOp : Nova_Op<"reshape", [Pure]> {

@@ -545,9 +545,12 @@ def profile(args: argparse.Namespace) -> dict[str, Any]:
     torch.cuda.synchronize()
     # Wall time per step without the profiler: host overhead = this - GPU time.
     timed = max(args.steps, 10)
+    enqueue_s = 0.0
     t0 = time.perf_counter()
     for _ in range(timed):
+        t = time.perf_counter()
         step(idx, tgt)
+        enqueue_s += time.perf_counter() - t
     torch.cuda.synchronize()
     step_ms = 1e3 * (time.perf_counter() - t0) / timed
     with torch_profile(activities=[ProfilerActivity.CUDA]) as prof:
@@ -555,11 +558,13 @@ def profile(args: argparse.Namespace) -> dict[str, Any]:
             step(idx, tgt)
         torch.cuda.synchronize()
     per_kernel: dict[str, list[float]] = {}
+    spans: list[tuple[float, float, str]] = []
     for event in prof.events():
         if event.device_type == torch.autograd.DeviceType.CUDA:
             entry = per_kernel.setdefault(event.name, [0.0, 0])
             entry[0] += event.device_time / 1e3  # us -> ms
             entry[1] += 1
+            spans.append((event.time_range.start, event.time_range.end, event.name))
     total = sum(ms for ms, _ in per_kernel.values())
     top = sorted(per_kernel.items(), key=lambda kv: -kv[1][0])[: args.top]
     return {
@@ -571,11 +576,45 @@ def profile(args: argparse.Namespace) -> dict[str, Any]:
         "gpu_ms_per_step": total / args.steps,
         "step_ms": step_ms,
         "host_overhead_ms": step_ms - total / args.steps,
+        "enqueue_ms_per_step": 1e3 * enqueue_s / timed,
         "kernels_per_step": sum(n for _, n in per_kernel.values()) / args.steps,
+        "idle": idle_gaps(spans, args.steps),
         "top": [
             {"kernel": k[:160], "ms_per_step": ms / args.steps, "share": ms / total, "calls_per_step": n / args.steps}
             for k, (ms, n) in top
         ],
+    }
+
+
+# Upper bounds (us) of the idle-gap classes `idle_gaps` reports.
+_GAP_CLASSES = (2.0, 5.0, 10.0, 50.0, 200.0, float("inf"))
+
+
+def idle_gaps(spans: list[tuple[float, float, str]], steps: int, largest: int = 8) -> dict[str, Any]:
+    """Where the GPU waits: the gaps between kernels of a profiled window
+    ((start us, end us, name) per kernel), per step, by gap length (a bubble
+    between steps is one long gap, launches slower than the kernels they start
+    are many short ones), with the longest gaps and their neighbours."""
+    spans = sorted(spans)
+    gaps: list[tuple[float, str, str]] = []
+    busy_end, previous = (spans[0][1], spans[0][2]) if spans else (0.0, "")
+    for start, end, name in spans[1:]:
+        if start > busy_end:
+            gaps.append((start - busy_end, previous, name))
+        if end > busy_end:
+            busy_end, previous = end, name
+    classes = []
+    low = 0.0
+    for high in _GAP_CLASSES:
+        inside = [g for g, _, _ in gaps if low < g <= high]
+        classes.append({"up_to_us": None if math.isinf(high) else high, "count_per_step": len(inside) / steps,
+                        "ms_per_step": sum(inside) / 1e3 / steps})
+        low = high
+    return {
+        "ms_per_step": sum(g for g, _, _ in gaps) / 1e3 / steps,
+        "classes": classes,
+        "longest": [{"us": round(g, 1), "after": a[:80], "before": b[:80]}
+                    for g, a, b in sorted(gaps, reverse=True)[:largest]],
     }
 
 
@@ -719,6 +758,18 @@ def report(rows: list[dict[str, Any]]) -> str:
                 for k in r["top"]
             ]
             out.append("")
+            if "idle" in r:
+                idle = r["idle"]
+                enqueue = f"; a step call returns after {r['enqueue_ms_per_step']:.2f} ms" if "enqueue_ms_per_step" in r else ""
+                out.append(f"GPU idle between kernels: {idle['ms_per_step']:.2f} ms/step{enqueue}. Gaps by length:\n")
+                out += ["| gap up to (us) | gaps/step | ms/step |", "|---|---|---|"]
+                out += [
+                    f"| {_num(c['up_to_us'], 'g', 'longer')} | {c['count_per_step']:.1f} | {c['ms_per_step']:.3f} |"
+                    for c in idle["classes"]
+                ]
+                out += ["", "| longest gaps (us) | after | before |", "|---|---|---|"]
+                out += [f"| {g['us']} | `{g['after']}` | `{g['before']}` |" for g in idle["longest"]]
+                out.append("")
     return "\n".join(out)
 
 

@@ -150,3 +150,26 @@ def test_xla_environment():
         "XLA_PYTHON_CLIENT_PREALLOCATE": "false"
     }
     assert "XLA_PYTHON_CLIENT_ALLOCATOR" not in capped  # the platform allocator would be slow
+
+
+def test_idle_gaps_classes_and_longest(bench):
+    # Two steps: kernels a..c overlap (no gap between a and b), one 3 us gap,
+    # one 300 us bubble between the steps, one 40 us gap in the second step.
+    spans = [(0.0, 10.0, "a"), (5.0, 12.0, "b"), (15.0, 20.0, "c"),
+             (320.0, 330.0, "d"), (370.0, 371.0, "e")]  # fmt: skip
+    idle = bench.idle_gaps(spans, steps=2)
+    assert idle["ms_per_step"] == pytest.approx((3 + 300 + 40) / 1e3 / 2)
+    counts = {c["up_to_us"]: c["count_per_step"] for c in idle["classes"]}
+    assert counts == {2.0: 0, 5.0: 0.5, 10.0: 0, 50.0: 0.5, 200.0: 0, None: 0.5}
+    assert [(g["us"], g["after"], g["before"]) for g in idle["longest"]] == [
+        (300.0, "c", "d"), (40.0, "d", "e"), (3.0, "b", "c")]
+
+
+def test_report_prints_idle_gaps(bench):
+    idle = bench.idle_gaps([(0.0, 1.0, "k1"), (101.0, 102.0, "k2")], steps=1)
+    row = {"bench": "profile", "model": "gpt-42m", "dtype": "bf16", "batch": 32, "gpu_ms_per_step": 0.002,
+           "step_ms": 0.2, "host_overhead_ms": 0.198, "enqueue_ms_per_step": 0.19, "kernels_per_step": 2,
+           "top": [], "idle": idle}  # fmt: skip
+    text = bench.report([row])
+    assert "GPU idle between kernels: 0.10 ms/step; a step call returns after 0.19 ms" in text
+    assert "| 100.0 | `k1` | `k2` |" in text

@@ -3,8 +3,9 @@
 #   kernels Nova's GEMM kernel check (tools/gemm_check.py: every config class
 #           vs f64, poisoned outputs) and the matmul sweep vs cuBLAS, bf16 and tf32
 #   smoke   ordering/correctness checks (gpt-42m tf32 and bf16 vs eager CUDA),
-#           Nova's rows and the gpt-42m bf16 profile (host overhead), also
-#           with CUDA graphs (--cuda_use_streams=false)
+#           the fused-rows kernel check, Nova's rows and the gpt-42m bf16
+#           profile (host overhead, idle gaps), also with CUDA graphs
+#           (--cuda_use_streams=false) and inline execution
 #   42m     gpt-42m B32 bf16 and tf32, every mode (Nova and all peers)
 #   146m    gpt-146m B16 bf16, every mode, and Nova's profile
 # Carry .whl, bench-artifacts and .nova-commit (nova bench prepare output).
@@ -29,9 +30,11 @@ bench() { python3 -m nova.cli bench "$@" --artifacts bench-artifacts --json-out 
       bench train --model gpt-42m --dtype bf16 --batch 32 --modes nova
       bench train --model gpt-42m --dtype tf32 --batch 32 --modes nova
       bench train --model gpt-146m --dtype bf16 --batch 16 --modes nova
-      bench profile --model gpt-42m --dtype bf16 --batch 32 --steps 3
-      NOVA_IREE_RUNTIME_FLAGS=--cuda_use_streams=false \
-        bench profile --model gpt-42m --dtype bf16 --batch 32 --steps 3
+      python3 tools/fused_rows_check.py run --dir bench-artifacts/fused-rows-check | tee "${OUT:-/tmp}/fused-check.jsonl"
+      bench profile --model gpt-42m --dtype bf16 --batch 32 --steps 3 --top 40
+      for flags in --cuda_use_streams=false --cuda_allow_inline_execution=true; do
+        NOVA_IREE_RUNTIME_FLAGS=$flags bench profile --model gpt-42m --dtype bf16 --batch 32 --steps 3 --top 40
+      done
       ;;
     42m)
       bench train --model gpt-42m --dtype bf16 --batch 32

@@ -249,20 +249,18 @@ LogicalResult lowerToGemmKernel(IRRewriter &rewriter, ModuleOp module,
                                   resultElement);
   auto scratchType = RankedTensorType::get(
       {grid * cuda::kDescriptorBytesPerCta / 4}, rewriter.getI32Type());
-  auto i32 = [&](int64_t v) -> Value {
-    return arith::ConstantIntOp::create(rewriter, loc, v, 32);
-  };
-  ResultRange results = createDispatch(
-      rewriter, loc, name, name, arith::ConstantIndexOp::create(rewriter, loc, grid),
-      {lhs, rhs,
-       poisonOutputs
-           ? filledTensor(rewriter, loc, outType,
-                          scalarConstant(rewriter, loc,
-                                         outType.getElementType(), NAN))
-           : emptyTensor(rewriter, loc, outType),
-       emptyTensor(rewriter, loc, scratchType), i32(shape.m), i32(shape.n),
-       i32(kernelK), i32(shape.batch)},
-      {outType, scratchType}, /*tiedTo=*/{2, 3});
+  // Both results are written whole: untied, so IREE allocates each (a tied
+  // empty tensor is one value CSE shares between GEMMs, which IREE then
+  // copies before every in-place use).
+  KernelDispatchBuilder dispatch(rewriter, loc, poisonOutputs);
+  dispatch.input(lhs);
+  dispatch.input(rhs);
+  dispatch.result(outType);
+  dispatch.scratch(scratchType);
+  for (int64_t v : {shape.m, shape.n, kernelK, shape.batch})
+    dispatch.constant(v);
+  ResultRange results = dispatch.create(
+      name, name, arith::ConstantIndexOp::create(rewriter, loc, grid));
   Value product = results[0];
   if (spec.writesPartials()) {
     product = sumSplits(rewriter, loc, product);

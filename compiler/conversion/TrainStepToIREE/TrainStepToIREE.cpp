@@ -24,6 +24,8 @@
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/StringExtras.h"
 
+#include <functional>
+
 namespace mlir::nova {
 #define GEN_PASS_DEF_CONVERTTRAINSTEPTOIREE
 #include "compiler/conversion/Passes.h.inc"
@@ -186,17 +188,64 @@ std::string inPlaceBlocker(linalg::GenericOp update,
   return "";
 }
 
+/// Whether `op` can be recomputed inside an update's dispatch: an
+/// all-parallel generic with one result, written from an empty tensor, whose
+/// payload captures only constants.
+bool isAbsorbable(linalg::GenericOp op) {
+  if (!op || op->getNumResults() != 1 || op.getNumReductionLoops() != 0 ||
+      !op.getDpsInitOperand(0)->get().getDefiningOp<tensor::EmptyOp>() ||
+      op.payloadUsesValueFromOperand(op.getDpsInitOperand(0)))
+    return false;
+  SetVector<Value> captured;
+  getUsedValuesDefinedAbove(op.getRegion(), captured);
+  return llvm::all_of(captured,
+                      [](Value v) { return matchPattern(v, m_Constant()); });
+}
+
+/// The elementwise producers (e.g. a gradient's cast to f32) that only
+/// `update` reads, transitively, producers first: IREE fuses no producer into
+/// an explicit dispatch, so the update's dispatch computes them itself
+/// instead of one more dispatch each.
+SmallVector<linalg::GenericOp>
+absorbedProducers(linalg::GenericOp update,
+                  const llvm::SmallDenseSet<int64_t> &tiedInputs) {
+  SmallVector<linalg::GenericOp> order;
+  llvm::SmallDenseSet<Operation *> seen;
+  std::function<void(Value)> visit = [&](Value v) {
+    auto producer = v.getDefiningOp<linalg::GenericOp>();
+    if (!producer || !v.hasOneUse() || !isAbsorbable(producer) ||
+        !seen.insert(producer).second)
+      return;
+    for (OpOperand *input : producer.getDpsInputOperands())
+      visit(input->get());
+    order.push_back(producer);
+  };
+  for (OpOperand *input : update.getDpsInputOperands())
+    if (!tiedInputs.contains(input->getOperandNumber()))
+      visit(input->get());
+  return order;
+}
+
 /// Wraps `update` in a `flow.dispatch.workgroups` whose result k is tied to
 /// the argument holding result k's old value (`oldValues[k]`), which is read
 /// and written through one readwrite binding; the other inputs are readonly.
+/// The elementwise producers only the update reads are computed inside.
 /// Replaces `update`'s results with the dispatch's.
 void wrapInPlace(OpBuilder &b, linalg::GenericOp update,
                  ArrayRef<int64_t> inputOfResult) {
   Location loc = update.getLoc();
-  b.setInsertionPoint(update);
   int64_t numResults = update.getNumResults();
+  llvm::SmallDenseSet<int64_t> tiedInputs(inputOfResult.begin(),
+                                          inputOfResult.end());
+  SmallVector<linalg::GenericOp> producers =
+      absorbedProducers(update, tiedInputs);
+  llvm::SmallDenseSet<Value> absorbed;
+  for (linalg::GenericOp producer : producers)
+    absorbed.insert(producer->getResult(0));
+  // Every operand is defined before the first absorbed producer's use.
+  b.setInsertionPoint(update);
   // Dispatch operands: the tied old values first (result order), then the
-  // other inputs, each once.
+  // other inputs of the producers and of the update, each once.
   SmallVector<Value> operands;
   DenseMap<Value, int64_t> operandIndex;
   auto operandOf = [&](Value v) {
@@ -209,10 +258,13 @@ void wrapInPlace(OpBuilder &b, linalg::GenericOp update,
   for (int64_t k = 0; k < numResults; ++k)
     ties.push_back(b.getIndexAttr(
         operandOf(update.getDpsInputOperand(inputOfResult[k])->get())));
-  llvm::SmallDenseSet<int64_t> tiedInputs(inputOfResult.begin(),
-                                          inputOfResult.end());
+  for (linalg::GenericOp producer : producers)
+    for (OpOperand *input : producer.getDpsInputOperands())
+      if (!absorbed.contains(input->get()))
+        operandOf(input->get());
   for (OpOperand *input : update.getDpsInputOperands())
-    if (!tiedInputs.contains(input->getOperandNumber()))
+    if (!tiedInputs.contains(input->getOperandNumber()) &&
+        !absorbed.contains(input->get()))
       operandOf(input->get());
   int64_t numTied = numResults;
 
@@ -236,10 +288,24 @@ void wrapInPlace(OpBuilder &b, linalg::GenericOp update,
                                                              : "readonly"),
         loc);
   OpBuilder inner = OpBuilder::atBlockBegin(body);
+  // Each dispatch operand and absorbed producer result -> its value inside.
+  IRMapping inside;
   SmallVector<Value> loaded;
-  for (auto [i, v] : llvm::enumerate(operands))
+  for (auto [i, v] : llvm::enumerate(operands)) {
     loaded.push_back(dispatchLoad(inner, loc, body->getArgument(i),
                                   cast<RankedTensorType>(v.getType())));
+    inside.map(v, loaded.back());
+  }
+  for (linalg::GenericOp producer : producers) {
+    // Its empty init and captured constants are cloned in (once each).
+    SetVector<Value> defined;
+    getUsedValuesDefinedAbove(producer.getRegion(), defined);
+    defined.insert(producer.getDpsInitOperand(0)->get());
+    for (Value v : defined)
+      if (!inside.contains(v))
+        inside.map(v, inner.clone(*v.getDefiningOp())->getResult(0));
+    inner.clone(*producer, inside);
+  }
 
   // The same generic with each old value moved from `ins` to `outs`: the
   // payload reads it as the output element it overwrites.
@@ -250,7 +316,7 @@ void wrapInPlace(OpBuilder &b, linalg::GenericOp update,
     if (tiedInputs.contains(input->getOperandNumber()))
       continue;
     keptInputs.push_back(input->getOperandNumber());
-    ins.push_back(loaded[operandIndex.lookup(input->get())]);
+    ins.push_back(inside.lookup(input->get()));
     maps.push_back(update.getMatchingIndexingMap(input));
   }
   SmallVector<Value> outs(loaded.begin(), loaded.begin() + numTied);
@@ -292,6 +358,8 @@ void wrapInPlace(OpBuilder &b, linalg::GenericOp update,
   inner.create(OperationState(loc, "flow.return"));
   update->replaceAllUsesWith(dispatch->getResults());
   update.erase();
+  for (linalg::GenericOp producer : llvm::reverse(producers))
+    producer.erase();
 }
 
 struct ConvertTrainStepToIREEPass

@@ -3,8 +3,9 @@
 
 // A "wgmma_tma" matmul becomes a dispatch of Nova's GEMM kernel. A bf16
 // rhs stored [K, N] is read as it is (MN-major, "kn" in the kernel's name).
-// Its bindings are A, B (read-only), C and the per-CTA tensor-map scratch (tied
-// results), then M, N, K, batch; the workload is the grid (one CTA per tile
+// Its bindings are A, B (read-only), C and the per-CTA tensor-map scratch (both
+// written whole: untied results IREE allocates, so no copy of a shared empty
+// tensor precedes the dispatch), then M, N, K, batch; the workload is the grid (one CTA per tile
 // here), 384 bytes of scratch per CTA (three tensor maps); dynamic shared
 // memory = stages x (128 + 192) x 128 bytes + the 128 x 192 bf16 C tile +
 // the mbarriers.
@@ -17,15 +18,14 @@
 // CHECK-NOT:     linalg.generic
 // CHECK-DAG:     %[[A:.+]] = tensor.expand_shape %arg0 {{.*}} into tensor<1x256x128xbf16>
 // CHECK-DAG:     %[[B:.+]] = tensor.expand_shape %arg1 {{.*}} into tensor<1x128x192xbf16>
-// CHECK-DAG:     %[[C:.+]] = tensor.empty() : tensor<1x256x192xbf16>
-// CHECK-DAG:     %[[S:.+]] = tensor.empty() : tensor<192xi32>
 // CHECK-DAG:     %[[GRID:.+]] = arith.constant 2 : index
-// CHECK:         %[[R:.+]]:2 = "flow.dispatch"(%[[GRID]], %[[A]], %[[B]], %[[C]], %[[S]], %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}) <{entry_points = [@nova_gemm_bf16_kn_bf16_128x192x64_s2_c2_g1_k1_tma::@nova_gemm_bf16_kn_bf16_128x192x64_s2_c2_g1_k1_tma], operandSegmentSizes = array<i32: 1, 8, 0, 0>, tied_operands = [2 : index, 3 : index]}>
+// CHECK-NOT:     tensor.empty
+// CHECK:         %[[R:.+]]:2 = "flow.dispatch"(%[[GRID]], %[[A]], %[[B]], %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}) <{entry_points = [@nova_gemm_bf16_kn_bf16_128x192x64_s2_c2_g1_k1_tma::@nova_gemm_bf16_kn_bf16_128x192x64_s2_c2_g1_k1_tma], operandSegmentSizes = array<i32: 1, 6, 0, 0>, tied_operands = [-1 : index, -1 : index]}> : (index, tensor<1x256x128xbf16>, tensor<1x128x192xbf16>, i32, i32, i32, i32) -> (tensor<1x256x192xbf16>, tensor<192xi32>)
 // CHECK:         tensor.collapse_shape %[[R]]#0 {{.*}} into tensor<256x192xbf16>
 // POISON-LABEL: func.func @nn_bf16
-// POISON:         %[[NAN:.+]] = arith.constant 0x7FC0 : bf16
+// POISON:         %[[NAN:.+]] = arith.constant 0x7FC1 : bf16
 // POISON:         %[[C:.+]] = linalg.fill ins(%[[NAN]] : bf16) outs(%{{.+}} : tensor<1x256x192xbf16>)
-// POISON:         "flow.dispatch"(%{{.+}}, %{{.+}}, %{{.+}}, %[[C]],
+// POISON:         "flow.dispatch"(%{{.+}}, %{{.+}}, %{{.+}}, %[[C]], %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}) {{.*}} tied_operands = [2 : index, -1 : index]
 func.func @nn_bf16(%a: tensor<256x128xbf16>, %b: tensor<128x192xbf16>) -> tensor<256x192xbf16> {
   %0 = nova.matmul %a, %b {lowering_config = #nova.lowering_config<tile_sizes = [128, 192, 64], warp_layout = [2, 1], mma_shape = [64, 192, 16], pipeline_stages = 2, swizzle = 128, kernel = "wgmma_tma", precision = "bf16", producer_warpgroups = 1>} : tensor<256x128xbf16>, tensor<128x192xbf16> -> tensor<256x192xbf16>
   return %0 : tensor<256x192xbf16>
@@ -40,8 +40,7 @@ func.func @nn_bf16(%a: tensor<256x128xbf16>, %b: tensor<128x192xbf16>) -> tensor
 // CHECK-NOT:     linalg.generic
 // CHECK:         %[[A:.+]] = tensor.expand_shape %arg0 {{.*}} into tensor<1x4096x64xbf16>
 // CHECK:         %[[B:.+]] = tensor.expand_shape %arg1 {{.*}} into tensor<1x4096x128xbf16>
-// CHECK:         %[[P:.+]] = tensor.empty() : tensor<3x1x64x128xf32>
-// CHECK:         %[[R:.+]]:2 = "flow.dispatch"(%{{.+}}, %[[A]], %[[B]], %[[P]], {{.*}}@nova_gemm_bf16_mn_partial_64x128x64_s4_c1_g1_k3_tma::
+// CHECK:         %[[R:.+]]:2 = "flow.dispatch"(%{{.+}}, %[[A]], %[[B]], {{.*}}@nova_gemm_bf16_mn_partial_64x128x64_s4_c1_g1_k3_tma::
 // CHECK:         %[[SUM:.+]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%[[R]]#0 : tensor<3x1x64x128xf32>) outs(%{{.+}} : tensor<1x64x128xf32>)
 // CHECK:           arith.addf
 // CHECK:         linalg.generic {{.*}} ins(%[[SUM]] : tensor<1x64x128xf32>) outs(%{{.+}} : tensor<1x64x128xbf16>)
@@ -78,7 +77,7 @@ func.func @tf32_nn(%a: tensor<128x64xf32>, %b: tensor<64x96xf32>) -> tensor<128x
 // CHECK-DAG:     %[[K:.+]] = arith.constant 32 : i32
 // CHECK-DAG:     %[[BATCH:.+]] = arith.constant 3 : i32
 // CHECK-DAG:     %[[GRID:.+]] = arith.constant 4 : index
-// CHECK:         "flow.dispatch"(%[[GRID]], %[[RA]], %[[RB]], %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %[[K]], %[[BATCH]]) {{.*}}@nova_gemm_tf32_f32_64x64x32_s1_c1_g1_k1::{{.*}} -> (tensor<3x100x50xf32>, tensor<384xi32>)
+// CHECK:         "flow.dispatch"(%[[GRID]], %[[RA]], %[[RB]], %{{.+}}, %{{.+}}, %[[K]], %[[BATCH]]) {{.*}}@nova_gemm_tf32_f32_64x64x32_s1_c1_g1_k1::{{.*}} -> (tensor<3x100x50xf32>, tensor<384xi32>)
 func.func @tf32_batched_odd_k(%a: tensor<3x100x30xf32>, %b: tensor<3x50x30xf32>) -> tensor<3x100x50xf32> {
   %0 = nova.matmul %a, %b {transpose_rhs, lowering_config = #nova.lowering_config<tile_sizes = [64, 64, 32], warp_layout = [1, 1], mma_shape = [64, 64, 8], pipeline_stages = 1, swizzle = 128, kernel = "wgmma_tma", precision = "tf32", producer_warpgroups = 1, persistent_ctas = 4>} : tensor<3x100x30xf32>, tensor<3x50x30xf32> -> tensor<3x100x50xf32>
   return %0 : tensor<3x100x50xf32>
@@ -104,7 +103,7 @@ func.func @tf32_batched_odd_k(%a: tensor<3x100x30xf32>, %b: tensor<3x50x30xf32>)
 // CHECK:         tensor.insert_slice %{{.+}} into %{{.+}}[0, 0, 64] [1, 96, 64]
 // CHECK:         %[[B:.+]] = tensor.insert_slice %{{.+}} into %{{.+}}[0, 0, 128] [1, 96, 64]
 // CHECK:         %[[K:.+]] = arith.constant 192 : i32
-// CHECK:         "flow.dispatch"(%{{.+}}, %[[A]], %[[B]], %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %[[K]], %{{.+}}) {{.*}}@nova_gemm_tf32_f32_64x64x32_s2_c1_g1_k1_tma_p4::
+// CHECK:         "flow.dispatch"(%{{.+}}, %[[A]], %[[B]], %{{.+}}, %{{.+}}, %[[K]], %{{.+}}) {{.*}}@nova_gemm_tf32_f32_64x64x32_s2_c1_g1_k1_tma_p4::
 func.func @exact_f32(%a: tensor<128x64xf32>, %b: tensor<96x64xf32>) -> tensor<128x96xf32> {
   %0 = nova.matmul %a, %b {transpose_rhs, lowering_config = #nova.lowering_config<tile_sizes = [64, 64, 32], warp_layout = [1, 1], mma_shape = [64, 64, 8], pipeline_stages = 2, swizzle = 128, kernel = "wgmma_tma", precision = "tf32x3", producer_warpgroups = 1>} : tensor<128x64xf32>, tensor<96x64xf32> -> tensor<128x96xf32>
   return %0 : tensor<128x96xf32>

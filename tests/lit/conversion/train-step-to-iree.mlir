@@ -110,3 +110,50 @@ func.func @main(%w: tensor<8xf32>, %f: tensor<8xf32>, %m: tensor<8xf32>, %lr: te
 // CHECK-NOT:   flow.dispatch.workgroups
 // CHECK:       %[[U:.+]]:2 = linalg.generic
 // CHECK:       return %{{.+}}, %[[U]]#0, %[[U]]#1
+
+// -----
+
+// The gradient's elementwise producers that only the update reads (a bf16 ->
+// f32 cast, then a scale) are computed inside its dispatch, which reads their
+// inputs (here the bf16 batch) instead: IREE fuses no producer into an explicit
+// dispatch. (A producer with another use, as the first case's %g, stays out.)
+
+#id = affine_map<(d0) -> (d0)>
+#scalar = affine_map<(d0) -> ()>
+func.func @main(%w: tensor<8xf32>, %f: tensor<8xf32>, %m: tensor<8xf32>, %lr: tensor<f32>, %mu: tensor<f32>, %x: tensor<8xbf16>) -> (tensor<f32>, tensor<8xf32>, tensor<8xf32>) {
+  %half = arith.constant 0.5 : f32
+  %e = tensor.empty() : tensor<8xf32>
+  %wide = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]} ins(%x : tensor<8xbf16>) outs(%e : tensor<8xf32>) {
+  ^bb0(%a: bf16, %o: f32):
+    %0 = arith.extf %a : bf16 to f32
+    linalg.yield %0 : f32
+  } -> tensor<8xf32>
+  %e2 = tensor.empty() : tensor<8xf32>
+  %g = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]} ins(%wide : tensor<8xf32>) outs(%e2 : tensor<8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %0 = arith.mulf %a, %half : f32
+    linalg.yield %0 : f32
+  } -> tensor<8xf32>
+  %u:2 = linalg.generic {indexing_maps = [#id, #id, #id, #scalar, #id, #id], iterator_types = ["parallel"]} ins(%w, %g, %m, %lr : tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<f32>) outs(%e, %e : tensor<8xf32>, tensor<8xf32>) {
+  ^bb0(%p: f32, %grad: f32, %buf: f32, %l: f32, %o0: f32, %o1: f32):
+    %0 = arith.addf %buf, %grad : f32
+    %1 = arith.mulf %l, %0 : f32
+    %2 = arith.subf %p, %1 : f32
+    linalg.yield %2, %0 : f32, f32
+  } -> (tensor<8xf32>, tensor<8xf32>)
+  return %lr, %u#0, %u#1 : tensor<f32>, tensor<8xf32>, tensor<8xf32>
+}
+// CHECK-LABEL: func.func private @main(
+// CHECK-SAME:    %[[W:[^:]+]]: tensor<8xf32>, %{{.+}}: tensor<8xf32>, %[[M:[^:]+]]: tensor<8xf32>, %[[LR:[^:]+]]: tensor<f32>, %{{.+}}: tensor<f32>, %[[X:[^:]+]]: tensor<8xbf16>
+// CHECK-NOT:     linalg.generic
+// CHECK:         %[[U:.+]]:2 = "flow.dispatch.workgroups"(%[[W]], %[[M]], %[[X]], %[[LR]]) <{operandSegmentSizes = array<i32: 0, 4, 0, 0>, tied_operands = [0 : index, 1 : index]}>
+// CHECK-NEXT:    ^bb0(%{{.+}}: !iree_tensor_ext.dispatch.tensor<readwrite:tensor<8xf32>>, %{{.+}}: !iree_tensor_ext.dispatch.tensor<readwrite:tensor<8xf32>>, %[[BX:.+]]: !iree_tensor_ext.dispatch.tensor<readonly:tensor<8xbf16>>, %{{.+}}: !iree_tensor_ext.dispatch.tensor<readonly:tensor<f32>>):
+// CHECK:         %[[LX:.+]] = "iree_tensor_ext.dispatch.tensor.load"(%[[BX]])
+// CHECK:         %[[WIDE:.+]] = linalg.generic {{.+}} ins(%[[LX]] : tensor<8xbf16>)
+// CHECK:           arith.extf
+// CHECK:         %[[G:.+]] = linalg.generic {{.+}} ins(%[[WIDE]] : tensor<8xf32>)
+// CHECK:           arith.mulf %{{.+}}, %[[HALF:.+]] : f32
+// CHECK:         linalg.generic {{.+}} ins(%[[G]], %{{.+}} : tensor<8xf32>, tensor<f32>)
+// CHECK:         "flow.return"() : () -> ()
+// CHECK-NOT:     linalg.generic
+// CHECK:         return %{{.+}}, %[[U]]#0, %[[U]]#1

@@ -239,6 +239,49 @@ func.func @transpose_transpose_compose(%x: tensor<2x3x4xf32>) -> tensor<4x3x2xf3
 
 // -----
 
+// autocast's weight gradient: transpose(cast(transpose(g))) is cast(g).
+// CHECK-LABEL: func.func @transpose_cast_transpose_cancel
+// CHECK-SAME: (%[[G:.*]]: tensor<6x4xbf16>)
+// CHECK-NEXT: %[[C:.*]] = nova.cast %[[G]] : tensor<6x4xbf16> -> tensor<6x4xf32>
+// CHECK-NEXT: return %[[C]] : tensor<6x4xf32>
+func.func @transpose_cast_transpose_cancel(%g: tensor<6x4xbf16>) -> tensor<6x4xf32> {
+  %0 = nova.transpose %g permutation = [1, 0] : tensor<6x4xbf16> -> tensor<4x6xbf16>
+  %1 = nova.cast %0 : tensor<4x6xbf16> -> tensor<4x6xf32>
+  %2 = nova.transpose %1 permutation = [1, 0] : tensor<4x6xf32> -> tensor<6x4xf32>
+  return %2 : tensor<6x4xf32>
+}
+
+// -----
+
+// Permutations that do not cancel compose into one transpose before the cast.
+// CHECK-LABEL: func.func @transpose_cast_transpose_compose
+// CHECK-SAME: (%[[X:.*]]: tensor<2x3x4xbf16>)
+// CHECK-NEXT: %[[T:.*]] = nova.transpose %[[X]] permutation = [2, 1, 0] : tensor<2x3x4xbf16> -> tensor<4x3x2xbf16>
+// CHECK-NEXT: %[[C:.*]] = nova.cast %[[T]] : tensor<4x3x2xbf16> -> tensor<4x3x2xf32>
+// CHECK-NEXT: return %[[C]] : tensor<4x3x2xf32>
+func.func @transpose_cast_transpose_compose(%x: tensor<2x3x4xbf16>) -> tensor<4x3x2xf32> {
+  %0 = nova.transpose %x permutation = [1, 2, 0] : tensor<2x3x4xbf16> -> tensor<3x4x2xbf16>
+  %1 = nova.cast %0 : tensor<3x4x2xbf16> -> tensor<3x4x2xf32>
+  %2 = nova.transpose %1 permutation = [1, 0, 2] : tensor<3x4x2xf32> -> tensor<4x3x2xf32>
+  return %2 : tensor<4x3x2xf32>
+}
+
+// -----
+
+// A cast with another use stays: the pattern would duplicate it.
+// CHECK-LABEL: func.func @transpose_cast_shared
+// CHECK:      nova.transpose
+// CHECK-NEXT: nova.cast
+// CHECK-NEXT: nova.transpose
+func.func @transpose_cast_shared(%g: tensor<6x4xbf16>) -> (tensor<6x4xf32>, tensor<4x6xf32>) {
+  %0 = nova.transpose %g permutation = [1, 0] : tensor<6x4xbf16> -> tensor<4x6xbf16>
+  %1 = nova.cast %0 : tensor<4x6xbf16> -> tensor<4x6xf32>
+  %2 = nova.transpose %1 permutation = [1, 0] : tensor<4x6xf32> -> tensor<6x4xf32>
+  return %2, %1 : tensor<6x4xf32>, tensor<4x6xf32>
+}
+
+// -----
+
 // The inner transpose keeps its other use.
 // CHECK-LABEL: func.func @transpose_transpose_shared
 // CHECK-SAME: (%[[X:.*]]: tensor<2x3x4xf32>)
