@@ -27,7 +27,12 @@ is reached, and its `queue_dealloca` until the call's work is done, so on
 CUDA the call returns when the step has run (the H200 check measures the
 enqueue time per step equal to the step time). (Caller-provided transients,
 `iree.abi.transients`, remove both, but a gpt-42m step compiled that way
-never completed on the H200, 2026-12-01, whatever the ordering.) A
+never completed on the H200, 2026-12-01, whatever the ordering.) So when a
+call has already run by the time it returns, both directions are done on the
+calling thread instead: torch's stream is released at once, and the next call
+waits on the host for torch's event before it is enqueued (the worker's two
+thread hand-offs per step left the H200 idle ~4 ms between gpt-42m steps).
+The worker takes over again whenever a call returns before it has run. A
 device-side failure of call k is raised by the next `enqueue` or `wait()`
 (torch's stream is released so it cannot hang).
 """
@@ -94,6 +99,10 @@ class CudaStreamTimeline(Timeline):
         super().__init__(device)
         self._ready = device.create_semaphore(0)
         self._begun = 0
+        # Whether the last call had run when it returned (IREE 3.13's CUDA HAL
+        # blocks): then the next one is ordered after torch's stream here.
+        self._blocking = False
+        self._release_lock = threading.Lock()
         self._cuda = _CudaDriver()
         # Pinned, device-mapped word torch's stream waits on (host writes only).
         self._flag = torch.zeros(1, dtype=torch.int32, pin_memory=True)
@@ -110,13 +119,29 @@ class CudaStreamTimeline(Timeline):
         self._begun += 1
         event = torch.cuda.Event()
         event.record(torch.cuda.current_stream())
-        self._jobs.put(lambda r=self._begun: self._after_torch(event, r))
+        if self._blocking:
+            # The call will not return before it has run anyway: wait for
+            # torch's copies here rather than through the worker (two thread
+            # hand-offs on the path between steps).
+            event.synchronize()
+            self._ready.signal(self._begun)
+        else:
+            self._jobs.put(lambda r=self._begun: self._after_torch(event, r))
         return rt.HalFence.create_at(self._ready, self._begun), rt.HalFence.create_at(self._done, self.enqueued + 1)
 
     def commit(self) -> None:
         super().commit()
         k = self.enqueued
-        self._jobs.put(lambda: self._after_iree(k))
+        # IREE 3.13's CUDA HAL returns from a call only once it has run (see
+        # the module doc): then torch's stream is released at once.
+        try:
+            self._blocking = self._done.query() >= k
+        except Exception:  # a failed call: the worker surfaces its error
+            self._blocking = False
+        if self._blocking:
+            self._release(k)
+        else:
+            self._jobs.put(lambda: self._after_iree(k))
         self._cuda.stream_wait_value(torch.cuda.current_stream().cuda_stream, self._flag_device, k)
 
     def wait(self) -> None:
@@ -141,7 +166,13 @@ class CudaStreamTimeline(Timeline):
             rt.HalFence.create_at(self._done, k).wait()
         except BaseException as e:  # surfaced by the next call; never hang torch
             self._error = e
-        self._flag_host[0] = k
+        self._release(k)
+
+    def _release(self, k: int) -> None:
+        """Lets torch's stream run past its wait for call k (never back: the
+        worker may release an earlier call after the calling thread did)."""
+        with self._release_lock:
+            self._flag_host[0] = max(int(self._flag_host[0]), k)
 
     def _run(self) -> None:
         while True:
