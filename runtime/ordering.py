@@ -43,7 +43,6 @@ import ctypes
 import logging
 import queue
 import threading
-import time
 from typing import Callable
 
 import iree.runtime as rt
@@ -51,19 +50,9 @@ import torch
 
 _log = logging.getLogger(__name__)
 
-__all__ = ["Timeline", "HostTimeline", "CudaStreamTimeline", "timeline_for", "wait_for_event"]
+__all__ = ["Timeline", "HostTimeline", "CudaStreamTimeline", "timeline_for"]
 
 _CU_STREAM_WAIT_VALUE_GEQ = 0x0
-
-
-def wait_for_event(event: torch.cuda.Event) -> None:
-    """Waits on the host until `event` has completed, by polling: a CUDA
-    synchronize call (stream, event or context) is where the driver trims its
-    memory pools down to their release threshold, which is 0 for IREE's, so
-    one between steps unmaps the transients the last step freed and the next
-    step's queue alloca maps them again (milliseconds for gigabytes)."""
-    while not event.query():
-        time.sleep(0)
 
 
 class Timeline:
@@ -134,7 +123,7 @@ class CudaStreamTimeline(Timeline):
             # The call will not return before it has run anyway: wait for
             # torch's copies here rather than through the worker (two thread
             # hand-offs on the path between steps).
-            wait_for_event(event)
+            event.synchronize()
             self._ready.signal(self._begun)
         else:
             self._jobs.put(lambda r=self._begun: self._after_torch(event, r))
@@ -169,7 +158,7 @@ class CudaStreamTimeline(Timeline):
             raise RuntimeError(f"nova: an asynchronous step failed on the device: {error}") from error
 
     def _after_torch(self, event: torch.cuda.Event, k: int) -> None:
-        wait_for_event(event)
+        event.synchronize()
         self._ready.signal(k)
 
     def _after_iree(self, k: int) -> None:

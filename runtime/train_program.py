@@ -21,7 +21,7 @@ from collections.abc import Sequence
 
 import torch
 
-from .ordering import CudaStreamTimeline, Timeline, timeline_for, wait_for_event
+from .ordering import CudaStreamTimeline, Timeline, timeline_for
 from .session import Session
 
 _log = logging.getLogger(__name__)
@@ -103,7 +103,7 @@ class _StepIO:
         """Copies `values` into the hyperparameter buffer, on torch's stream."""
         slot, self._slot = self._slot, (self._slot + 1) % self._HOST_SLOTS
         if self._cuda:
-            wait_for_event(self._copied[slot])  # long done: the copy of HOST_SLOTS steps ago
+            self._copied[slot].synchronize()  # long done: the copy of HOST_SLOTS steps ago
         self._host[slot] = torch.tensor(list(values), dtype=torch.float32)
         self.hypers.copy_(self._host[slot], non_blocking=self._cuda)
         if self._cuda:
