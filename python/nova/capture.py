@@ -521,6 +521,40 @@ def _parse_frames(stack_trace: str) -> Iterator[tuple[str, str, str, str]]:
                 yield fname, lineno, name, text
 
 
+def _user_frame(tb: Any) -> traceback.FrameSummary | None:
+    """The innermost frame of `tb` in the user's code (neither torch's nor
+    nova's, nor the standard library's)."""
+    nova_dir = os.path.dirname(_THIS_FILE) + os.sep
+    stdlib_dir = os.path.dirname(contextlib.__file__) + os.sep
+    user = [
+        f
+        for f in traceback.extract_tb(tb)
+        if not f.filename.startswith((_TORCH_DIR, nova_dir, stdlib_dir)) and not f.filename.startswith("<")
+    ]
+    return user[-1] if user else None
+
+
+@contextlib.contextmanager
+def _raised_at_user_line() -> Iterator[None]:
+    """An error torch raises while tracing the user's code (a dtype or device
+    mismatch, a bad shape) is re-raised naming the user's line, without the
+    trace through torch's and nova's internals (kept as `nova_cause`)."""
+    try:
+        yield
+    except Exception as e:
+        frame = _user_frame(e.__traceback__)
+        innermost = traceback.extract_tb(e.__traceback__)[-1:]
+        if frame is None or not innermost or not innermost[0].filename.startswith(_TORCH_DIR):
+            raise
+        message = f"{e} (at {frame.filename}:{frame.lineno}, in {frame.name}: {frame.line})"
+        try:
+            error = type(e)(message)
+        except Exception:
+            error = RuntimeError(message)
+        error.nova_cause = e  # type: ignore[attr-defined]
+        raise error from None
+
+
 @contextlib.contextmanager
 def _nodes_located_here() -> Iterator[None]:
     """Gives FX nodes created inside the `with` block the `with` statement's
@@ -598,6 +632,7 @@ def _trace(fn: Callable[..., Any], example_inputs: Sequence[Tensor]) -> torch.fx
     # trace through the MATH backend. cross_entropy over class indices
     # becomes nova.cross_entropy (and its backward).
     with (
+        _raised_at_user_line(),
         fx_traceback.preserve_node_meta(),
         sdpa_kernel(SDPBackend.MATH),
         attention_ops.route_sdpa(),

@@ -25,7 +25,7 @@ import json
 import logging
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -33,7 +33,7 @@ import torch
 from torch import Tensor, nn
 
 import nova
-from nova import capture
+from nova import capture, index_checks
 from nova.progress import announce
 from nova.runtime import Session, TrainProgram, default_cache, structural_hash, toolchain_version
 
@@ -83,6 +83,13 @@ class Program:
     session: Session
     key: str
     train: TrainProgram | None = None
+    # The inputs used as indices, checked before a call (index_checks); none
+    # are known for an exported step.
+    index_bounds: list[index_checks.IndexBound] = field(default_factory=list)
+
+    def check_indices(self, inputs: Sequence[Tensor]) -> None:
+        if self.index_bounds and index_checks.checks_enabled(inputs[0].device):
+            index_checks.check_indices(self.index_bounds, inputs)
 
 
 def num_state_tensors(layout: capture.TrainLayout) -> int:
@@ -176,7 +183,15 @@ class TrainStep:
 
     def __call__(self, *batch: Tensor) -> Tensor:
         _check_tensors(batch, "nova.jit train step")
+        device = next(self.model.parameters()).device
+        for i, b in enumerate(batch):
+            if b.device != device:
+                raise ValueError(
+                    f"nova.jit train step: batch input {i} is on {b.device} but the model's parameters are on "
+                    f"{device}; move the batch to {device} first"
+                )
         program = self._program(batch)
+        program.check_indices(batch)
         if self._active is not program:
             self._upload(program)
         assert program.train is not None
@@ -241,6 +256,7 @@ class TrainStep:
             announce(f"nova: {type(self.model).__name__}: capture {time.perf_counter() - start:.2f}s")
             device = next(self.model.parameters()).device
             program = self._compiler.load(captured, device, name=type(self.model).__name__)
+            program.index_bounds = index_checks.index_bounds(captured)
             self._programs[signature] = program
         return program
 
@@ -274,7 +290,10 @@ class CompiledFunction:
             device = args[0].device if args else torch.device("cpu")
             name = getattr(self.fn, "__name__", type(self.fn).__name__)
             program = self._compiler.load(captured, device, name=name)
+            program.index_bounds = index_checks.index_bounds(captured)
             self._programs[signature] = program
+        if args:
+            program.check_indices(args)
         lifted = []
         if isinstance(self.fn, nn.Module):
             lifted = [t.detach() for t in capture.module_tensors(self.fn)]
