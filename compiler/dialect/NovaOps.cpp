@@ -550,6 +550,67 @@ void TransposeOp::getCanonicalizationPatterns(RewritePatternSet &patterns,
   patterns.add<ComposeTransposesAcrossCast>(context);
 }
 
+LogicalResult ReverseOp::verify() {
+  int64_t rank = tensorType(getInput()).getRank();
+  llvm::SmallBitVector seen(rank);
+  for (int64_t dim : getDims()) {
+    if (dim < 0 || dim >= rank)
+      return emitOpError() << "dim " << dim << " is out of range for rank "
+                           << rank;
+    if (seen.test(dim))
+      return emitOpError() << "dim " << dim << " appears twice";
+    seen.set(dim);
+  }
+  return success();
+}
+
+OpFoldResult ReverseOp::fold(FoldAdaptor) {
+  // Reversing nothing, or along dims of size 1, changes nothing.
+  RankedTensorType type = tensorType(getInput());
+  if (llvm::all_of(getDims(), [&](int64_t d) { return type.getDimSize(d) == 1; }))
+    return getInput();
+  // reverse(reverse(x, d), d) = x.
+  auto inner = getInput().getDefiningOp<ReverseOp>();
+  if (inner && inner.getDims() == getDims())
+    return inner.getInput();
+  return {};
+}
+
+namespace {
+/// reverse(cumsum(reverse(x, [d]), d), [d]) -> the suffix sum along d (its
+/// direction flipped): torch's cumsum backward, in one op.
+struct ReversedCumsum : OpRewritePattern<ReverseOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ReverseOp op,
+                                PatternRewriter &rewriter) const override {
+    auto cumsum = op.getInput().getDefiningOp<CumsumOp>();
+    if (!cumsum || !cumsum->hasOneUse() ||
+        op.getDims() != ArrayRef<int64_t>{cumsum.getDim()})
+      return failure();
+    auto inner = cumsum.getInput().getDefiningOp<ReverseOp>();
+    if (!inner || inner.getDims() != op.getDims())
+      return failure();
+    rewriter.replaceOpWithNewOp<CumsumOp>(op, op.getType(), inner.getInput(),
+                                          cumsum.getDim(),
+                                          !cumsum.getReverse());
+    return success();
+  }
+};
+} // namespace
+
+void ReverseOp::getCanonicalizationPatterns(RewritePatternSet &patterns,
+                                            MLIRContext *context) {
+  patterns.add<ReversedCumsum>(context);
+}
+
+LogicalResult CumsumOp::verify() {
+  int64_t rank = tensorType(getInput()).getRank();
+  if (getDim() < 0 || getDim() >= rank)
+    return emitOpError() << "dim " << getDim() << " is out of range for rank "
+                         << rank;
+  return success();
+}
+
 LogicalResult ReshapeOp::verify() {
   RankedTensorType input = tensorType(getInput()),
                    result = tensorType(getResult());

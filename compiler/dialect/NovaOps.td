@@ -282,6 +282,35 @@ def Nova_TransposeOp : Nova_Op<"transpose", [Pure]> {
   let hasCanonicalizer = 1;
 }
 
+def Nova_ReverseOp : Nova_Op<"reverse", [Pure, AllTypesMatch<["input", "result"]>]> {
+  let summary = "Reverse the order of elements along `dims` (torch.flip)";
+  let arguments = (ins AnyRankedTensor:$input, DenseI64ArrayAttr:$dims);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $input `dims` `=` $dims attr-dict `:` type($result)
+  }];
+  let hasVerifier = 1;
+  let hasFolder = 1;
+  let hasCanonicalizer = 1;
+}
+
+def Nova_CumsumOp : Nova_Op<"cumsum", [Pure, AllTypesMatch<["input", "result"]>]> {
+  let summary = "Inclusive prefix sum along `dim` (torch.cumsum)";
+  let description = [{
+    `result[..., i, ...] = sum_{k <= i} input[..., k, ...]` along `dim`, or
+    with `reverse` the suffix sum over `k >= i` (cumsum's backward, which
+    torch writes as flip, cumsum, flip); low-precision floats accumulate in
+    f32.
+  }];
+  let arguments = (ins AnyRankedTensor:$input, I64Attr:$dim,
+                       UnitAttr:$reverse);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $input `dim` `=` $dim (`reverse` $reverse^)? attr-dict `:` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
 def Nova_ReshapeOp : Nova_Op<"reshape", [Pure]> {
   let summary = "Reinterpret a tensor with a static shape of equal size";
   let arguments = (ins AnyRankedTensor:$input);

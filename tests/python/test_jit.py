@@ -281,7 +281,7 @@ def test_dump_ir_writes_every_stage(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     ]
 
 
-class CumsumHead(nn.Module):
+class AtanHead(nn.Module):
     """A model using an op the torch→nova conversion does not cover."""
 
     def __init__(self) -> None:
@@ -289,24 +289,39 @@ class CumsumHead(nn.Module):
         self.linear = nn.Linear(8, 8)
 
     def forward(self, x: Tensor) -> Tensor:
-        return torch.cumsum(self.linear(x), dim=1).square().mean()
+        return torch.atan(self.linear(x)).square().mean()
+
+
+class PrefixSums(nn.Module):
+    """cumsum forward (and flip + cumsum in its backward), integer cumsum of
+    a mask as position ids, as transformers models compute them."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.linear = nn.Linear(8, 8)
+        self.pos = nn.Embedding(9, 8)
+
+    def forward(self, x: Tensor, mask: Tensor) -> Tensor:
+        positions = torch.cumsum(mask, dim=1) * mask
+        h = self.linear(x) + self.pos(positions)
+        return torch.cumsum(h, dim=1).square().mean()
 
 
 def test_unsupported_op_names_op_and_source_line():
     from nova.compiler import CompilerError
 
-    model = CumsumHead()
+    model = AtanHead()
     step = nova.jit(model, torch.optim.SGD(model.parameters(), lr=0.1))
     with pytest.raises(CompilerError) as err:
         step(torch.randn(4, 8))
-    line = next(i for i, text in enumerate(Path(__file__).read_text().splitlines(), 1) if "torch.cumsum(" in text)
-    assert "unsupported torch op 'torch.aten.cumsum'" in err.value.diagnostics
+    line = next(i for i, text in enumerate(Path(__file__).read_text().splitlines(), 1) if "torch.atan(" in text)
+    assert "unsupported torch op 'torch.aten.atan'" in err.value.diagnostics
     assert f"test_jit.py:{line}:" in err.value.diagnostics
 
 
 def test_unsupported_op_falls_back_to_iree():
     torch.manual_seed(0)
-    eager_model = CumsumHead()
+    eager_model = AtanHead()
     nova_model = copy.deepcopy(eager_model)
     eager_opt = torch.optim.SGD(eager_model.parameters(), lr=0.1)
     step = nova.jit(nova_model, torch.optim.SGD(nova_model.parameters(), lr=0.1), allow_fallback=True)
@@ -316,3 +331,38 @@ def test_unsupported_op_falls_back_to_iree():
         assert abs(float(step(x)) - float(eager_loss)) <= 1e-5 * float(eager_loss)
     step.sync()
     check_state(eager_model, eager_opt, nova_model, step.optimizer, tol=1e-5)
+
+
+def test_cumsum_trains_like_eager_without_fallback():
+    torch.manual_seed(0)
+    eager_model = PrefixSums()
+    nova_model = copy.deepcopy(eager_model)
+    eager_opt = torch.optim.AdamW(eager_model.parameters(), lr=1e-2)
+    step = nova.jit(nova_model, torch.optim.AdamW(nova_model.parameters(), lr=1e-2))
+    for _ in range(3):
+        x = torch.randn(4, 8, 8)
+        mask = (torch.rand(4, 8) > 0.3).long()
+        eager_loss = eager_step(eager_model, eager_opt, (x, mask), None, None)
+        assert abs(float(step(x, mask)) - float(eager_loss)) <= 1e-5 * float(eager_loss)
+    step.sync()
+    check_state(eager_model, eager_opt, nova_model, step.optimizer, tol=1e-4)
+
+
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda x: torch.cumsum(x, dim=1),
+        lambda x: torch.cumsum(x, dim=-2) * 2,
+        lambda x: torch.flip(x, [0, 1]) + 1,
+        lambda x: torch.flip(torch.cumsum(torch.flip(x, [1]), 1), [1]),  # a suffix sum
+        lambda x: torch.cumsum(x.bfloat16(), 0).float(),
+        lambda x: torch.cumsum((x > 0).long(), 1),  # bool -> int64, as torch
+    ],
+    ids=["cumsum", "cumsum_negative_dim", "flip", "suffix_sum", "cumsum_bf16", "cumsum_mask"],
+)
+def test_cumsum_and_flip_match_eager(fn):
+    x = torch.randn(5, 7)
+    out = nova.jit(fn)(x)
+    expected = fn(x)
+    assert out.dtype == expected.dtype
+    torch.testing.assert_close(out, expected, rtol=1e-5, atol=1e-5)

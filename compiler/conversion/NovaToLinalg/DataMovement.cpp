@@ -1,6 +1,6 @@
 //===- DataMovement.cpp - nova shape and indexing ops to linalg -----------===//
 //
-// Broadcasts, transposes, reshapes, slices, concatenation, gathers,
+// Broadcasts, transposes, reversals, reshapes, slices, concatenation, gathers,
 // embeddings and scatter-adds (IREE's scatter; CUDA: ScatterAddCuda.cpp).
 //
 //===----------------------------------------------------------------------===//
@@ -55,6 +55,38 @@ struct TransposeLowering : OpConversionPattern<TransposeOp> {
     AffineMap map = AffineMap::get(permutation.size(), 0, exprs, context);
     rewriter.replaceOp(op, copyThroughMap(rewriter, op.getLoc(), op.getType(),
                                           adaptor.getInput(), map));
+    return success();
+  }
+};
+
+/// A linalg.generic over the result whose body extracts input[..., size-1-i,
+/// ...] along each reversed dim (a reversed affine map, `size-1-d`, trips
+/// IREE's tiling of fused dispatches).
+struct ReverseLowering : OpConversionPattern<ReverseOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(ReverseOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    RankedTensorType type = op.getType();
+    Value input = adaptor.getInput();
+    ResultRange results = parallelGeneric(
+        rewriter, op.getLoc(), type, ValueRange{}, {},
+        [&](OpBuilder &b, Location loc, ValueRange) {
+          SmallVector<Value> coords;
+          for (int64_t d = 0; d < type.getRank(); ++d) {
+            Value index = linalg::IndexOp::create(b, loc, d);
+            if (llvm::is_contained(op.getDims(), d))
+              index = arith::SubIOp::create(
+                  b, loc,
+                  arith::ConstantIndexOp::create(b, loc, type.getDimSize(d) - 1),
+                  index);
+            coords.push_back(index);
+          }
+          return SmallVector<Value>{
+              tensor::ExtractOp::create(b, loc, input, coords).getResult()};
+        });
+    rewriter.replaceOp(op, results.front());
     return success();
   }
 };
@@ -257,7 +289,7 @@ struct ScatterAddLowering : OpConversionPattern<ScatterAddOp> {
 } // namespace
 
 void nova_to_linalg::populateDataMovementPatterns(RewritePatternSet &patterns) {
-  patterns.add<BroadcastInDimLowering, TransposeLowering, ReshapeLowering,
-               SliceLowering, ConcatLowering, GatherLowering,
+  patterns.add<BroadcastInDimLowering, TransposeLowering, ReverseLowering,
+               ReshapeLowering, SliceLowering, ConcatLowering, GatherLowering,
                EmbeddingLowering, ScatterAddLowering>(patterns.getContext());
 }

@@ -1,6 +1,7 @@
 //===- Reductions.cpp - nova reductions to linalg -------------------------===//
 //
-// Sums, maxima and means over dims, accumulating bf16/f16 in f32.
+// Sums, maxima and means over dims, and prefix sums, accumulating bf16/f16
+// in f32.
 //
 //===----------------------------------------------------------------------===//
 
@@ -117,11 +118,73 @@ struct ReductionLowering : OpConversionPattern<OpTy> {
 };
 
 
+/// Prefix sums as one linalg.generic with a reduction loop k next to the
+/// result's: result[..., i, ...] += input[..., k, ...] where k <= i (k >= i
+/// for suffix sums; n^2
+/// work along the dim: correct first, for the short dims models scan, such
+/// as position ids from an attention mask). bf16/f16 accumulate in f32 and
+/// are rounded once after.
+struct CumsumLowering : OpConversionPattern<CumsumOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(CumsumOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType type = op.getType();
+    int64_t rank = type.getRank(), dim = op.getDim();
+    Type element = type.getElementType(), compute = computeType(element);
+    auto accType = RankedTensorType::get(type.getShape(), compute);
+    MLIRContext *context = rewriter.getContext();
+    // Loops: the result's dims, then k.
+    SmallVector<AffineExpr> inputExprs, outputExprs;
+    for (int64_t d = 0; d < rank; ++d) {
+      outputExprs.push_back(getAffineDimExpr(d, context));
+      inputExprs.push_back(getAffineDimExpr(d == dim ? rank : d, context));
+    }
+    SmallVector<AffineMap> maps = {
+        AffineMap::get(rank + 1, 0, inputExprs, context),
+        AffineMap::get(rank + 1, 0, outputExprs, context)};
+    SmallVector<utils::IteratorType> iterators(rank,
+                                               utils::IteratorType::parallel);
+    iterators.push_back(utils::IteratorType::reduction);
+    Value init = filledTensor(rewriter, loc, accType,
+                              scalarConstant(rewriter, loc, compute, 0));
+    Value sums =
+        linalg::GenericOp::create(
+            rewriter, loc, accType, adaptor.getInput(), init, maps, iterators,
+            [&](OpBuilder &b, Location l, ValueRange args) {
+              Value i = linalg::IndexOp::create(b, l, dim);
+              Value k = linalg::IndexOp::create(b, l, rank);
+              Value inPrefix = arith::CmpIOp::create(
+                  b, l,
+                  op.getReverse() ? arith::CmpIPredicate::uge
+                                  : arith::CmpIPredicate::ule,
+                  k, i);
+              Value x = castScalar(b, l, args[0], compute);
+              Value sum = addScalars(b, l, args[1], x);
+              linalg::YieldOp::create(
+                  b, l, ValueRange{arith::SelectOp::create(b, l, inPrefix,
+                                                           sum, args[1])
+                                       .getResult()});
+            })
+            .getResult(0);
+    if (compute != element)
+      sums = elementwise(rewriter, loc, type, sums,
+                         [&](OpBuilder &b, Location l, ValueRange args) {
+                           return castScalar(b, l, args[0], element);
+                         });
+    rewriter.replaceOp(op, sums);
+    return success();
+  }
+};
+
 } // namespace
 
 void nova_to_linalg::populateReductionsPatterns(RewritePatternSet &patterns) {
   MLIRContext *context = patterns.getContext();
   patterns.add<ReductionLowering<ReduceSumOp, ReductionKind::Sum>,
                ReductionLowering<ReduceMaxOp, ReductionKind::Max>,
-               ReductionLowering<ReduceMeanOp, ReductionKind::Mean>>(context);
+               ReductionLowering<ReduceMeanOp, ReductionKind::Mean>,
+               CumsumLowering>(context);
 }

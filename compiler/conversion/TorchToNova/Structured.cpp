@@ -114,6 +114,47 @@ LogicalResult convertPermute(Converter &cv, Operation *op) {
   return transposeTo(cv, op, permutation);
 }
 
+/// flip(self, dims): nova.reverse along the normalized dims.
+LogicalResult convertFlip(Converter &cv, Operation *op) {
+  FailureOr<Value> input = cv.tensor(op->getOperand(0));
+  if (failed(input))
+    return failure();
+  int64_t rank = typeOf(*input).getRank();
+  std::optional<SmallVector<int64_t>> dims =
+      cv.constantIntList(op->getOperand(1));
+  if (!dims)
+    return cv.reject("dims must be constants");
+  SmallVector<int64_t> normalized;
+  for (int64_t dim : *dims) {
+    std::optional<int64_t> d = normalizeDim(dim, rank);
+    if (!d)
+      return cv.reject("dim " + Twine(dim) + " is out of range");
+    if (!llvm::is_contained(normalized, *d))
+      normalized.push_back(*d);
+  }
+  llvm::sort(normalized);
+  return cv.replace(
+      op, cv.create<ReverseOp>(typeOf(*input), *input, normalized).getResult());
+}
+
+/// cumsum(self, dim, dtype): in the result's element type (torch's: int64
+/// for integers and bools, or `dtype`), then nova.cumsum.
+LogicalResult convertCumsum(Converter &cv, Operation *op) {
+  FailureOr<Value> input = cv.tensor(op->getOperand(0));
+  if (failed(input))
+    return failure();
+  RankedTensorType result = cv.resultType(op);
+  Value x = cv.castTo(*input, result.getElementType());
+  if (result.getRank() == 0)
+    return cv.replace(op, x); // a 0-d tensor is its own prefix sum
+  FailureOr<int64_t> dim = dimOperand(cv, op->getOperand(1), result.getRank());
+  if (failed(dim))
+    return failure();
+  return cv.replace(
+      op, cv.create<CumsumOp>(x.getType(), x, *dim, /*reverse=*/false)
+              .getResult());
+}
+
 LogicalResult convertTransposeInt(Converter &cv, Operation *op) {
   int64_t rank = cv.resultType(op).getRank();
   FailureOr<int64_t> first = dimOperand(cv, op->getOperand(1), rank);
@@ -1304,6 +1345,8 @@ void torch_to_nova::addStructuredHandlers(HandlerTable &table) {
       {"torch.prims.squeeze", convertReshape},
       {"torch.aten.unsqueeze", convertReshape},
       {"torch.aten.permute", convertPermute},
+      {"torch.aten.flip", convertFlip},
+      {"torch.aten.cumsum", convertCumsum},
       {"torch.aten.transpose.int", convertTransposeInt},
       {"torch.aten.t", convertT},
       {"torch.aten.expand", convertExpand},

@@ -535,3 +535,52 @@ func.func @generic_form(%d: tensor<10x4xf32>, %i: tensor<6xi64>, %u: tensor<6x4x
   %1 = nova.scatter_add %d[%i], %u : tensor<10x4xf32>, tensor<6xi64>, tensor<6x4xf32> -> tensor<10x4xf32>
   return %0, %1 : tensor<10x4xf32>, tensor<10x4xf32>
 }
+
+// -----
+
+// cumsum: a reduction loop k next to the result's loops, adding input[k]
+// where k <= i; bf16 accumulates in f32 and is rounded once after.
+// CHECK-DAG:   #[[IN:.+]] = affine_map<(d0, d1, d2) -> (d0, d2)>
+// CHECK-DAG:   #[[OUT:.+]] = affine_map<(d0, d1, d2) -> (d0, d1)>
+// CHECK-LABEL: func.func @cumsum_bf16
+// CHECK:         %[[ZERO:.+]] = linalg.fill ins(%{{.+}} : f32) outs(%{{.+}} : tensor<2x5xf32>)
+// CHECK:         %[[SUMS:.+]] = linalg.generic {indexing_maps = [#[[IN]], #[[OUT]]], iterator_types = ["parallel", "parallel", "reduction"]} ins(%arg0 : tensor<2x5xbf16>) outs(%[[ZERO]] : tensor<2x5xf32>)
+// CHECK:           %[[I:.+]] = linalg.index 1 : index
+// CHECK:           %[[K:.+]] = linalg.index 2 : index
+// CHECK:           %[[IN_PREFIX:.+]] = arith.cmpi ule, %[[K]], %[[I]] : index
+// CHECK:           %[[X:.+]] = arith.extf
+// CHECK:           %[[SUM:.+]] = arith.addf %{{.+}}, %[[X]] : f32
+// CHECK:           arith.select %[[IN_PREFIX]], %[[SUM]], %{{.+}} : f32
+// CHECK:         linalg.generic {{.+}} ins(%[[SUMS]] : tensor<2x5xf32>) outs(%{{.+}} : tensor<2x5xbf16>)
+// CHECK:           arith.truncf
+func.func @cumsum_bf16(%x: tensor<2x5xbf16>) -> tensor<2x5xbf16> {
+  %0 = nova.cumsum %x dim = 1 : tensor<2x5xbf16>
+  return %0 : tensor<2x5xbf16>
+}
+
+// -----
+
+// reverse extracts index size-1-i along the reversed dims.
+// CHECK-LABEL: func.func @reverse
+// CHECK:         linalg.generic {{.+}} iterator_types = ["parallel", "parallel"]} outs(%{{.+}} : tensor<2x5xf32>)
+// CHECK:           %[[I:.+]] = linalg.index 0 : index
+// CHECK:           %[[J:.+]] = linalg.index 1 : index
+// CHECK:           %[[LAST:.+]] = arith.constant 4 : index
+// CHECK:           %[[R:.+]] = arith.subi %[[LAST]], %[[J]] : index
+// CHECK:           tensor.extract %arg0[%[[I]], %[[R]]] : tensor<2x5xf32>
+func.func @reverse(%x: tensor<2x5xf32>) -> tensor<2x5xf32> {
+  %0 = nova.reverse %x dims = [1] : tensor<2x5xf32>
+  return %0 : tensor<2x5xf32>
+}
+
+// -----
+
+// A suffix sum adds input[k] where k >= i.
+// CHECK-LABEL: func.func @cumsum_reverse_i64
+// CHECK:         linalg.generic {{.+}} iterator_types = ["parallel", "reduction"]} ins(%arg0 : tensor<6xi64>)
+// CHECK:           arith.cmpi uge
+// CHECK:           arith.addi
+func.func @cumsum_reverse_i64(%x: tensor<6xi64>) -> tensor<6xi64> {
+  %0 = nova.cumsum %x dim = 0 reverse : tensor<6xi64>
+  return %0 : tensor<6xi64>
+}

@@ -10,61 +10,53 @@
 "builtin.module"() ({
 // The unsupported op stays, between casts: converted values enter it
 // through torch_c.from_builtin_tensor, its result leaves through
-// torch_c.to_builtin_tensor; the constants it reads stay.
-// CHECK-LABEL: func.func @cumsum_between(
+// torch_c.to_builtin_tensor.
+// CHECK-LABEL: func.func @atan_between(
 // CHECK-SAME:      %[[X:.*]]: tensor<4x8xf32>) -> tensor<4x8xf32>
 // CHECK:         %[[DOUBLED:.*]] = nova.mul %[[X]], %{{.*}} : tensor<4x8xf32>
 // CHECK:         %[[IN:.*]] = "torch_c.from_builtin_tensor"(%[[DOUBLED]]) : (tensor<4x8xf32>) -> !torch.vtensor<[4,8],f32>
-// CHECK:         %[[DIM:.*]] = "torch.constant.int"() <{value = 1 : i64}> : () -> !torch.int
-// CHECK:         %[[NONE:.*]] = "torch.constant.none"() : () -> !torch.none
-// CHECK:         %[[SUMS:.*]] = "torch.aten.cumsum"(%[[IN]], %[[DIM]], %[[NONE]]) : (!torch.vtensor<[4,8],f32>, !torch.int, !torch.none) -> !torch.vtensor<[4,8],f32>
-// CHECK:         %[[OUT:.*]] = "torch_c.to_builtin_tensor"(%[[SUMS]]) : (!torch.vtensor<[4,8],f32>) -> tensor<4x8xf32>
+// CHECK:         %[[ATAN:.*]] = "torch.aten.atan"(%[[IN]]) : (!torch.vtensor<[4,8],f32>) -> !torch.vtensor<[4,8],f32>
+// CHECK:         %[[OUT:.*]] = "torch_c.to_builtin_tensor"(%[[ATAN]]) : (!torch.vtensor<[4,8],f32>) -> tensor<4x8xf32>
 // CHECK:         %[[RESULT:.*]] = nova.add %[[OUT]], %{{.*}} : tensor<4x8xf32>
 // CHECK:         return %[[RESULT]] : tensor<4x8xf32>
 
-// ERROR: make_torch_to_nova_snippets.py:179:0: error: unsupported torch op 'torch.aten.cumsum'
-  "func.func"() <{function_type = (!torch.vtensor<[4,8],f32>) -> !torch.vtensor<[4,8],f32>, sym_name = "cumsum_between"}> ({
+// ERROR: make_torch_to_nova_snippets.py:179:0: error: unsupported torch op 'torch.aten.atan'
+  "func.func"() <{function_type = (!torch.vtensor<[4,8],f32>) -> !torch.vtensor<[4,8],f32>, sym_name = "atan_between"}> ({
   ^bb0(%arg0: !torch.vtensor<[4,8],f32> loc("tests/lit/torch-inputs/make_torch_to_nova_snippets.py":178:0)):
-    %0 = "torch.constant.int"() <{value = 2 : i64}> : () -> !torch.int loc(#cumsum_between_loc1)
-    %1 = "torch.aten.mul.Scalar"(%arg0, %0) : (!torch.vtensor<[4,8],f32>, !torch.int) -> !torch.vtensor<[4,8],f32> loc(#cumsum_between_loc1)
-    %2 = "torch.constant.int"() <{value = 1 : i64}> : () -> !torch.int loc(#cumsum_between_loc2)
-    %3 = "torch.constant.none"() : () -> !torch.none loc(#cumsum_between_loc2)
-    %4 = "torch.aten.cumsum"(%1, %2, %3) : (!torch.vtensor<[4,8],f32>, !torch.int, !torch.none) -> !torch.vtensor<[4,8],f32> loc(#cumsum_between_loc2)
-    %5 = "torch.constant.int"() <{value = 1 : i64}> : () -> !torch.int loc(#cumsum_between_loc2)
-    %6 = "torch.constant.int"() <{value = 1 : i64}> : () -> !torch.int loc(#cumsum_between_loc2)
-    %7 = "torch.aten.add.Scalar"(%4, %5, %6) : (!torch.vtensor<[4,8],f32>, !torch.int, !torch.int) -> !torch.vtensor<[4,8],f32> loc(#cumsum_between_loc2)
-    "func.return"(%7) : (!torch.vtensor<[4,8],f32>) -> () loc(#cumsum_between_loc2)
-  }) : () -> () loc(#cumsum_between_loc1)
+    %0 = "torch.constant.int"() <{value = 2 : i64}> : () -> !torch.int loc(#atan_between_loc1)
+    %1 = "torch.aten.mul.Scalar"(%arg0, %0) : (!torch.vtensor<[4,8],f32>, !torch.int) -> !torch.vtensor<[4,8],f32> loc(#atan_between_loc1)
+    %2 = "torch.aten.atan"(%1) : (!torch.vtensor<[4,8],f32>) -> !torch.vtensor<[4,8],f32> loc(#atan_between_loc2)
+    %3 = "torch.constant.int"() <{value = 1 : i64}> : () -> !torch.int loc(#atan_between_loc2)
+    %4 = "torch.constant.int"() <{value = 1 : i64}> : () -> !torch.int loc(#atan_between_loc2)
+    %5 = "torch.aten.add.Scalar"(%2, %3, %4) : (!torch.vtensor<[4,8],f32>, !torch.int, !torch.int) -> !torch.vtensor<[4,8],f32> loc(#atan_between_loc2)
+    "func.return"(%5) : (!torch.vtensor<[4,8],f32>) -> () loc(#atan_between_loc2)
+  }) : () -> () loc(#atan_between_loc1)
 
 // Kept ops feed kept ops directly; only results that converted code (or the
 // return) reads are cast, including a multi-result op's.
-// CHECK-LABEL: func.func @sort_then_cumsum(
+// CHECK-LABEL: func.func @sort_then_atan(
 // CHECK-SAME:      -> (tensor<4x8xf32>, tensor<4x8xi64>)
 // CHECK:         %[[EXP:.*]] = nova.exp
 // CHECK:         %[[IN:.*]] = "torch_c.from_builtin_tensor"(%[[EXP]])
 // CHECK:         %[[SORTED:.*]]:2 = "torch.aten.sort"(%[[IN]], %{{.*}}, %{{.*}})
 // CHECK:         %[[INDICES:.*]] = "torch_c.to_builtin_tensor"(%[[SORTED]]#1) : (!torch.vtensor<[4,8],si64>) -> tensor<4x8xi64>
-// CHECK:         %[[ROWS:.*]] = "torch.aten.cumsum"(%[[SORTED]]#0,
+// CHECK:         %[[ONCE:.*]] = "torch.aten.atan"(%[[SORTED]]#0)
 // CHECK-NOT:     torch_c
-// CHECK:         %[[COLS:.*]] = "torch.aten.cumsum"(%[[ROWS]],
-// CHECK:         %[[OUT:.*]] = "torch_c.to_builtin_tensor"(%[[COLS]])
+// CHECK:         %[[TWICE:.*]] = "torch.aten.atan"(%[[ONCE]])
+// CHECK:         %[[OUT:.*]] = "torch_c.to_builtin_tensor"(%[[TWICE]])
 // CHECK:         return %[[OUT]], %[[INDICES]] : tensor<4x8xf32>, tensor<4x8xi64>
 
 // ERROR: make_torch_to_nova_snippets.py:184:0: error: unsupported torch op 'torch.aten.sort'
-  "func.func"() <{function_type = (!torch.vtensor<[4,8],f32>) -> (!torch.vtensor<[4,8],f32>, !torch.vtensor<[4,8],si64>), sym_name = "sort_then_cumsum"}> ({
+  "func.func"() <{function_type = (!torch.vtensor<[4,8],f32>) -> (!torch.vtensor<[4,8],f32>, !torch.vtensor<[4,8],si64>), sym_name = "sort_then_atan"}> ({
   ^bb0(%arg0: !torch.vtensor<[4,8],f32> loc("tests/lit/torch-inputs/make_torch_to_nova_snippets.py":184:0)):
-    %0 = "torch.aten.exp"(%arg0) : (!torch.vtensor<[4,8],f32>) -> !torch.vtensor<[4,8],f32> loc(#sort_then_cumsum_loc1)
-    %1 = "torch.constant.int"() <{value = -1 : i64}> : () -> !torch.int loc(#sort_then_cumsum_loc1)
-    %2 = "torch.constant.bool"() <{value = false}> : () -> !torch.bool loc(#sort_then_cumsum_loc1)
-    %3:2 = "torch.aten.sort"(%0, %1, %2) : (!torch.vtensor<[4,8],f32>, !torch.int, !torch.bool) -> (!torch.vtensor<[4,8],f32>, !torch.vtensor<[4,8],si64>) loc(#sort_then_cumsum_loc1)
-    %4 = "torch.constant.int"() <{value = 0 : i64}> : () -> !torch.int loc(#sort_then_cumsum_loc2)
-    %5 = "torch.constant.none"() : () -> !torch.none loc(#sort_then_cumsum_loc2)
-    %6 = "torch.aten.cumsum"(%3#0, %4, %5) : (!torch.vtensor<[4,8],f32>, !torch.int, !torch.none) -> !torch.vtensor<[4,8],f32> loc(#sort_then_cumsum_loc2)
-    %7 = "torch.constant.int"() <{value = 1 : i64}> : () -> !torch.int loc(#sort_then_cumsum_loc2)
-    %8 = "torch.constant.none"() : () -> !torch.none loc(#sort_then_cumsum_loc2)
-    %9 = "torch.aten.cumsum"(%6, %7, %8) : (!torch.vtensor<[4,8],f32>, !torch.int, !torch.none) -> !torch.vtensor<[4,8],f32> loc(#sort_then_cumsum_loc2)
-    "func.return"(%9, %3#1) : (!torch.vtensor<[4,8],f32>, !torch.vtensor<[4,8],si64>) -> () loc(#sort_then_cumsum_loc2)
-  }) : () -> () loc(#sort_then_cumsum_loc1)
+    %0 = "torch.aten.exp"(%arg0) : (!torch.vtensor<[4,8],f32>) -> !torch.vtensor<[4,8],f32> loc(#sort_then_atan_loc1)
+    %1 = "torch.constant.int"() <{value = -1 : i64}> : () -> !torch.int loc(#sort_then_atan_loc1)
+    %2 = "torch.constant.bool"() <{value = false}> : () -> !torch.bool loc(#sort_then_atan_loc1)
+    %3:2 = "torch.aten.sort"(%0, %1, %2) : (!torch.vtensor<[4,8],f32>, !torch.int, !torch.bool) -> (!torch.vtensor<[4,8],f32>, !torch.vtensor<[4,8],si64>) loc(#sort_then_atan_loc1)
+    %4 = "torch.aten.atan"(%3#0) : (!torch.vtensor<[4,8],f32>) -> !torch.vtensor<[4,8],f32> loc(#sort_then_atan_loc2)
+    %5 = "torch.aten.atan"(%4) : (!torch.vtensor<[4,8],f32>) -> !torch.vtensor<[4,8],f32> loc(#sort_then_atan_loc2)
+    "func.return"(%5, %3#1) : (!torch.vtensor<[4,8],f32>, !torch.vtensor<[4,8],si64>) -> () loc(#sort_then_atan_loc2)
+  }) : () -> () loc(#sort_then_atan_loc1)
 
 // A supported op in an unsupported form (index_put over two dims) is kept
 // too; the list of converted tensors it reads is rebuilt from casts, the
@@ -96,11 +88,11 @@
     "func.return"(%7) : (!torch.vtensor<[4,8],f32>) -> () loc(#scatter_two_indices_loc1)
   }) : () -> () loc(#scatter_two_indices_loc1)
 }) : () -> ()
-#cumsum_between_loc1 = loc("tests/lit/torch-inputs/make_torch_to_nova_snippets.py":178:0)
-#cumsum_between_loc = loc(unknown)
-#cumsum_between_loc2 = loc("tests/lit/torch-inputs/make_torch_to_nova_snippets.py":179:0)
-#sort_then_cumsum_loc1 = loc("tests/lit/torch-inputs/make_torch_to_nova_snippets.py":184:0)
-#sort_then_cumsum_loc = loc(unknown)
-#sort_then_cumsum_loc2 = loc("tests/lit/torch-inputs/make_torch_to_nova_snippets.py":185:0)
+#atan_between_loc1 = loc("tests/lit/torch-inputs/make_torch_to_nova_snippets.py":178:0)
+#atan_between_loc = loc(unknown)
+#atan_between_loc2 = loc("tests/lit/torch-inputs/make_torch_to_nova_snippets.py":179:0)
+#sort_then_atan_loc1 = loc("tests/lit/torch-inputs/make_torch_to_nova_snippets.py":184:0)
+#sort_then_atan_loc = loc(unknown)
+#sort_then_atan_loc2 = loc("tests/lit/torch-inputs/make_torch_to_nova_snippets.py":185:0)
 #scatter_two_indices_loc1 = loc("tests/lit/torch-inputs/make_torch_to_nova_snippets.py":190:0)
 #scatter_two_indices_loc = loc(unknown)

@@ -5,12 +5,10 @@
 // cases mimic its output.
 
 // An op without a handler is named; its users are not reported again.
-"func.func"() <{function_type = (!torch.vtensor<[4,8],f32>) -> !torch.vtensor<[4,8],f32>, sym_name = "cumsum"}> ({
+"func.func"() <{function_type = (!torch.vtensor<[4,8],f32>) -> !torch.vtensor<[4,8],f32>, sym_name = "atan"}> ({
 ^bb0(%arg0: !torch.vtensor<[4,8],f32>):
-  %0 = "torch.constant.int"() <{value = 1 : i64}> : () -> !torch.int
-  %1 = "torch.constant.none"() : () -> !torch.none
-  // expected-error@+1 {{unsupported torch op 'torch.aten.cumsum'}}
-  %2 = "torch.aten.cumsum"(%arg0, %0, %1) : (!torch.vtensor<[4,8],f32>, !torch.int, !torch.none) -> !torch.vtensor<[4,8],f32>
+  // expected-error@+1 {{unsupported torch op 'torch.aten.atan'}}
+  %2 = "torch.aten.atan"(%arg0) : (!torch.vtensor<[4,8],f32>) -> !torch.vtensor<[4,8],f32>
   %3 = "torch.constant.int"() <{value = 1 : i64}> : () -> !torch.int
   %4 = "torch.aten.add.Tensor"(%2, %arg0, %3) : (!torch.vtensor<[4,8],f32>, !torch.vtensor<[4,8],f32>, !torch.int) -> !torch.vtensor<[4,8],f32>
   "func.return"(%4) : (!torch.vtensor<[4,8],f32>) -> ()

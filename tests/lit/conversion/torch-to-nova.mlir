@@ -1248,6 +1248,28 @@
     "func.return"(%2) : (!torch.vtensor<[2,5],f32>) -> ()
   }) : () -> ()
 
+// cumsum (position ids from an attention mask: an integer input sums in
+// int64, torch's result type) and flip (cumsum's backward reverses, sums and
+// reverses back); a negative dim is normalized.
+// CHECK-LABEL: func.func @cumsum_flip(
+// CHECK:         %[[W:.*]] = nova.cast %arg1 : tensor<2x5xi32> -> tensor<2x5xi64>
+// CHECK:         %[[P:.*]] = nova.cumsum %[[W]] dim = 1 : tensor<2x5xi64>
+// CHECK:         %[[R:.*]] = nova.reverse %arg0 dims = [0, 1] : tensor<2x5xf32>
+// CHECK:         %[[S:.*]] = nova.cumsum %[[R]] dim = 1 : tensor<2x5xf32>
+// CHECK:         return %[[P]], %[[S]]
+  "func.func"() <{function_type = (!torch.vtensor<[2,5],f32>, !torch.vtensor<[2,5],si32>) -> (!torch.vtensor<[2,5],si64>, !torch.vtensor<[2,5],f32>), sym_name = "cumsum_flip"}> ({
+  ^bb0(%arg0: !torch.vtensor<[2,5],f32>, %arg1: !torch.vtensor<[2,5],si32>):
+    %0 = "torch.constant.int"() <{value = -1 : i64}> : () -> !torch.int
+    %1 = "torch.constant.none"() : () -> !torch.none
+    %2 = "torch.aten.cumsum"(%arg1, %0, %1) : (!torch.vtensor<[2,5],si32>, !torch.int, !torch.none) -> !torch.vtensor<[2,5],si64>
+    %3 = "torch.constant.int"() <{value = 1 : i64}> : () -> !torch.int
+    %4 = "torch.constant.int"() <{value = 0 : i64}> : () -> !torch.int
+    %5 = "torch.prim.ListConstruct"(%3, %4) : (!torch.int, !torch.int) -> !torch.list<int>
+    %6 = "torch.aten.flip"(%arg0, %5) : (!torch.vtensor<[2,5],f32>, !torch.list<int>) -> !torch.vtensor<[2,5],f32>
+    %7 = "torch.aten.cumsum"(%6, %3, %1) : (!torch.vtensor<[2,5],f32>, !torch.int, !torch.none) -> !torch.vtensor<[2,5],f32>
+    "func.return"(%2, %7) : (!torch.vtensor<[2,5],si64>, !torch.vtensor<[2,5],f32>) -> ()
+  }) : () -> ()
+
 // cos and sin (rotary embeddings).
 // CHECK-LABEL: func.func @cos_sin(
 // CHECK:         %[[C:.*]] = nova.cos %arg0 : tensor<4x8xf32>

@@ -482,3 +482,50 @@ func.func @no_fold_matmul_full_reverse(%a: tensor<2x2x2xf32>, %b: tensor<2x2x2xf
   %0 = nova.matmul %t, %b : tensor<2x2x2xf32>, tensor<2x2x2xf32> -> tensor<2x2x2xf32>
   return %0 : tensor<2x2x2xf32>
 }
+
+// -----
+
+// reverse(reverse(x)) along the same dims is x; reversing size-1 dims is a
+// no-op.
+// CHECK-LABEL: func.func @reverse_twice
+// CHECK-SAME: (%[[X:.*]]: tensor<1x5xf32>)
+// CHECK-NEXT: return %[[X]], %[[X]]
+func.func @reverse_twice(%x: tensor<1x5xf32>) -> (tensor<1x5xf32>, tensor<1x5xf32>) {
+  %0 = nova.reverse %x dims = [1] : tensor<1x5xf32>
+  %1 = nova.reverse %0 dims = [1] : tensor<1x5xf32>
+  %2 = nova.reverse %x dims = [0] : tensor<1x5xf32>
+  return %1, %2 : tensor<1x5xf32>, tensor<1x5xf32>
+}
+
+// -----
+
+// torch's cumsum backward (flip, cumsum, flip along one dim) is one suffix
+// sum; reversing a suffix sum the same way gives the prefix sum back.
+// CHECK-LABEL: func.func @flip_cumsum_flip
+// CHECK-SAME: (%[[X:.*]]: tensor<2x5xf32>)
+// CHECK-NEXT: %[[S:.*]] = nova.cumsum %[[X]] dim = 1 reverse : tensor<2x5xf32>
+// CHECK-NEXT: %[[P:.*]] = nova.cumsum %[[X]] dim = 1 : tensor<2x5xf32>
+// CHECK-NEXT: return %[[S]], %[[P]]
+func.func @flip_cumsum_flip(%x: tensor<2x5xf32>) -> (tensor<2x5xf32>, tensor<2x5xf32>) {
+  %0 = nova.reverse %x dims = [1] : tensor<2x5xf32>
+  %1 = nova.cumsum %0 dim = 1 : tensor<2x5xf32>
+  %2 = nova.reverse %1 dims = [1] : tensor<2x5xf32>
+  %3 = nova.reverse %x dims = [1] : tensor<2x5xf32>
+  %4 = nova.cumsum %3 dim = 1 reverse : tensor<2x5xf32>
+  %5 = nova.reverse %4 dims = [1] : tensor<2x5xf32>
+  return %2, %5 : tensor<2x5xf32>, tensor<2x5xf32>
+}
+
+// -----
+
+// Along another dim than the sum's, the reversals stay.
+// CHECK-LABEL: func.func @flip_cumsum_flip_other_dim
+// CHECK: nova.reverse
+// CHECK: nova.cumsum
+// CHECK: nova.reverse
+func.func @flip_cumsum_flip_other_dim(%x: tensor<2x5xf32>) -> tensor<2x5xf32> {
+  %0 = nova.reverse %x dims = [0] : tensor<2x5xf32>
+  %1 = nova.cumsum %0 dim = 1 : tensor<2x5xf32>
+  %2 = nova.reverse %1 dims = [0] : tensor<2x5xf32>
+  return %2 : tensor<2x5xf32>
+}

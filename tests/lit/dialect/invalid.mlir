@@ -1087,3 +1087,19 @@ func.func @cross_entropy_backward_type(%g: tensor<6xf32>, %x: tensor<6x10xbf16>,
   %dx = nova.cross_entropy_backward %g, %x, %t, %l {ignore_index = -100} : tensor<6xf32>, tensor<6x10xbf16>, tensor<6xi64>, tensor<6xf32> -> tensor<6x10xf32>
   return
 }
+
+// -----
+
+func.func @cumsum_dim_out_of_range(%x: tensor<2x5xf32>) -> tensor<2x5xf32> {
+  // expected-error @+1 {{'nova.cumsum' op dim 2 is out of range for rank 2}}
+  %0 = nova.cumsum %x dim = 2 : tensor<2x5xf32>
+  return %0 : tensor<2x5xf32>
+}
+
+// -----
+
+func.func @reverse_dim_twice(%x: tensor<2x5xf32>) -> tensor<2x5xf32> {
+  // expected-error @+1 {{'nova.reverse' op dim 1 appears twice}}
+  %0 = nova.reverse %x dims = [1, 1] : tensor<2x5xf32>
+  return %0 : tensor<2x5xf32>
+}

@@ -173,16 +173,16 @@ SNIPPETS = [
 ]
 
 
-class CumsumBetween(torch.nn.Module):
+class AtanBetween(torch.nn.Module):
     def forward(self, x):
         y = x * 2
-        return torch.cumsum(y, 1) + 1
+        return torch.atan(y) + 1
 
 
-class SortThenCumsum(torch.nn.Module):
+class SortThenAtan(torch.nn.Module):
     def forward(self, x):
         values, indices = torch.sort(x.exp(), dim=-1)
-        return torch.cumsum(torch.cumsum(values, 0), 1), indices
+        return torch.atan(torch.atan(values)), indices
 
 
 class ScatterTwoIndices(torch.nn.Module):
@@ -191,8 +191,8 @@ class ScatterTwoIndices(torch.nn.Module):
 
 
 FALLBACK = [
-    ("cumsum_between", CumsumBetween(), (r(4, 8),)),
-    ("sort_then_cumsum", SortThenCumsum(), (r(4, 8),)),
+    ("atan_between", AtanBetween(), (r(4, 8),)),
+    ("sort_then_atan", SortThenAtan(), (r(4, 8),)),
     ("scatter_two_indices", ScatterTwoIndices(), (r(4, 8), idx(3, 5), idx(8, 5), r(5))),
 ]
 
