@@ -4,10 +4,15 @@ eager (issue: real models). What they need after capture: constant_pad_nd
 slice_scatter (an in-place copy into a slice, functionalized at capture), the
 fused qkv of GPT-2's Conv1D, BERT's separate projections and GELU.
 
+Also OPT and RoBERTa (positions from a cumsum over a mask), GPT-NeoX
+(fused qkv, partial rotary), Qwen2 (qkv biases, grouped-query attention),
+DistilBERT and Phi (parallel attention and MLP).
+
 Compared after 5 steps: every loss (relative 1e-4) and every parameter
 (relative norm error of the update 1e-3). Llama has no biases, so AdamW
-runs there; GPT-2 and BERT use SGD with momentum, whose update of the key
-bias (true gradient 0) stays at rounding size instead of AdamW's +-lr.
+runs there; the models with biases use SGD with momentum, whose update of
+the key bias (true gradient 0) stays at rounding size instead of AdamW's
++-lr.
 """
 
 from __future__ import annotations
@@ -62,14 +67,77 @@ def _bert() -> nn.Module:
     return CausalLM(transformers.BertForMaskedLM(cfg))
 
 
+def _opt() -> nn.Module:
+    # Positions from a cumsum over the attention mask.
+    cfg = transformers.OPTConfig(
+        num_hidden_layers=2, num_attention_heads=2, hidden_size=64, ffn_dim=128, vocab_size=128,
+        max_position_embeddings=64, word_embed_proj_dim=64, dropout=0.0, attention_dropout=0.0,
+    )
+    return CausalLM(transformers.OPTForCausalLM(cfg))
+
+
+def _gpt_neox() -> nn.Module:
+    # Fused qkv, partial rotary, parallel residual.
+    cfg = transformers.GPTNeoXConfig(
+        num_hidden_layers=2, num_attention_heads=4, hidden_size=64, intermediate_size=128, vocab_size=128,
+        max_position_embeddings=64, hidden_dropout=0.0, attention_dropout=0.0,
+    )
+    return CausalLM(transformers.GPTNeoXForCausalLM(cfg))
+
+
+def _qwen2() -> nn.Module:
+    # Llama-like with qkv biases and grouped-query attention.
+    cfg = transformers.Qwen2Config(
+        num_hidden_layers=2, num_attention_heads=4, num_key_value_heads=2, hidden_size=64,
+        intermediate_size=128, vocab_size=128, max_position_embeddings=64,
+    )
+    return CausalLM(transformers.Qwen2ForCausalLM(cfg))
+
+
+def _roberta() -> nn.Module:
+    # Position ids from a cumsum over the non-padding tokens.
+    cfg = transformers.RobertaConfig(
+        num_hidden_layers=2, num_attention_heads=2, hidden_size=64, intermediate_size=128, vocab_size=128,
+        max_position_embeddings=64, hidden_dropout_prob=0.0, attention_probs_dropout_prob=0.0,
+    )
+    return CausalLM(transformers.RobertaForMaskedLM(cfg))
+
+
+def _distilbert() -> nn.Module:
+    cfg = transformers.DistilBertConfig(
+        n_layers=2, n_heads=2, dim=64, hidden_dim=128, vocab_size=128, max_position_embeddings=64,
+        dropout=0.0, attention_dropout=0.0,
+    )
+    return CausalLM(transformers.DistilBertForMaskedLM(cfg))
+
+
+def _phi() -> nn.Module:
+    # Parallel attention/MLP block, partial rotary, biases everywhere.
+    cfg = transformers.PhiConfig(
+        num_hidden_layers=2, num_attention_heads=4, hidden_size=64, intermediate_size=128, vocab_size=128,
+        max_position_embeddings=64, resid_pdrop=0.0, embd_pdrop=0.0, attention_dropout=0.0,
+    )
+    return CausalLM(transformers.PhiForCausalLM(cfg))
+
+
+def _sgd(m: nn.Module) -> torch.optim.Optimizer:
+    return torch.optim.SGD(m.parameters(), lr=0.1, momentum=0.9)
+
+
 @pytest.mark.parametrize(
     "make_model,make_opt",
     [
-        (_gpt2, lambda m: torch.optim.SGD(m.parameters(), lr=0.1, momentum=0.9)),
+        (_gpt2, _sgd),
         (_llama, lambda m: torch.optim.AdamW(m.parameters(), lr=1e-3)),
-        (_bert, lambda m: torch.optim.SGD(m.parameters(), lr=0.1, momentum=0.9)),
+        (_bert, _sgd),
+        (_opt, _sgd),
+        (_gpt_neox, _sgd),
+        (_qwen2, _sgd),
+        (_roberta, _sgd),
+        (_distilbert, _sgd),
+        (_phi, _sgd),
     ],
-    ids=["gpt2", "llama", "bert"],
+    ids=["gpt2", "llama", "bert", "opt", "gpt_neox", "qwen2", "roberta", "distilbert", "phi"],
 )
 def test_transformers_model_trains_like_eager(make_model, make_opt):
     torch.manual_seed(0)
