@@ -84,3 +84,17 @@ def test_bf16_matmul_layouts_need_no_transposes(layout, kernel_layout):
     (kernel,) = _gemm_dispatches(text)
     assert re.fullmatch(rf"nova_gemm_bf16{kernel_layout}_bf16_\w+", kernel), kernel
     assert '"linalg.generic"' not in text
+
+
+def test_step_copies_no_buffer_before_its_gemms(tmp_path):
+    """Each GEMM's C and tensor-map scratch are results the kernel writes
+    whole, so IREE allocates them: no `copy_buffer` into a buffer the GEMM
+    then writes (a tied tensor.empty, merged by CSE across GEMMs, made IREE
+    copy one before every GEMM)."""
+    _, text = _lower(tmp_path, "cuda:sm_90", "high")
+    hal = compile_to_vmfb(text, "cuda:sm_90", extra_flags=["--compile-to=hal"]).decode()
+    gemms = len(_gemm_dispatches(text))
+    dispatches = hal.count("hal.command_buffer.dispatch<")
+    copies = hal.count("hal.command_buffer.copy_buffer<")
+    assert dispatches >= gemms >= 10
+    assert copies < gemms // 4, (copies, gemms)
