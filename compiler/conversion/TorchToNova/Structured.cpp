@@ -964,19 +964,117 @@ LogicalResult convertEmbedding(Converter &cv, Operation *op) {
       cv.create<EmbeddingOp>(cv.resultType(op), *table, *indices).getResult());
 }
 
-/// `index.Tensor(self, [idx])` = self[idx], rows looked up like an
-/// embedding.
+/// `index.Tensor(self, [i0, ..., ik-1])` = self[i0, ..., ik-1] over the
+/// leading k dims: the index tensors broadcast together, each wrapped for
+/// negatives, are linearized (i0 * d1 + i1 ...) into the rows of self viewed
+/// as [d0 * ... * dk-1, rest...], looked up like an embedding. (Autograd's
+/// backward of an in-place write into a view indexes this way.)
 LogicalResult convertIndex(Converter &cv, Operation *op) {
   FailureOr<Value> self = cv.tensor(op->getOperand(0));
   if (failed(self))
     return failure();
-  FailureOr<Value> indices = singleDim0Index(cv, op->getOperand(1));
-  if (failed(indices))
+  FailureOr<SmallVector<Value>> elements = cv.listElements(op->getOperand(1));
+  if (failed(elements))
     return failure();
-  Value wrapped = wrapNegative(cv, *indices, typeOf(*self).getDimSize(0));
+  RankedTensorType selfType = typeOf(*self);
+  int64_t k = elements->size();
+  if (k == 0 || k > selfType.getRank() ||
+      llvm::any_of(*elements, [&](Value v) { return cv.isNone(v); }))
+    return cv.reject("only index tensors on the leading dims are supported");
+  SmallVector<Value> indices;
+  for (Value element : *elements) {
+    FailureOr<Value> index = indexTensor(cv, element);
+    if (failed(index))
+      return failure();
+    indices.push_back(cv.castTo(*index, cv.b().getI64Type()));
+  }
+  // The indices' common (broadcast) shape: the result's leading dims.
+  RankedTensorType result = cv.resultType(op);
+  int64_t rest = selfType.getRank() - k;
+  ArrayRef<int64_t> common = result.getShape().drop_back(rest);
+  Value linear;
+  int64_t rows = 1;
+  for (int64_t d = 0; d < k; ++d) {
+    FailureOr<Value> index = cv.broadcastTo(indices[d], common);
+    if (failed(index))
+      return failure();
+    int64_t size = selfType.getDimSize(d);
+    Value wrapped = wrapNegative(cv, *index, size);
+    linear = d == 0 ? wrapped
+                    : cv.create<AddOp>(
+                          cv.create<MulOp>(linear,
+                                           cv.splat(typeOf(wrapped),
+                                                    static_cast<double>(size))),
+                          wrapped);
+    rows *= size;
+  }
+  SmallVector<int64_t> flatShape = {rows};
+  llvm::append_range(flatShape, selfType.getShape().drop_front(k));
+  Value table = cv.reshape(*self, flatShape);
   return cv.replace(
-      op,
-      cv.create<EmbeddingOp>(cv.resultType(op), *self, wrapped).getResult());
+      op, cv.create<EmbeddingOp>(result, table, linear).getResult());
+}
+
+/// `as_strided_scatter(self, src, size, stride, offset)` where the strided
+/// view is a box of self's contiguous layout (stride = self's row-major
+/// strides, offset at a box corner): src written into that box, one
+/// slice_scatter-like concat per dim, innermost first.
+LogicalResult convertAsStridedScatter(Converter &cv, Operation *op) {
+  FailureOr<Value> self = cv.tensor(op->getOperand(0));
+  FailureOr<Value> src = cv.tensor(op->getOperand(1));
+  std::optional<SmallVector<int64_t>> size = cv.constantIntList(op->getOperand(2));
+  std::optional<SmallVector<int64_t>> stride =
+      cv.constantIntList(op->getOperand(3));
+  std::optional<int64_t> offset =
+      cv.isNone(op->getOperand(4)) ? std::optional<int64_t>(0)
+                                   : cv.constantInt(op->getOperand(4));
+  if (failed(self) || failed(src))
+    return failure();
+  if (!size || !stride || !offset)
+    return cv.reject("size, stride and storage offset must be constants");
+  RankedTensorType type = typeOf(*self);
+  int64_t rank = type.getRank();
+  if (static_cast<int64_t>(size->size()) != rank ||
+      static_cast<int64_t>(stride->size()) != rank)
+    return cv.reject("only views of self's rank are supported");
+  SmallVector<int64_t> starts(rank);
+  int64_t remaining = *offset, contiguous = 1;
+  SmallVector<int64_t> strides(rank);
+  for (int64_t d = rank - 1; d >= 0; --d) {
+    strides[d] = contiguous;
+    contiguous *= type.getDimSize(d);
+  }
+  for (int64_t d = 0; d < rank; ++d) {
+    if ((*stride)[d] != strides[d] && (*size)[d] != 1)
+      return cv.reject("only boxes of self's contiguous layout are supported");
+    starts[d] = remaining / strides[d];
+    remaining -= starts[d] * strides[d];
+    if (starts[d] + (*size)[d] > type.getDimSize(d))
+      return cv.reject("the view exceeds self");
+  }
+  if (remaining != 0)
+    return cv.reject("the storage offset is not a box corner");
+  Value piece = cv.castTo(*src, type.getElementType());
+  // Write the box dim by dim: at dim d, the band of self holding the box
+  // along dims < d gets the piece spliced in along d.
+  for (int64_t d = rank - 1; d >= 0; --d) {
+    Value band = *self;
+    for (int64_t e = 0; e < d; ++e)
+      band = sliceAlong(cv, band, e, starts[e], starts[e] + (*size)[e]);
+    int64_t extent = typeOf(band).getDimSize(d);
+    SmallVector<Value> pieces;
+    if (starts[d] > 0)
+      pieces.push_back(sliceAlong(cv, band, d, 0, starts[d]));
+    pieces.push_back(piece);
+    if (starts[d] + (*size)[d] < extent)
+      pieces.push_back(sliceAlong(cv, band, d, starts[d] + (*size)[d], extent));
+    piece = pieces.size() == 1
+                ? piece
+                : cv.create<ConcatOp>(typeOf(band), pieces,
+                                      static_cast<uint64_t>(d))
+                      .getResult();
+  }
+  return cv.replace(op, piece);
 }
 
 /// `index_put(self, [idx], values, accumulate=True)`: the embedding
@@ -1357,6 +1455,7 @@ void torch_to_nova::addStructuredHandlers(HandlerTable &table) {
       {"torch.aten.cat", convertCat},
       {"torch.aten.constant_pad_nd", convertConstantPad},
       {"torch.aten.slice_scatter", convertSliceScatter},
+      {"torch.aten.as_strided_scatter", convertAsStridedScatter},
       {"torch.aten.split_with_sizes", convertSplitWithSizes},
       {"torch.aten.split.Tensor", convertSplit},
       {"torch.aten.unbind.int", convertUnbind},

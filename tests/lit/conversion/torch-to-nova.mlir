@@ -1270,6 +1270,47 @@
     "func.return"(%2, %7) : (!torch.vtensor<[2,5],si64>, !torch.vtensor<[2,5],f32>) -> ()
   }) : () -> ()
 
+// as_strided_scatter of a box of self's contiguous layout ([4, 8], the box
+// [1:3, 2:5]: offset 1 * 8 + 2, strides [8, 1]): src spliced in along dim 1
+// within the band of rows 1:3, then the band along dim 0.
+// CHECK-LABEL: func.func @as_strided_scatter_box(
+// CHECK:         %[[BAND:.*]] = nova.slice %arg0[1:3:1, 0:8:1] : tensor<4x8xf32> -> tensor<2x8xf32>
+// CHECK:         %[[LEFT:.*]] = nova.slice %[[BAND]][0:2:1, 0:2:1] : tensor<2x8xf32> -> tensor<2x2xf32>
+// CHECK:         %[[RIGHT:.*]] = nova.slice %[[BAND]][0:2:1, 5:8:1] : tensor<2x8xf32> -> tensor<2x3xf32>
+// CHECK:         %[[ROWS:.*]] = nova.concat %[[LEFT]], %arg1, %[[RIGHT]] dim = 1
+// CHECK:         %[[TOP:.*]] = nova.slice %arg0[0:1:1, 0:8:1]
+// CHECK:         %[[BOTTOM:.*]] = nova.slice %arg0[3:4:1, 0:8:1]
+// CHECK:         %[[R:.*]] = nova.concat %[[TOP]], %[[ROWS]], %[[BOTTOM]] dim = 0
+// CHECK:         return %[[R]]
+  "func.func"() <{function_type = (!torch.vtensor<[4,8],f32>, !torch.vtensor<[2,3],f32>) -> !torch.vtensor<[4,8],f32>, sym_name = "as_strided_scatter_box"}> ({
+  ^bb0(%arg0: !torch.vtensor<[4,8],f32>, %arg1: !torch.vtensor<[2,3],f32>):
+    %0 = "torch.constant.int"() <{value = 2 : i64}> : () -> !torch.int
+    %1 = "torch.constant.int"() <{value = 3 : i64}> : () -> !torch.int
+    %2 = "torch.prim.ListConstruct"(%0, %1) : (!torch.int, !torch.int) -> !torch.list<int>
+    %3 = "torch.constant.int"() <{value = 8 : i64}> : () -> !torch.int
+    %4 = "torch.constant.int"() <{value = 1 : i64}> : () -> !torch.int
+    %5 = "torch.prim.ListConstruct"(%3, %4) : (!torch.int, !torch.int) -> !torch.list<int>
+    %6 = "torch.constant.int"() <{value = 10 : i64}> : () -> !torch.int
+    %7 = "torch.aten.as_strided_scatter"(%arg0, %arg1, %2, %5, %6) : (!torch.vtensor<[4,8],f32>, !torch.vtensor<[2,3],f32>, !torch.list<int>, !torch.list<int>, !torch.int) -> !torch.vtensor<[4,8],f32>
+    "func.return"(%7) : (!torch.vtensor<[4,8],f32>) -> ()
+  }) : () -> ()
+
+// index.Tensor over two leading dims: the indices broadcast together and
+// linearized (i * 4 + j) into the rows of self viewed as [12, 5].
+// CHECK-LABEL: func.func @index_two_dims(
+// CHECK:         nova.broadcast_in_dim %{{.*}} : tensor<2xi64> -> tensor<2x2xi64>
+// CHECK:         %[[ROW:.*]] = nova.mul %{{.*}}, %{{.*}} : tensor<2x2xi64>
+// CHECK:         %[[LIN:.*]] = nova.add %[[ROW]], %{{.*}} : tensor<2x2xi64>
+// CHECK:         %[[T:.*]] = nova.reshape %arg0 : tensor<3x4x5xf32> -> tensor<12x5xf32>
+// CHECK:         %[[R:.*]] = nova.embedding %[[T]][%[[LIN]]] : tensor<12x5xf32>, tensor<2x2xi64> -> tensor<2x2x5xf32>
+// CHECK:         return %[[R]]
+  "func.func"() <{function_type = (!torch.vtensor<[3,4,5],f32>, !torch.vtensor<[2,2],si64>, !torch.vtensor<[2],si64>) -> !torch.vtensor<[2,2,5],f32>, sym_name = "index_two_dims"}> ({
+  ^bb0(%arg0: !torch.vtensor<[3,4,5],f32>, %arg1: !torch.vtensor<[2,2],si64>, %arg2: !torch.vtensor<[2],si64>):
+    %0 = "torch.prim.ListConstruct"(%arg1, %arg2) : (!torch.vtensor<[2,2],si64>, !torch.vtensor<[2],si64>) -> !torch.list<optional<vtensor>>
+    %1 = "torch.aten.index.Tensor"(%arg0, %0) : (!torch.vtensor<[3,4,5],f32>, !torch.list<optional<vtensor>>) -> !torch.vtensor<[2,2,5],f32>
+    "func.return"(%1) : (!torch.vtensor<[2,2,5],f32>) -> ()
+  }) : () -> ()
+
 // cos and sin (rotary embeddings).
 // CHECK-LABEL: func.func @cos_sin(
 // CHECK:         %[[C:.*]] = nova.cos %arg0 : tensor<4x8xf32>
