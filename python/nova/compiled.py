@@ -183,9 +183,10 @@ class TrainStep:
 
     def __call__(self, *batch: Tensor) -> Tensor:
         _check_tensors(batch, "nova.jit train step")
-        device = next(self.model.parameters()).device
+        first = next(iter(self.model.parameters()), None)  # none: capture says so
+        device = first.device if first is not None else None
         for i, b in enumerate(batch):
-            if b.device != device:
+            if device is not None and b.device != device:
                 raise ValueError(
                     f"nova.jit train step: batch input {i} is on {b.device} but the model's parameters are on "
                     f"{device}; move the batch to {device} first"

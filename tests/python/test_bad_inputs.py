@@ -126,3 +126,14 @@ def test_batch_on_another_device_raises():
     _, step, ids, targets = _setup()
     with pytest.raises(ValueError, match="batch input 0 is on meta but the model's parameters are on cpu"):
         step(ids.to("meta"), targets)
+
+
+def test_model_without_parameters_is_a_clear_error():
+    class NoParams(nn.Module):
+        def forward(self, x: Tensor) -> Tensor:
+            return x.square().mean()
+
+    model = NoParams()
+    step = nova.jit(model, torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1))
+    with pytest.raises(ValueError, match="optimizer holds parameters that are not in the model"):
+        step(torch.randn(3))
