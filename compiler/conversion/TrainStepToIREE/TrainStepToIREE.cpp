@@ -242,7 +242,7 @@ void wrapInPlace(OpBuilder &b, linalg::GenericOp update,
   llvm::SmallDenseSet<Value> absorbed;
   for (linalg::GenericOp producer : producers)
     absorbed.insert(producer->getResult(0));
-  // Every operand is defined before the first absorbed producer's use.
+  // The dispatch takes the update's place: the producers' inputs dominate it.
   b.setInsertionPoint(update);
   // Dispatch operands: the tied old values first (result order), then the
   // other inputs of the producers and of the update, each once.
