@@ -521,6 +521,23 @@ def _parse_frames(stack_trace: str) -> Iterator[tuple[str, str, str, str]]:
                 yield fname, lineno, name, text
 
 
+def _reject_batch_norm(model: nn.Module) -> None:
+    """BatchNorm is not supported yet (neither batch normalization nor the
+    running statistics a training step updates): say so, naming the modules,
+    rather than functorch's error about mutating a captured tensor or an
+    unconverted aten op."""
+    modules = [
+        f"{name or type(model).__name__} ({type(m).__name__})"
+        for name, m in model.named_modules()
+        if isinstance(m, nn.modules.batchnorm._BatchNorm)
+    ]
+    if modules:
+        raise NotImplementedError(
+            "nova.jit: BatchNorm is not supported yet (modules " + ", ".join(modules) + "): neither batch "
+            "normalization nor the running statistics a training step updates are converted"
+        )
+
+
 def _user_frame(tb: Any) -> traceback.FrameSummary | None:
     """The innermost frame of `tb` in the user's code (neither torch's nor
     nova's, nor the standard library's)."""
@@ -802,6 +819,7 @@ def capture_train_step(
     example = _fake_inputs(
         [*params, *(named[n] for n in layout.buffer_names), *shapes, *hyper_shapes, *example_batch]
     )
+    _reject_batch_norm(model)
     gm = _trace(train_step, example)
 
     input_specs = [_spec(ROLE_PARAM, n, named[n]) for n in layout.param_names]
