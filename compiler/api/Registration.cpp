@@ -95,6 +95,9 @@ struct TrainStepToIREEOptions : PassPipelineOptions<TrainStepToIREEOptions> {
       llvm::cl::desc("optimizer state tensors per param (SGD 1, AdamW 2)")};
   Option<int64_t> hypers{*this, "hypers",
                          llvm::cl::desc("0-d f32 hyperparameter arguments")};
+  ListOption<int64_t> updatedBuffers{
+      *this, "updated-buffers",
+      llvm::cl::desc("Indices of the buffers the step returns new values of")};
   ListOption<std::string> stateNames{
       *this, "state-names",
       llvm::cl::desc("names of the params, buffers and state tensors")};
@@ -113,6 +116,8 @@ void buildTrainStepToIREEPipeline(OpPassManager &pm,
   convert.buffers = options.buffers;
   convert.statesPerParam = options.statesPerParam;
   convert.hypers = options.hypers;
+  convert.updatedBuffers.assign(options.updatedBuffers.begin(),
+                                options.updatedBuffers.end());
   convert.stateNames.assign(options.stateNames.begin(), options.stateNames.end());
   convert.parameterScope = options.parameterScope;
   convert.inPlace = options.inPlace;

@@ -14,7 +14,11 @@ def ConvertTrainStepToIREE
     flat signature (see python/nova/capture.py):
 
       (params[P], buffers[B], state[P * S], hypers[H] (0-d f32), batch...)
-        -> (loss, new params[P], new state[P * S])
+        -> (loss, new params[P], new buffers[U], new state[P * S])
+
+    where the U new buffers are those `updated-buffers` lists (indices into
+    the buffers, in order): the ones the forward writes, e.g. BatchNorm's
+    running statistics; they are stored as new values, not in place.
 
     Output, for IREE (its util/flow/hal/iree_tensor_ext ops emitted
     unregistered, in generic form; unregistered dialects must be allowed):
@@ -54,6 +58,9 @@ def ConvertTrainStepToIREE
            "Optimizer state tensors per param (SGD 1, AdamW 2)">,
     Option<"hypers", "hypers", "int64_t", /*default=*/"0",
            "Number of 0-d f32 hyperparameter arguments after the state">,
+    ListOption<"updatedBuffers", "updated-buffers", "int64_t",
+               "Indices of the buffers the step returns new values of, in "
+               "order, after the new params">,
     ListOption<"stateNames", "state-names", "std::string",
                "Names of the params, buffers and state tensors in order (the "
                "parameter keys; default state<i>)">,

@@ -603,6 +603,68 @@ void ReverseOp::getCanonicalizationPatterns(RewritePatternSet &patterns,
   patterns.add<ReversedCumsum>(context);
 }
 
+LogicalResult ConvolutionOp::verify() {
+  RankedTensorType input = tensorType(getInput()),
+                   weight = tensorType(getWeight()),
+                   result = tensorType(getResult());
+  int64_t rank = input.getRank(), spatial = rank - 2;
+  if (rank < 3)
+    return emitOpError() << "input must have rank >= 3 ([N, C, spatial...]), "
+                            "got "
+                         << rank;
+  if (weight.getRank() != rank || result.getRank() != rank)
+    return emitOpError() << "input, weight and result must have the same "
+                            "rank, got "
+                         << rank << ", " << weight.getRank() << " and "
+                         << result.getRank();
+  for (auto [name, values] :
+       {std::pair<StringRef, ArrayRef<int64_t>>{"stride", getStride()},
+        {"padding_low", getPaddingLow()},
+        {"padding_high", getPaddingHigh()},
+        {"dilation", getDilation()},
+        {"lhs_dilation", getLhsDilation()}}) {
+    if (static_cast<int64_t>(values.size()) != spatial)
+      return emitOpError() << name << " has " << values.size()
+                           << " entries for " << spatial << " spatial dims";
+    bool isPadding = name.starts_with("padding");
+    for (int64_t v : values)
+      if (isPadding ? v < 0 : v < 1)
+        return emitOpError() << name << " entries must be "
+                             << (isPadding ? ">= 0" : ">= 1") << ", got "
+                             << shapeStr(values);
+  }
+  if (!input.hasStaticShape() || !weight.hasStaticShape())
+    return success();
+  int64_t groups = getGroups();
+  int64_t channels = input.getDimSize(1), features = weight.getDimSize(0);
+  if (groups < 1 || channels % groups || features % groups)
+    return emitOpError() << "groups " << groups << " must divide the input's "
+                         << channels << " channels and the weight's "
+                         << features << " features";
+  if (weight.getDimSize(1) * groups != channels)
+    return emitOpError() << "weight " << shapeStr(weight.getShape())
+                         << " takes " << weight.getDimSize(1)
+                         << " channels per group, but the input has "
+                         << channels << " channels in " << groups
+                         << " groups";
+  SmallVector<int64_t> expected = {input.getDimSize(0), features};
+  for (int64_t d = 0; d < spatial; ++d) {
+    int64_t extent = getLhsDilation()[d] * (input.getDimSize(2 + d) - 1) + 1 +
+                     getPaddingLow()[d] + getPaddingHigh()[d];
+    int64_t window = getDilation()[d] * (weight.getDimSize(2 + d) - 1) + 1;
+    if (extent < window)
+      return emitOpError() << "the kernel window " << window
+                           << " is larger than the padded input extent "
+                           << extent << " along spatial dim " << d;
+    expected.push_back((extent - window) / getStride()[d] + 1);
+  }
+  if (result.hasStaticShape() && result.getShape() != ArrayRef(expected))
+    return emitOpError() << "result shape " << shapeStr(result.getShape())
+                         << " differs from the expected "
+                         << shapeStr(expected);
+  return success();
+}
+
 LogicalResult CumsumOp::verify() {
   int64_t rank = tensorType(getInput()).getRank();
   if (getDim() < 0 || getDim() >= rank)

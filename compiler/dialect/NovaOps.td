@@ -219,6 +219,39 @@ def Nova_MatmulOp : Nova_Op<"matmul", [Pure]> {
   }];
 }
 
+def Nova_ConvolutionOp : Nova_Op<"convolution", [Pure]> {
+  let summary = "Grouped N-d convolution (cross-correlation) with XLA-style "
+                "input and kernel dilation";
+  let description = [{
+    input `[N, C, D_1..D_s]`, weight `[F, C / groups, K_1..K_s]` -> result
+    `[N, F, O_1..O_s]`, with `Cg = C / groups` and `Fg = F / groups`:
+
+      result[n, g*Fg + f, o...] =
+        sum_{c < Cg, k...} X[n, g*Cg + c, o*stride + k*dilation]
+                           * weight[g*Fg + f, c, k...]
+
+    where X is the input with `lhs_dilation - 1` zeros inserted between
+    neighbours along each spatial dim, then `padding_low` / `padding_high`
+    zeros added at its ends. Without `lhs_dilation` this is torch's
+    convolution; with it, a transposed convolution (a convolution's input
+    gradient). Along each spatial dim
+    `O = (lhs_dilation*(D-1) + 1 + low + high - dilation*(K-1) - 1) / stride + 1`
+    (floor). Low-precision floats accumulate in f32.
+  }];
+  let arguments = (ins Nova_FloatTensor:$input, Nova_FloatTensor:$weight,
+                       DenseI64ArrayAttr:$stride,
+                       DenseI64ArrayAttr:$padding_low,
+                       DenseI64ArrayAttr:$padding_high,
+                       DenseI64ArrayAttr:$dilation,
+                       DenseI64ArrayAttr:$lhs_dilation, I64Attr:$groups);
+  let results = (outs Nova_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input `,` $weight attr-dict `:` type($input) `,` type($weight) `->`
+    type($result)
+  }];
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Reductions
 //===----------------------------------------------------------------------===//
@@ -543,6 +576,23 @@ def Nova_CrossEntropyBackwardOp : Nova_Op<"cross_entropy_backward", [Pure]> {
 //===----------------------------------------------------------------------===//
 // Constants
 //===----------------------------------------------------------------------===//
+
+def Nova_RandomUniformOp : Nova_Op<"random_uniform", [Pure]> {
+  let summary = "Counter-based uniform random numbers in [0, 1)";
+  let description = [{
+    `result[i...]` is a pure function of the 0-d int64 `seed`, `stream` and
+    the element's row-major index `i`: the splitmix64 finalizer of
+    `(seed ^ stream * 0xD1B54A32D192ED03) + (i + 1) * 0x9E3779B97F4A7C15`
+    (wrapping), whose top 24 bits scaled by 2^-24 are the value. Random ops
+    of a step draw from distinct streams; python/nova/random_ops.py holds
+    the same function as the eager reference.
+  }];
+  let arguments = (ins 0DTensorOf<[I64]>:$seed, I64Attr:$stream);
+  let results = (outs RankedTensorOf<[F32]>:$result);
+  let assemblyFormat = [{
+    $seed `stream` `=` $stream attr-dict `:` type($seed) `->` type($result)
+  }];
+}
 
 def Nova_ConstantOp : Nova_Op<"constant",
     [ConstantLike, Pure, AllTypesMatch<["value", "result"]>]> {

@@ -4,8 +4,9 @@ The captured graph is a pure function over a flat list of tensors:
 
   inputs  = params            (role "param";   trainable parameters, model order,
                                tied weights once -- `model.named_parameters()`)
-          + buffers           (role "buffer";  buffers and frozen parameters,
-                               passed through as constants)
+          + buffers           (role "buffer";  buffers and frozen parameters;
+                               a buffer the forward writes, e.g. BatchNorm's
+                               running statistics, is updated by the step)
           + optimizer state   (role "opt_state"; for each param in order, each
                                state key: SGD `momentum_buffer`; AdamW
                                `exp_avg`, `exp_avg_sq`)
@@ -14,7 +15,13 @@ The captured graph is a pure function over a flat list of tensors:
                                is_first_step; AdamW lr, beta1, beta2, eps,
                                weight_decay, step)
           + batch             (role "batch"; the batch tuple as given)
-  outputs = loss (role "loss") + new params + new optimizer state (same orders).
+          + seed              (role "seed"; only when the step draws random
+                               numbers, e.g. dropout: a 0-d int64 tensor
+                               drawn from torch's generator for each step,
+                               see nova.random_ops)
+  outputs = loss (role "loss") + new params + new values of the buffers the
+            forward wrote (`TrainLayout.updated_buffers`) + new optimizer
+            state (same orders).
 
 Hyperparameters are inputs, so a changed learning rate (or the advancing step
 count) needs no recompilation. Structural choices (nesterov, the param group
@@ -55,7 +62,7 @@ from torch.fx.experimental.proxy_tensor import make_fx
 from torch.nn.attention import SDPBackend, sdpa_kernel
 from torch.utils import _pytree as pytree
 
-from nova import attention_ops, loss_ops, optim_ops
+from nova import attention_ops, loss_ops, norm_ops, optim_ops, random_ops
 
 __all__ = [
     "TensorSpec",
@@ -66,6 +73,7 @@ __all__ = [
     "train_step_inputs",
     "apply_train_step_outputs",
     "train_step_hyper_values",
+    "draw_seed",
     "module_tensors",
 ]
 
@@ -76,6 +84,7 @@ ROLE_BUFFER = "buffer"
 ROLE_OPT_STATE = "opt_state"
 ROLE_HYPER = "hyper"
 ROLE_BATCH = "batch"
+ROLE_SEED = "seed"
 ROLE_LOSS = "loss"
 ROLE_INPUT = "input"
 ROLE_OUTPUT = "output"
@@ -103,6 +112,12 @@ class TrainLayout:
     hyper_keys: tuple[str, ...]  # per group, graph order
     group_flags: tuple[tuple[Any, ...], ...]  # baked-in structural options per group
     num_batch: int
+    # The buffers the forward writes (BatchNorm's running statistics), in
+    # buffer order: found while tracing, so not part of the structure check.
+    updated_buffers: tuple[str, ...] = ()
+    # Whether the step draws random numbers (dropout): then it takes a seed
+    # after the batch. Found while tracing, like updated_buffers.
+    random: bool = False
 
 
 @dataclasses.dataclass
@@ -383,7 +398,7 @@ def _check_layout_current(
 ) -> Any:
     rule = _rule_for(optimizer)
     fresh = _plan_layout(model, optimizer, rule, layout.num_batch)
-    if fresh != layout:
+    if dataclasses.replace(fresh, updated_buffers=layout.updated_buffers, random=layout.random) != layout:
         raise ValueError(
             "model/optimizer structure changed since capture (parameters, param groups, "
             "optimizer kind or nesterov); capture the train step again"
@@ -425,7 +440,14 @@ def train_step_inputs(
         for key in layout.state_keys:
             s = pstate.get(key)
             states.append(s if s is not None else torch.zeros_like(p, memory_format=torch.preserve_format))
-    return [*params, *buffers, *states, *_hypers(rule, optimizer, params[0].device, 0), *batch]
+    seed = [draw_seed(params[0].device)] if layout.random and batch else []
+    return [*params, *buffers, *states, *_hypers(rule, optimizer, params[0].device, 0), *batch, *seed]
+
+
+def draw_seed(device: torch.device) -> Tensor:
+    """The seed of one step's random numbers, from torch's default generator
+    (so `torch.manual_seed` makes a run reproducible)."""
+    return torch.randint(-(2**63), 2**63 - 1, (), dtype=torch.int64).to(device)
 
 
 def train_step_hyper_values(
@@ -464,12 +486,17 @@ def apply_train_step_outputs(
     `optimizer.state` was last written (step counters advance by that much)."""
     layout = _layout_of(captured)
     rule = _check_layout_current(layout, model, optimizer)
-    n_params, n_keys = len(layout.param_names), len(layout.state_keys)
-    if len(outputs) != 1 + n_params * (1 + n_keys):
+    n_params, n_keys, n_buffers = len(layout.param_names), len(layout.state_keys), len(layout.updated_buffers)
+    if len(outputs) != 1 + n_buffers + n_params * (1 + n_keys):
         raise ValueError(f"unexpected number of outputs: {len(outputs)}")
-    loss, new_params, new_states = outputs[0], outputs[1 : 1 + n_params], outputs[1 + n_params :]
+    loss, new_params = outputs[0], outputs[1 : 1 + n_params]
+    new_buffers = outputs[1 + n_params : 1 + n_params + n_buffers]
+    new_states = outputs[1 + n_params + n_buffers :]
     named = dict(model.named_parameters())
+    buffers = dict(model.named_buffers())
     with torch.no_grad():
+        for name, value in zip(layout.updated_buffers, new_buffers):
+            buffers[name].copy_(value)
         for i, name in enumerate(layout.param_names):
             p = named[name]
             p.copy_(new_params[i])
@@ -521,20 +548,19 @@ def _parse_frames(stack_trace: str) -> Iterator[tuple[str, str, str, str]]:
                 yield fname, lineno, name, text
 
 
-def _reject_batch_norm(model: nn.Module) -> None:
-    """BatchNorm is not supported yet (neither batch normalization nor the
-    running statistics a training step updates): say so, naming the modules,
-    rather than functorch's error about mutating a captured tensor or an
-    unconverted aten op."""
+def _reject_cumulative_batch_norm(model: nn.Module) -> None:
+    """BatchNorm(momentum=None) averages over num_batches_tracked through a
+    host-side float() of it, which a traced step cannot do: say so, naming
+    the modules, rather than fake tensors' data-dependence error."""
     modules = [
-        f"{name or type(model).__name__} ({type(m).__name__})"
+        name or type(model).__name__
         for name, m in model.named_modules()
-        if isinstance(m, nn.modules.batchnorm._BatchNorm)
+        if isinstance(m, nn.modules.batchnorm._BatchNorm) and m.training and m.track_running_stats and m.momentum is None
     ]
     if modules:
         raise NotImplementedError(
-            "nova.jit: BatchNorm is not supported yet (modules " + ", ".join(modules) + "): neither batch "
-            "normalization nor the running statistics a training step updates are converted"
+            f"nova.jit: BatchNorm(momentum=None) (a cumulative average over num_batches_tracked) is not supported "
+            f"(modules {', '.join(modules)}); give it a momentum"
         )
 
 
@@ -643,22 +669,30 @@ def _decomposition_table() -> dict[Any, Callable[..., Any]]:
     return {op: fn for op, fn in get_decomposition_table().items() if op.overloadpacket is not torch.ops.aten.addmm}
 
 
-def _trace(fn: Callable[..., Any], example_inputs: Sequence[Tensor]) -> torch.fx.GraphModule:
+def _trace(
+    fn: Callable[..., Any], example_inputs: Sequence[Tensor], random: random_ops.RandomStreams | None = None
+) -> torch.fx.GraphModule:
     # scaled_dot_product_attention without mask or dropout becomes one
     # nova.attention node (and nova.attention_backward); the other calls
     # trace through the MATH backend. cross_entropy over class indices
-    # becomes nova.cross_entropy (and its backward).
+    # becomes nova.cross_entropy (and its backward). batch_norm is traced as
+    # plain ops whose running-statistics update the trace sees; random ops
+    # draw from `random`'s seed.
     with (
         _raised_at_user_line(),
         fx_traceback.preserve_node_meta(),
         sdpa_kernel(SDPBackend.MATH),
         attention_ops.route_sdpa(),
         loss_ops.route_cross_entropy(),
+        norm_ops.route_batch_norm(),
     ):
+        table = _decomposition_table()
+        if random is not None:  # random ops draw from the step's seed
+            table.update(random_ops.random_decompositions(random))
         gm = make_fx(
             fn,
             tracing_mode="fake",
-            decomposition_table=_decomposition_table(),
+            decomposition_table=table,
             record_stack_traces=True,
         )(*example_inputs)
         gm = _functionalized(gm, example_inputs)
@@ -695,6 +729,14 @@ def _functionalized(gm: torch.fx.GraphModule, example_inputs: Sequence[Tensor]) 
         tracing_mode="fake",
         record_stack_traces=True,
     )(*example_inputs)
+
+
+def _drop_last_input(gm: torch.fx.GraphModule) -> None:
+    """Removes the graph's last input (unused)."""
+    last = [n for n in gm.graph.nodes if n.op == "placeholder"][-1]
+    assert not last.users, "the dropped input is used"
+    gm.graph.erase_node(last)
+    gm.recompile()
 
 
 def _output_vals(gm: torch.fx.GraphModule) -> list[Any]:
@@ -773,13 +815,19 @@ def capture_train_step(
         consts = dict(zip(layout.buffer_names, flat[n_p : n_p + n_b]))
         s_in = flat[n_p + n_b : n_p + n_b + n_s]
         h_in = flat[n_p + n_b + n_s : n_p + n_b + n_s + n_h]
-        batch = flat[n_p + n_b + n_s + n_h :]
+        batch = flat[n_p + n_b + n_s + n_h : -1]
+        random.seed = flat[-1]
 
         # Named `forward` on purpose: make_fx records stack traces only
         # through frames of that name, and this frame is where loss_fn runs.
-        def forward(trainable: dict[str, Tensor]) -> Tensor:
+        def forward(trainable: dict[str, Tensor]) -> tuple[Tensor, dict[str, Tensor]]:
+            # Buffers enter as copies made inside the grad transform, which
+            # lets the forward write them (BatchNorm's running statistics);
+            # the ones it wrote are the step's new buffer values.
+            buffers = {n: consts[n].clone() for n in buffer_names}
+            versions = {n: t._version for n, t in buffers.items()}
             with autocast_ctx():
-                tensors = {**trainable, **consts}
+                tensors = {**trainable, **consts, **buffers}
                 if loss_fn is None:
                     loss = torch.func.functional_call(model, tensors, tuple(batch))
                 else:
@@ -787,10 +835,11 @@ def capture_train_step(
                     loss = loss_fn(out, batch[-1])
             # Armed before grad_and_value runs autograd on this loss.
             stack.enter_context(_backward_seq_nr_tracking(loss))
-            return loss
+            return loss, {n: t for n, t in buffers.items() if t._version != versions[n]}
 
         with contextlib.ExitStack() as stack:
-            grads, loss = torch.func.grad_and_value(forward)(p_in)
+            grads, (loss, written) = torch.func.grad_and_value(forward, has_aux=True)(p_in)
+        updated_buffers[:] = list(written)
         if max_grad_norm is not None:
             grads = _clip_grad_norm(grads, max_grad_norm)
 
@@ -810,17 +859,24 @@ def capture_train_step(
                 )
             new_params.append(new_p)
             new_states.extend(new_s)
-        return (loss, *new_params, *new_states)
+        return (loss, *new_params, *written.values(), *new_states)
 
     shapes = [
         (p.shape, p.dtype, p.device) for p in params for _ in layout.state_keys
     ]
     hyper_shapes = [(torch.Size([]), _HYPER_DTYPE, device)] * n_h
+    seed_shape = (torch.Size([]), torch.int64, device)
     example = _fake_inputs(
-        [*params, *(named[n] for n in layout.buffer_names), *shapes, *hyper_shapes, *example_batch]
+        [*params, *(named[n] for n in layout.buffer_names), *shapes, *hyper_shapes, *example_batch, seed_shape]
     )
-    _reject_batch_norm(model)
-    gm = _trace(train_step, example)
+    _reject_cumulative_batch_norm(model)
+    buffer_names = [n for n, _ in model.named_buffers()]
+    updated_buffers: list[str] = []  # filled while tracing
+    random = random_ops.RandomStreams(example[-1])
+    gm = _trace(train_step, example, random)
+    if not random.count:
+        _drop_last_input(gm)
+    layout = dataclasses.replace(layout, updated_buffers=tuple(updated_buffers), random=bool(random.count))
 
     input_specs = [_spec(ROLE_PARAM, n, named[n]) for n in layout.param_names]
     input_specs += [_spec(ROLE_BUFFER, n, named[n]) for n in layout.buffer_names]
@@ -835,9 +891,13 @@ def capture_train_step(
         for key in layout.hyper_keys
     ]
     input_specs += [_spec(ROLE_BATCH, f"batch{i}", t) for i, t in enumerate(example_batch)]
+    if layout.random:
+        input_specs.append(TensorSpec(ROLE_SEED, "seed", (), torch.int64))
     outs = _output_vals(gm)
-    out_names = [ROLE_LOSS, *layout.param_names] + [s.name for s in input_specs if s.role == ROLE_OPT_STATE]
-    out_roles = [ROLE_LOSS] + [ROLE_PARAM] * n_p + [ROLE_OPT_STATE] * n_s
+    out_names = [ROLE_LOSS, *layout.param_names, *layout.updated_buffers]
+    out_names += [s.name for s in input_specs if s.role == ROLE_OPT_STATE]
+    out_roles = [ROLE_LOSS] + [ROLE_PARAM] * n_p + [ROLE_BUFFER] * len(layout.updated_buffers)
+    out_roles += [ROLE_OPT_STATE] * n_s
     output_specs = [_spec(r, n, t) for r, n, t in zip(out_roles, out_names, outs, strict=True)]
     log.info(
         "captured %s train step: %d nodes, %d inputs, %d outputs",

@@ -71,7 +71,7 @@ def runtime_device(target: str) -> str:
 
 
 # The train-step module ABI (convert-train-step-to-iree): part of cache keys.
-TRAIN_STEP_ABI = "state-in-module-1"
+TRAIN_STEP_ABI = "state-in-module-2"
 
 
 @dataclass
@@ -104,6 +104,13 @@ def train_program(layout: capture.TrainLayout, session: Session, loss_dtype: tor
 def batch_signature(tensors: Sequence[Tensor]) -> tuple[Any, ...]:
     """What selects a compiled program: shapes, dtypes and device types."""
     return tuple((tuple(t.shape), t.dtype, t.device.type) for t in tensors)
+
+
+def training_modes(fn: Any) -> tuple[bool, ...]:
+    """The train/eval mode of every submodule of `fn` (none for a plain
+    function): `model.eval()` selects a separately compiled program
+    (BatchNorm then uses its running statistics, dropout is off)."""
+    return tuple(m.training for m in fn.modules()) if isinstance(fn, nn.Module) else ()
 
 
 def _check_tensors(args: Sequence[Any], what: str) -> None:
@@ -197,6 +204,8 @@ class TrainStep:
             self._upload(program)
         assert program.train is not None
         hypers = capture.train_step_hyper_values(program.layout, self.optimizer, self._steps_on_device)
+        if program.layout is not None and program.layout.random:
+            batch = (*batch, capture.draw_seed(torch.device("cpu")))  # copied in like the batch
         loss = program.train.step(hypers, batch)
         self._steps_on_device += 1
         return loss
@@ -212,11 +221,12 @@ class TrainStep:
         layout = program.layout
         n_params, n_buffers = len(layout.param_names), len(layout.buffer_names)
         state = program.train.read_state()
+        buffers = dict(zip(layout.buffer_names, state[n_params : n_params + n_buffers]))
         capture.apply_train_step_outputs(
             layout,
             self.model,
             self.optimizer,
-            [None, *state[:n_params], *state[n_params + n_buffers :]],
+            [None, *state[:n_params], *(buffers[n] for n in layout.updated_buffers), *state[n_params + n_buffers :]],
             steps=self._steps_on_device,
         )
         self._steps_on_device = 0
@@ -235,11 +245,12 @@ class TrainStep:
 
     def add_program(self, signature: tuple[Any, ...], program: Program) -> None:
         """Registers an already compiled program (an exported step) for batches
-        of `signature` (see `batch_signature()`)."""
-        self._programs[signature] = program
+        of `signature` (see `batch_signature()`) in the model's current
+        train/eval modes."""
+        self._programs[(signature, training_modes(self.model))] = program
 
     def _program(self, batch: Sequence[Tensor]) -> Program:
-        signature = batch_signature(batch)
+        signature = (batch_signature(batch), training_modes(self.model))
         program = self._programs.get(signature)
         if program is not None:
             default_cache().record_reuse()
@@ -282,7 +293,7 @@ class CompiledFunction:
 
     def __call__(self, *args: Tensor) -> Any:
         _check_tensors(args, "nova.jit function")
-        signature = batch_signature(args)
+        signature = (batch_signature(args), training_modes(self.fn))
         program = self._programs.get(signature)
         if program is not None:
             default_cache().record_reuse()

@@ -114,6 +114,9 @@ def train_step_pipeline(captured: CapturedGraph, parameter_scope: str = "", in_p
         f"hypers={hypers}",
         f"state-names={','.join(names)}",
     ]
+    if layout.updated_buffers:
+        indices = [layout.buffer_names.index(n) for n in layout.updated_buffers]
+        options.append(f"updated-buffers={','.join(map(str, indices))}")
     if parameter_scope:
         options.append(f"parameter-scope={parameter_scope}")
     if not in_place:

@@ -137,11 +137,3 @@ def test_model_without_parameters_is_a_clear_error():
     step = nova.jit(model, torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1))
     with pytest.raises(ValueError, match="optimizer holds parameters that are not in the model"):
         step(torch.randn(3))
-
-
-@pytest.mark.parametrize("track_running_stats", [True, False])
-def test_batch_norm_is_a_clear_error(track_running_stats: bool):
-    model = nn.Sequential(nn.Linear(8, 8), nn.BatchNorm1d(8, track_running_stats=track_running_stats), nn.Linear(8, 1))
-    step = nova.jit(model, torch.optim.SGD(model.parameters(), lr=0.1), loss_fn=nn.functional.mse_loss)
-    with pytest.raises(NotImplementedError, match=r"BatchNorm is not supported yet \(modules 1 \(BatchNorm1d\)\)"):
-        step(torch.randn(16, 8), torch.randn(16, 1))

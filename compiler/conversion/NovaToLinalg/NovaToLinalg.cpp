@@ -34,6 +34,8 @@ namespace {
 void populateNovaToLinalgPatterns(RewritePatternSet &patterns) {
   populateElementwisePatterns(patterns);
   populateMatmulPatterns(patterns);
+  populateConvolutionPatterns(patterns);
+  populateRandomPatterns(patterns);
   populateReductionsPatterns(patterns);
   populateDataMovementPatterns(patterns);
   populateOptimizersPatterns(patterns);

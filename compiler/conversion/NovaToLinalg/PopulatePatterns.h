@@ -10,6 +10,8 @@ namespace mlir::nova::nova_to_linalg {
 
 void populateElementwisePatterns(RewritePatternSet &patterns);
 void populateMatmulPatterns(RewritePatternSet &patterns);
+void populateConvolutionPatterns(RewritePatternSet &patterns);
+void populateRandomPatterns(RewritePatternSet &patterns);
 void populateReductionsPatterns(RewritePatternSet &patterns);
 void populateDataMovementPatterns(RewritePatternSet &patterns);
 void populateOptimizersPatterns(RewritePatternSet &patterns);

@@ -1426,6 +1426,24 @@ LogicalResult convertCrossEntropyBackward(Converter &cv, Operation *op) {
   return cv.replace(op, backward->getResults());
 }
 
+/// nova::uniform(Tensor seed, int stream, int[] shape) -> f32 tensor.
+LogicalResult convertUniform(Converter &cv, Operation *op) {
+  if (op->getNumOperands() != 3 || op->getNumResults() != 1)
+    return cv.reject("expected 3 operands and 1 result");
+  FailureOr<Value> seed = cv.tensor(op->getOperand(0));
+  if (failed(seed))
+    return failure();
+  std::optional<int64_t> stream = cv.constantInt(op->getOperand(1));
+  if (!stream)
+    return cv.reject("stream must be a constant");
+  RankedTensorType seedType = typeOf(*seed);
+  if (seedType.getRank() != 0 || !seedType.getElementType().isInteger(64))
+    return cv.reject("the seed must be a 0-d int64 tensor");
+  return cv.replace(op, cv.create<RandomUniformOp>(cv.resultType(op), *seed,
+                                                   *stream)
+                            .getResult());
+}
+
 } // namespace
 
 void torch_to_nova::addStructuredHandlers(HandlerTable &table) {
@@ -1512,6 +1530,7 @@ void torch_to_nova::addStructuredHandlers(HandlerTable &table) {
       // Softmax cross-entropy (torch.nn.functional.cross_entropy).
       {"torch.nova.cross_entropy", convertCrossEntropy},
       {"torch.nova.cross_entropy_backward", convertCrossEntropyBackward},
+      {"torch.nova.uniform", convertUniform},
   };
   for (const auto &[name, handler] : handlers)
     table[name] = handler;

@@ -397,8 +397,10 @@ LogicalResult Converter::replace(Operation *op, ValueRange newResults) {
     return reject("internal error: " + Twine(newResults.size()) +
                   " values for " + Twine(op->getNumResults()) + " results");
   for (auto [index, value] : llvm::enumerate(newResults)) {
+    if (!value)
+      continue; // an unused result, possibly a None (convolution_backward)
     RankedTensorType expected = resultType(op, index);
-    if (value && value.getType() != expected) {
+    if (value.getType() != expected) {
       std::string text;
       llvm::raw_string_ostream os(text);
       os << "internal error: result #" << index << " converted to "
@@ -712,6 +714,7 @@ struct ConvertTorchToNovaPass
     HandlerTable handlers;
     addElementwiseHandlers(handlers);
     addStructuredHandlers(handlers);
+    addConvolutionHandlers(handlers);
     bool hadError = false;
     for (auto func : getOperation().getOps<func::FuncOp>())
       hadError |=

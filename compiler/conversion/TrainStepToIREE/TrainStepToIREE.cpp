@@ -375,6 +375,16 @@ struct ConvertTrainStepToIREEPass
 
 private:
   LogicalResult checkSignature(func::FuncOp func);
+  /// The argument result `r` (>= 1) is the new value of: new params, then
+  /// the updated buffers, then the optimizer state.
+  int64_t updatedArgument(int64_t r) const {
+    int64_t updated = updatedBuffers.size();
+    if (r <= params)
+      return r - 1;
+    if (r <= params + updated)
+      return params + updatedBuffers[r - 1 - params];
+    return buffers + r - 1 - updated;
+  }
   void makeUpdatesInPlace(func::FuncOp func);
 };
 
@@ -390,11 +400,20 @@ LogicalResult ConvertTrainStepToIREEPass::checkSignature(func::FuncOp func) {
     return func.emitError() << "expected at least " << numState + hypers
                             << " arguments (state and hyperparameters), got "
                             << numArgs;
+  int64_t numUpdated = updatedBuffers.size();
+  for (auto [i, index] : llvm::enumerate(updatedBuffers))
+    if (index < 0 || index >= buffers ||
+        (i > 0 && index <= updatedBuffers[i - 1]))
+      return func.emitError() << "updated-buffers must be increasing buffer "
+                                 "indices below "
+                              << static_cast<int64_t>(buffers) << ", got "
+                              << index;
   int64_t numResults = type.getNumResults();
-  if (numResults != 1 + params + params * statesPerParam)
+  if (numResults != 1 + params + numUpdated + params * statesPerParam)
     return func.emitError()
-           << "expected " << 1 + params + params * statesPerParam
-           << " results (loss, new params, new state), got " << numResults;
+           << "expected " << 1 + params + numUpdated + params * statesPerParam
+           << " results (loss, new params, new buffers, new state), got "
+           << numResults;
   if (!stateNames.empty() &&
       static_cast<int64_t>(stateNames.size()) != numState)
     return func.emitError() << "state-names has " << stateNames.size()
@@ -411,7 +430,7 @@ LogicalResult ConvertTrainStepToIREEPass::checkSignature(func::FuncOp func) {
                               << " must be tensor<f32>, got "
                               << type.getInput(numState + h);
   for (int64_t r = 1; r < numResults; ++r) {
-    int64_t arg = r <= params ? r - 1 : buffers + r - 1;
+    int64_t arg = updatedArgument(r);
     if (type.getResult(r) != type.getInput(arg))
       return func.emitError() << "result " << r << " (" << type.getResult(r)
                               << ") updates argument " << arg << " of type "
@@ -429,9 +448,14 @@ void ConvertTrainStepToIREEPass::makeUpdatesInPlace(func::FuncOp func) {
   // The argument each returned value updates (result r >= 1).
   DenseMap<Value, int64_t> updatedArg;
   SetVector<linalg::GenericOp> updates;
+  int64_t numUpdatedBuffers = updatedBuffers.size();
   for (int64_t r = 1; r < ret.getNumOperands(); ++r) {
+    // Buffers the forward writes (running statistics, small) are stored
+    // as new values.
+    if (r > params && r <= params + numUpdatedBuffers)
+      continue;
     Value value = ret.getOperand(r);
-    int64_t arg = r <= params ? r - 1 : buffers + r - 1;
+    int64_t arg = updatedArgument(r);
     if (!updatedArg.try_emplace(value, arg).second) {
       updatedArg[value] = -1; // returned twice: cannot tie both
       continue;
@@ -558,7 +582,7 @@ void ConvertTrainStepToIREEPass::runOnOperation() {
   func.setPrivate();
   Operation *call = func::CallOp::create(b, loc, func, operands);
   for (int64_t r = 1; r < static_cast<int64_t>(call->getNumResults()); ++r) {
-    int64_t arg = r <= params ? r - 1 : buffers + r - 1;
+    int64_t arg = updatedArgument(r);
     storeGlobal(b, loc, symbols[arg], call->getResult(r));
   }
   utilReturn(b, loc, {call->getResult(0)});

@@ -584,3 +584,70 @@ func.func @cumsum_reverse_i64(%x: tensor<6xi64>) -> tensor<6xi64> {
   %0 = nova.cumsum %x dim = 0 reverse : tensor<6xi64>
   return %0 : tensor<6xi64>
 }
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// Convolution and random numbers
+//===----------------------------------------------------------------------===//
+
+// A grouped, padded, strided convolution: the input is inserted into a zero
+// tensor (the padding), input and weight get a group dim, and one generic
+// over (n, g, f, oh, ow, c, kh, kw) reads the input at oh + kh, ow * 2 + kw,
+// accumulating bf16 products in f32.
+// CHECK-DAG: #[[IN:.+]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1, d5, d3 + d6, d4 * 2 + d7)>
+// CHECK-DAG: #[[W:.+]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d1, d2, d5, d6, d7)>
+// CHECK-DAG: #[[OUT:.+]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1, d2, d3, d4)>
+// CHECK-LABEL: func.func @convolution_grouped_padded
+// CHECK:         %[[ZERO:.+]] = linalg.fill ins(%{{.+}} : bf16) outs(%{{.+}} : tensor<2x4x6x7xbf16>)
+// CHECK:         %[[PADDED:.+]] = tensor.insert_slice %{{.+}} into %[[ZERO]][0, 0, 1, 1] [2, 4, 5, 5] [1, 1, 1, 1]
+// CHECK:         %[[X:.+]] = tensor.expand_shape %[[PADDED]] {{\[}}[0], [1, 2], [3], [4]] {{.*}} into tensor<2x2x2x6x7xbf16>
+// CHECK:         %[[K:.+]] = tensor.expand_shape %{{.+}} {{\[}}[0, 1], [2], [3], [4]] {{.*}} into tensor<2x3x2x3x3xbf16>
+// CHECK:         %[[ACC:.+]] = linalg.fill ins(%{{.+}} : f32) outs(%{{.+}} : tensor<2x2x3x4x3xf32>)
+// CHECK:         linalg.generic {indexing_maps = [#[[IN]], #[[W]], #[[OUT]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%[[X]], %[[K]] : {{.*}}) outs(%[[ACC]] : tensor<2x2x3x4x3xf32>)
+// CHECK:           arith.extf
+// CHECK:           arith.mulf
+// CHECK:           arith.addf
+// CHECK:         arith.truncf
+// CHECK:         tensor.collapse_shape %{{.+}} {{\[}}[0], [1, 2], [3], [4]] : tensor<2x2x3x4x3xbf16> into tensor<2x6x4x3xbf16>
+func.func @convolution_grouped_padded(%x: tensor<2x4x5x5xbf16>, %w: tensor<6x2x3x3xbf16>) -> tensor<2x6x4x3xbf16> {
+  %0 = nova.convolution %x, %w {stride = array<i64: 1, 2>, padding_low = array<i64: 1, 1>, padding_high = array<i64: 0, 1>, dilation = array<i64: 1, 1>, lhs_dilation = array<i64: 1, 1>, groups = 2 : i64} : tensor<2x4x5x5xbf16>, tensor<6x2x3x3xbf16> -> tensor<2x6x4x3xbf16>
+  return %0 : tensor<2x6x4x3xbf16>
+}
+
+// -----
+
+// A transposed convolution: the input dilated by 2 (inserted with stride 2),
+// the kernel dilated by 2 in the window index.
+// CHECK-DAG: #[[IN:.+]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d4, d3 + d5 * 2)>
+// CHECK-LABEL: func.func @convolution_transposed
+// CHECK:         tensor.insert_slice %{{.+}} into %{{.+}}[0, 0, 1] [1, 2, 3] [1, 1, 2] : tensor<1x2x3xf32> into tensor<1x2x7xf32>
+// CHECK:         linalg.generic {indexing_maps = [#[[IN]], {{.*}} outs(%{{.+}} : tensor<1x1x3x5xf32>)
+func.func @convolution_transposed(%g: tensor<1x2x3xf32>, %w: tensor<3x2x2xf32>) -> tensor<1x3x5xf32> {
+  %0 = nova.convolution %g, %w {stride = array<i64: 1>, padding_low = array<i64: 1>, padding_high = array<i64: 1>, dilation = array<i64: 2>, lhs_dilation = array<i64: 2>, groups = 1 : i64} : tensor<1x2x3xf32>, tensor<3x2x2xf32> -> tensor<1x3x5xf32>
+  return %0 : tensor<1x3x5xf32>
+}
+
+// -----
+
+// Each element hashes its row-major index + 1 with the seed and the stream's
+// key (3 * 0xD1B54A32D192ED03 wrapped) through splitmix64's finalizer; the
+// top 24 bits become the float.
+// CHECK-LABEL: func.func @random_uniform
+// CHECK:         linalg.generic {{.*}} ins(%{{.+}} : tensor<i64>) outs(%{{.+}} : tensor<4x8xf32>)
+// CHECK:           linalg.index 1
+// CHECK:           linalg.index 0
+// CHECK:           arith.constant 8 : i64
+// CHECK:           arith.xori %{{.+}}, %{{.+}} : i64
+// CHECK:           arith.constant -7046029254386353131 : i64
+// CHECK:           arith.constant 30 : i64
+// CHECK:           arith.shrui
+// CHECK:           arith.constant 27 : i64
+// CHECK:           arith.constant 31 : i64
+// CHECK:           arith.constant 40 : i64
+// CHECK:           arith.uitofp %{{.+}} : i64 to f32
+// CHECK:           arith.constant 5.96046448E-8 : f32
+func.func @random_uniform(%seed: tensor<i64>) -> tensor<4x8xf32> {
+  %0 = nova.random_uniform %seed stream = 3 : tensor<i64> -> tensor<4x8xf32>
+  return %0 : tensor<4x8xf32>
+}

@@ -208,3 +208,33 @@
   %2:2 = "torch.operator"(%arg0, %arg0, %arg0, %0, %1) <{name = "torch.nova.attention"}> : (!torch.vtensor<[4,8],f32>, !torch.vtensor<[4,8],f32>, !torch.vtensor<[4,8],f32>, !torch.bool, !torch.float) -> (!torch.vtensor<[4,8],f32>, !torch.vtensor<[4],f32>)
   "func.return"(%2#0) : (!torch.vtensor<[4,8],f32>) -> ()
 }) : () -> ()
+
+// -----
+
+// nova::uniform draws from a 0-d int64 seed (python/nova/random_ops.py).
+"func.func"() <{function_type = (!torch.vtensor<[2],si64>) -> !torch.vtensor<[4],f32>, sym_name = "uniform_seed_not_scalar"}> ({
+^bb0(%arg0: !torch.vtensor<[2],si64>):
+  %0 = "torch.constant.int"() <{value = 0 : i64}> : () -> !torch.int
+  %1 = "torch.constant.int"() <{value = 4 : i64}> : () -> !torch.int
+  %2 = "torch.prim.ListConstruct"(%1) : (!torch.int) -> !torch.list<int>
+  // expected-error@+1 {{unsupported torch op 'torch.nova.uniform': the seed must be a 0-d int64 tensor}}
+  %3 = "torch.operator"(%arg0, %0, %2) <{name = "torch.nova.uniform"}> : (!torch.vtensor<[2],si64>, !torch.int, !torch.list<int>) -> !torch.vtensor<[4],f32>
+  "func.return"(%3) : (!torch.vtensor<[4],f32>) -> ()
+}) : () -> ()
+
+// -----
+
+// A convolution's input gradient needs padding <= dilation * (kernel - 1).
+"func.func"() <{function_type = (!torch.vtensor<[1,2,7],f32>, !torch.vtensor<[1,2,5],f32>, !torch.vtensor<[2,2,1],f32>) -> !torch.vtensor<[1,2,5],f32>, sym_name = "conv_input_grad_padding"}> ({
+^bb0(%arg0: !torch.vtensor<[1,2,7],f32>, %arg1: !torch.vtensor<[1,2,5],f32>, %arg2: !torch.vtensor<[2,2,1],f32>):
+  %0 = "torch.constant.int"() <{value = 1 : i64}> : () -> !torch.int
+  %1 = "torch.constant.int"() <{value = 0 : i64}> : () -> !torch.int
+  %2 = "torch.constant.bool"() <{value = false}> : () -> !torch.bool
+  %3 = "torch.constant.bool"() <{value = true}> : () -> !torch.bool
+  %4 = "torch.prim.ListConstruct"(%1) : (!torch.int) -> !torch.list<int>
+  %5 = "torch.prim.ListConstruct"(%0) : (!torch.int) -> !torch.list<int>
+  %6 = "torch.prim.ListConstruct"(%3, %2, %2) : (!torch.bool, !torch.bool, !torch.bool) -> !torch.list<bool>
+  // expected-error@+1 {{unsupported torch op 'torch.aten.convolution_backward': a padding larger than the dilated kernel is not supported in a convolution's input gradient}}
+  %7:3 = "torch.aten.convolution_backward"(%arg0, %arg1, %arg2, %4, %5, %5, %5, %2, %4, %0, %6) : (!torch.vtensor<[1,2,7],f32>, !torch.vtensor<[1,2,5],f32>, !torch.vtensor<[2,2,1],f32>, !torch.list<int>, !torch.list<int>, !torch.list<int>, !torch.list<int>, !torch.bool, !torch.list<int>, !torch.int, !torch.list<bool>) -> (!torch.vtensor<[1,2,5],f32>, !torch.none, !torch.none)
+  "func.return"(%7#0) : (!torch.vtensor<[1,2,5],f32>) -> ()
+}) : () -> ()

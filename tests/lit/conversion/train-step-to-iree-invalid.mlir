@@ -3,7 +3,7 @@
 
 // NOUNREG: convert-train-step-to-iree emits IREE's util/flow/hal ops unregistered: allow unregistered dialects
 
-// expected-error @+1 {{expected 3 results (loss, new params, new state), got 2}}
+// expected-error @+1 {{expected 3 results (loss, new params, new buffers, new state), got 2}}
 func.func @main(%w: tensor<4xf32>, %m: tensor<4xf32>, %lr: tensor<f32>) -> (tensor<f32>, tensor<4xf32>) {
   return %lr, %w : tensor<f32>, tensor<4xf32>
 }

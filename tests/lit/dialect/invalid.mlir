@@ -1103,3 +1103,71 @@ func.func @reverse_dim_twice(%x: tensor<2x5xf32>) -> tensor<2x5xf32> {
   %0 = nova.reverse %x dims = [1, 1] : tensor<2x5xf32>
   return %0 : tensor<2x5xf32>
 }
+
+//===----------------------------------------------------------------------===//
+// nova.convolution
+//===----------------------------------------------------------------------===//
+
+// -----
+
+func.func @convolution_rank(%x: tensor<2x4xf32>, %w: tensor<6x4xf32>) {
+  // expected-error @+1 {{input must have rank >= 3 ([N, C, spatial...]), got 2}}
+  %0 = nova.convolution %x, %w {stride = array<i64>, padding_low = array<i64>, padding_high = array<i64>, dilation = array<i64>, lhs_dilation = array<i64>, groups = 1 : i64} : tensor<2x4xf32>, tensor<6x4xf32> -> tensor<2x6xf32>
+  return
+}
+
+// -----
+
+func.func @convolution_attribute_length(%x: tensor<2x4x9x9xf32>, %w: tensor<6x4x3x3xf32>) {
+  // expected-error @+1 {{stride has 1 entries for 2 spatial dims}}
+  %0 = nova.convolution %x, %w {stride = array<i64: 1>, padding_low = array<i64: 0, 0>, padding_high = array<i64: 0, 0>, dilation = array<i64: 1, 1>, lhs_dilation = array<i64: 1, 1>, groups = 1 : i64} : tensor<2x4x9x9xf32>, tensor<6x4x3x3xf32> -> tensor<2x6x7x7xf32>
+  return
+}
+
+// -----
+
+func.func @convolution_negative_padding(%x: tensor<2x4x9x9xf32>, %w: tensor<6x4x3x3xf32>) {
+  // expected-error @+1 {{padding_low entries must be >= 0, got [-1, 0]}}
+  %0 = nova.convolution %x, %w {stride = array<i64: 1, 1>, padding_low = array<i64: -1, 0>, padding_high = array<i64: 0, 0>, dilation = array<i64: 1, 1>, lhs_dilation = array<i64: 1, 1>, groups = 1 : i64} : tensor<2x4x9x9xf32>, tensor<6x4x3x3xf32> -> tensor<2x6x6x7xf32>
+  return
+}
+
+// -----
+
+func.func @convolution_groups(%x: tensor<2x4x9x9xf32>, %w: tensor<6x2x3x3xf32>) {
+  // expected-error @+1 {{groups 4 must divide the input's 4 channels and the weight's 6 features}}
+  %0 = nova.convolution %x, %w {stride = array<i64: 1, 1>, padding_low = array<i64: 0, 0>, padding_high = array<i64: 0, 0>, dilation = array<i64: 1, 1>, lhs_dilation = array<i64: 1, 1>, groups = 4 : i64} : tensor<2x4x9x9xf32>, tensor<6x2x3x3xf32> -> tensor<2x6x7x7xf32>
+  return
+}
+
+// -----
+
+func.func @convolution_channels(%x: tensor<2x4x9x9xf32>, %w: tensor<6x3x3x3xf32>) {
+  // expected-error @+1 {{weight [6, 3, 3, 3] takes 3 channels per group, but the input has 4 channels in 1 groups}}
+  %0 = nova.convolution %x, %w {stride = array<i64: 1, 1>, padding_low = array<i64: 0, 0>, padding_high = array<i64: 0, 0>, dilation = array<i64: 1, 1>, lhs_dilation = array<i64: 1, 1>, groups = 1 : i64} : tensor<2x4x9x9xf32>, tensor<6x3x3x3xf32> -> tensor<2x6x7x7xf32>
+  return
+}
+
+// -----
+
+func.func @convolution_window(%x: tensor<2x4x2x9xf32>, %w: tensor<6x4x3x3xf32>) {
+  // expected-error @+1 {{the kernel window 5 is larger than the padded input extent 2 along spatial dim 0}}
+  %0 = nova.convolution %x, %w {stride = array<i64: 1, 1>, padding_low = array<i64: 0, 0>, padding_high = array<i64: 0, 0>, dilation = array<i64: 2, 1>, lhs_dilation = array<i64: 1, 1>, groups = 1 : i64} : tensor<2x4x2x9xf32>, tensor<6x4x3x3xf32> -> tensor<2x6x1x7xf32>
+  return
+}
+
+// -----
+
+func.func @convolution_result_shape(%x: tensor<2x4x9x9xf32>, %w: tensor<6x4x3x3xf32>) {
+  // expected-error @+1 {{result shape [2, 6, 7, 7] differs from the expected [2, 6, 4, 7]}}
+  %0 = nova.convolution %x, %w {stride = array<i64: 2, 1>, padding_low = array<i64: 0, 0>, padding_high = array<i64: 0, 0>, dilation = array<i64: 1, 1>, lhs_dilation = array<i64: 1, 1>, groups = 1 : i64} : tensor<2x4x9x9xf32>, tensor<6x4x3x3xf32> -> tensor<2x6x7x7xf32>
+  return
+}
+
+// -----
+
+func.func @random_uniform_seed(%seed: tensor<i32>) {
+  // expected-error @+1 {{operand #0 must be 0D tensor of 64-bit signless integer values}}
+  %0 = nova.random_uniform %seed stream = 0 : tensor<i32> -> tensor<4xf32>
+  return
+}

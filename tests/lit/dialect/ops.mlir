@@ -154,6 +154,24 @@ func.func @matmul(%a: tensor<8x16xbf16>, %b: tensor<16x32xbf16>) -> tensor<8x32x
   return %0 : tensor<8x32xf32>
 }
 
+// nova.convolution: the hyperparameters are attributes (transposed and
+// grouped convolutions are lhs_dilation and groups).
+// CHECK-LABEL: func.func @convolution
+func.func @convolution(%x: tensor<2x4x9x7xbf16>, %w: tensor<6x2x3x3xbf16>, %g: tensor<2x6x5x3xbf16>, %wt: tensor<4x3x3x3xbf16>) -> (tensor<2x6x5x3xbf16>, tensor<2x4x9x7xbf16>) {
+  // CHECK-NEXT: nova.convolution %{{.*}}, %{{.*}} {dilation = array<i64: 1, 1>, groups = 2 : i64, lhs_dilation = array<i64: 1, 1>, padding_high = array<i64: 1, 0>, padding_low = array<i64: 1, 0>, stride = array<i64: 2, 2>} : tensor<2x4x9x7xbf16>, tensor<6x2x3x3xbf16> -> tensor<2x6x5x3xbf16>
+  %0 = nova.convolution %x, %w {stride = array<i64: 2, 2>, padding_low = array<i64: 1, 0>, padding_high = array<i64: 1, 0>, dilation = array<i64: 1, 1>, lhs_dilation = array<i64: 1, 1>, groups = 2 : i64} : tensor<2x4x9x7xbf16>, tensor<6x2x3x3xbf16> -> tensor<2x6x5x3xbf16>
+  // CHECK-NEXT: nova.convolution {{.*}} lhs_dilation = array<i64: 2, 2>
+  %1 = nova.convolution %g, %wt {stride = array<i64: 1, 1>, padding_low = array<i64: 1, 2>, padding_high = array<i64: 1, 2>, dilation = array<i64: 1, 1>, lhs_dilation = array<i64: 2, 2>, groups = 2 : i64} : tensor<2x6x5x3xbf16>, tensor<4x3x3x3xbf16> -> tensor<2x4x9x7xbf16>
+  return %0, %1 : tensor<2x6x5x3xbf16>, tensor<2x4x9x7xbf16>
+}
+
+// CHECK-LABEL: func.func @random_uniform
+func.func @random_uniform(%seed: tensor<i64>) -> tensor<4x8xf32> {
+  // CHECK-NEXT: nova.random_uniform %{{.*}} stream = 3 : tensor<i64> -> tensor<4x8xf32>
+  %0 = nova.random_uniform %seed stream = 3 : tensor<i64> -> tensor<4x8xf32>
+  return %0 : tensor<4x8xf32>
+}
+
 // CHECK-LABEL: func.func @matmul_layouts
 func.func @matmul_layouts(%a: tensor<8x16xf32>, %at: tensor<16x8xf32>, %b: tensor<16x32xf32>, %bt: tensor<32x16xf32>) -> (tensor<8x32xf32>, tensor<8x32xf32>, tensor<8x32xf32>) {
   // CHECK-NEXT: nova.matmul %{{.*}}, %{{.*}} {transpose_rhs} : tensor<8x16xf32>, tensor<32x16xf32> -> tensor<8x32xf32>

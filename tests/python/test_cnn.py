@@ -1,0 +1,174 @@
+"""Convolutional models trained by nova.jit on CPU next to eager (issue: real
+models): convolutions (strided, padded, dilated, grouped, transposed, 1-d
+and 2-d) and their backward as nova.convolution, max and average pooling
+(ceil mode, padding, count_include_pad) and BatchNorm, whose running
+statistics and batch counter are buffers the step updates; `model.eval()`
+runs a separately compiled program with the running statistics.
+
+Compared after each step: the loss (relative 1e-4); after the run, every
+parameter (relative norm error of the update 1e-3) and buffer (1e-5).
+"""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+import nova
+
+
+@pytest.fixture(autouse=True)
+def _fresh_cache(fresh_cache: None) -> None:
+    """Every test here compiles into a cache of its own."""
+
+
+class SmallCNN(nn.Module):
+    """Conv-BN-ReLU blocks (no conv bias before a BatchNorm, as usual), max
+    and average pooling, global average pooling and a linear head."""
+
+    def __init__(self, classes: int = 10) -> None:
+        super().__init__()
+        self.stem = nn.Sequential(nn.Conv2d(3, 8, 3, padding=1, bias=False), nn.BatchNorm2d(8), nn.ReLU())
+        self.pool = nn.MaxPool2d(2)
+        self.block = nn.Sequential(nn.Conv2d(8, 16, 3, stride=2, padding=1, bias=False), nn.BatchNorm2d(16), nn.ReLU())
+        self.avg = nn.AvgPool2d(2)
+        self.head = nn.Linear(16, classes)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        x = self.avg(self.block(self.pool(self.stem(x))))
+        return self.head(F.adaptive_avg_pool2d(x, 1).flatten(1))
+
+
+class ConvVariants(nn.Module):
+    """Every convolution and pooling form the converter handles, on odd sizes."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.grouped = nn.Conv2d(4, 8, (3, 2), stride=(2, 1), padding=(1, 0), groups=2)
+        self.dilated = nn.Conv2d(8, 8, 3, padding=2, dilation=2)
+        self.up = nn.ConvTranspose2d(8, 6, 3, stride=2, padding=1, output_padding=1)
+        self.maxpool = nn.MaxPool2d(3, stride=2, padding=1, dilation=1, ceil_mode=True)
+        self.avgpool = nn.AvgPool2d(3, stride=2, padding=1, ceil_mode=True, count_include_pad=False)
+        self.conv1d = nn.Conv1d(6, 5, 4, stride=3, padding=2)
+        self.pool1d = nn.MaxPool1d(2)
+        self.head = nn.Linear(5, 3)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        x = torch.tanh(self.dilated(torch.tanh(self.grouped(x))))
+        x = self.avgpool(self.maxpool(torch.tanh(self.up(x))))
+        x = self.pool1d(torch.tanh(self.conv1d(x.flatten(2))))
+        return self.head(x.mean(-1))
+
+
+def _assert_trains_like_eager(make_model, batch_shape, classes, steps=4, lr=1e-2):
+    torch.manual_seed(0)
+    eager = make_model()
+    compiled = copy.deepcopy(eager)
+    init = copy.deepcopy(eager)
+    eager_opt = torch.optim.AdamW(eager.parameters(), lr=lr)
+    step = nova.jit(compiled, torch.optim.AdamW(compiled.parameters(), lr=lr), F.cross_entropy)
+    gen = torch.Generator().manual_seed(3)
+    for _ in range(steps):
+        x = torch.randn(batch_shape, generator=gen)
+        y = torch.randint(0, classes, batch_shape[:1], generator=gen)
+        loss = F.cross_entropy(eager(x), y)
+        loss.backward()
+        eager_opt.step()
+        eager_opt.zero_grad(set_to_none=True)
+        nova_loss = step(x, y)
+        assert abs(float(nova_loss) - float(loss)) <= 1e-4 * abs(float(loss))
+    step.sync()
+    before = dict(init.named_parameters())
+    for (name, p_eager), p_nova in zip(eager.named_parameters(), compiled.parameters()):
+        update = (p_eager - before[name]).detach()
+        err = (p_nova - p_eager).detach().norm() / update.norm().clamp_min(1e-12)
+        assert err < 1e-3, (name, float(err))
+    for (name, b_eager), b_nova in zip(eager.named_buffers(), compiled.buffers()):
+        assert torch.allclose(b_nova.float(), b_eager.float(), rtol=1e-5, atol=1e-6), name
+    return eager, compiled, step
+
+
+def test_cnn_with_batch_norm_trains_like_eager():
+    eager, compiled, _ = _assert_trains_like_eager(SmallCNN, (4, 3, 16, 16), 10)
+    # The running statistics moved and the batch counter counted the steps.
+    bn = compiled.stem[1]
+    assert int(bn.num_batches_tracked) == 4
+    assert float(bn.running_var.sub(1).abs().max()) > 1e-3
+
+
+def test_convolution_and_pooling_variants_train_like_eager():
+    _assert_trains_like_eager(ConvVariants, (2, 4, 11, 9), 3)
+
+
+def test_eval_mode_is_its_own_program():
+    """A step in eval mode normalizes with the running statistics and leaves
+    them alone; switching back to train mode uses the training program."""
+    torch.manual_seed(0)
+    eager = SmallCNN()
+    compiled = copy.deepcopy(eager)
+    eager_opt = torch.optim.SGD(eager.parameters(), lr=0.05)
+    step = nova.jit(compiled, torch.optim.SGD(compiled.parameters(), lr=0.05), F.cross_entropy)
+    gen = torch.Generator().manual_seed(1)
+    for mode in ("train", "eval", "train"):
+        eager.train(mode == "train")
+        compiled.train(mode == "train")
+        x = torch.randn((4, 3, 16, 16), generator=gen)
+        y = torch.randint(0, 10, (4,), generator=gen)
+        loss = F.cross_entropy(eager(x), y)
+        loss.backward()
+        eager_opt.step()
+        eager_opt.zero_grad(set_to_none=True)
+        assert abs(float(step(x, y)) - float(loss)) <= 1e-4 * float(loss), mode
+    step.sync()
+    assert len(step._programs) == 2
+    assert int(compiled.stem[1].num_batches_tracked) == 2
+    for (name, b_eager), b_nova in zip(eager.named_buffers(), compiled.buffers()):
+        assert torch.allclose(b_nova.float(), b_eager.float(), rtol=1e-5, atol=1e-6), name
+
+
+def test_compiled_forward_of_a_cnn_in_eval_mode():
+    torch.manual_seed(0)
+    model = SmallCNN()
+    model.train()
+    model(torch.randn(8, 3, 16, 16))  # running statistics away from (0, 1)
+    model.eval()
+    x = torch.randn(2, 3, 16, 16)
+    forward = nova.jit(model)
+    with torch.no_grad():
+        torch.testing.assert_close(forward(x), model(x), rtol=1e-5, atol=1e-5)
+
+
+def test_batch_norm_without_momentum_is_a_clear_error():
+    model = nn.Sequential(nn.Conv2d(3, 4, 3), nn.BatchNorm2d(4, momentum=None), nn.Flatten(), nn.LazyLinear(2))
+    model(torch.randn(2, 3, 8, 8))
+    step = nova.jit(model, torch.optim.SGD(model.parameters(), lr=0.1), F.cross_entropy)
+    with pytest.raises(NotImplementedError, match="momentum=None"):
+        step(torch.randn(2, 3, 8, 8), torch.tensor([0, 1]))
+
+
+@pytest.mark.parametrize("track_running_stats", [True, False])
+def test_batch_norm_1d_trains_like_eager(track_running_stats: bool):
+    """Without running statistics BatchNorm normalizes with the batch's in
+    eval mode too, and the step updates no buffer."""
+    torch.manual_seed(0)
+    eager = nn.Sequential(nn.Linear(8, 8), nn.BatchNorm1d(8, track_running_stats=track_running_stats), nn.Linear(8, 1))
+    compiled = copy.deepcopy(eager)
+    eager_opt = torch.optim.SGD(eager.parameters(), lr=0.1)
+    step = nova.jit(compiled, torch.optim.SGD(compiled.parameters(), lr=0.1), loss_fn=F.mse_loss)
+    gen = torch.Generator().manual_seed(2)
+    for _ in range(3):
+        x, y = torch.randn(16, 8, generator=gen), torch.randn(16, 1, generator=gen)
+        loss = F.mse_loss(eager(x), y)
+        loss.backward()
+        eager_opt.step()
+        eager_opt.zero_grad(set_to_none=True)
+        assert abs(float(step(x, y)) - float(loss)) <= 1e-4 * float(loss)
+    step.sync()
+    layout = next(iter(step._programs.values())).layout
+    assert len(layout.updated_buffers) == (3 if track_running_stats else 0)
+    for (name, t_eager), t_nova in zip(eager.state_dict().items(), compiled.state_dict().values()):
+        torch.testing.assert_close(t_nova, t_eager, rtol=1e-4, atol=1e-6, msg=name)
