@@ -61,7 +61,7 @@ def _train_step_signature(captured: capture.CapturedGraph, target: str, seconds:
         "state": [_spec_json(s) for s in specs if s.role in _STATE_ROLES],
         "hypers": hypers,
         "inputs": [{"role": capture.ROLE_HYPER, "name": "hypers", "shape": [len(hypers)], "dtype": "f32"}]
-        + [_spec_json(s) for s in specs if s.role == capture.ROLE_BATCH],
+        + [_spec_json(s) for s in specs if s.role in (capture.ROLE_BATCH, capture.ROLE_SEED)],
         "outputs": [_spec_json(loss)],
         "layout": dataclasses.asdict(captured.train_layout),
         "compile_seconds": seconds,
@@ -146,6 +146,10 @@ def export_train_step(
         path = inputs_dir / f"batch{i}.npy"
         np.save(path, _to_numpy(tensor))
         flags.append(f"--input=@{path}")
+    if layout.random:  # the step's random numbers are drawn from this seed
+        path = inputs_dir / "seed.npy"
+        np.save(path, _to_numpy(inputs[-1]))
+        flags.append(f"--input=@{path}")
     loss = captured.output_specs[0]
     flags.append(f"--input=&{DTYPE_NAMES[loss.dtype]}")  # the loss's storage (0-d)
     outputs_dir = out_dir / "outputs"
@@ -159,7 +163,8 @@ def export_train_step(
 def _to_numpy(tensor: torch.Tensor) -> np.ndarray:
     from nova.runtime.tensors import torch_to_numpy
 
-    return np.ascontiguousarray(torch_to_numpy(tensor.detach().cpu()))
+    array = torch_to_numpy(tensor.detach().cpu())
+    return np.ascontiguousarray(array).reshape(array.shape)  # ascontiguousarray makes 0-d arrays 1-d
 
 
 def export_function(fn, example_args: tuple[torch.Tensor, ...], out_dir: Path, *, target: str = "cpu") -> Path:

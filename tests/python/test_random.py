@@ -214,3 +214,17 @@ def test_uniform_reference_statistics():
     other = uniform(torch.tensor(123, dtype=torch.int64), 1, [200000])
     assert abs(float(torch.corrcoef(torch.stack([u, other]))[0, 1])) < 0.01
     assert not torch.equal(u, uniform(torch.tensor(124, dtype=torch.int64), 0, [200000]))
+
+
+def test_cuda_step_with_dropout_compiles():
+    """nova.random_uniform's integer hash lowers for CUDA (IREE's codegen)."""
+    from nova.pipeline import compile_captured
+
+    torch.manual_seed(0)
+    model = DropoutMLP()
+    captured = capture.capture_train_step(
+        model, torch.optim.AdamW(model.parameters()), F.cross_entropy, _classifier_batches(1)[0],
+        autocast_dtype=torch.bfloat16,
+    )
+    vmfb, _ = compile_captured(captured, "cuda:sm_90", name="dropout-mlp")
+    assert vmfb

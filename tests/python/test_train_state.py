@@ -158,3 +158,51 @@ def test_exported_step_of_another_abi_is_refused(tmp_path: Path):
     (tmp_path / "step.json").write_text(json.dumps(signature))
     with pytest.raises(ValueError, match="export it again"):
         nova.load_exported_step(tmp_path, model, optimizer, loss_fn)
+
+
+def test_export_with_batch_norm_and_dropout(tmp_path: Path):
+    """An exported step that updates buffers (BatchNorm's running statistics)
+    and draws random numbers (dropout) takes its seed as one more input:
+    iree-run-module runs it from the files alone, and nova.load_exported_step
+    trains like the captured graph run eagerly on the same seeds."""
+    from nova import capture
+    from nova.export import export_train_step
+
+    def make() -> nn.Module:
+        torch.manual_seed(0)
+        return nn.Sequential(nn.Conv2d(3, 4, 3, bias=False), nn.BatchNorm2d(4), nn.ReLU(), nn.Flatten(),
+                             nn.Dropout(0.3), nn.Linear(4 * 6 * 6, 5))  # fmt: skip
+
+    loss_fn = nn.functional.cross_entropy
+    gen = torch.Generator().manual_seed(1)
+    batch = (torch.randn(4, 3, 8, 8, generator=gen), torch.randint(0, 5, (4,), generator=gen))
+    model = make()
+    export_train_step(model, torch.optim.SGD(model.parameters(), lr=0.1), batch, tmp_path, loss_fn=loss_fn)
+    signature = json.loads((tmp_path / "step.json").read_text())
+    assert [i["role"] for i in signature["inputs"]] == ["hyper", "batch", "batch", "seed"]
+    assert signature["layout"]["random"] and len(signature["layout"]["updated_buffers"]) == 3
+    run_module = Path(sysconfig.get_path("scripts")) / "iree-run-module"
+    result = subprocess.run([str(run_module), f"--flagfile={tmp_path / 'step.flags'}"], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+
+    reference = make()
+    ref_opt = torch.optim.SGD(reference.parameters(), lr=0.1)
+    captured = capture.capture_train_step(reference, ref_opt, loss_fn, batch)
+    seed = torch.from_numpy(np.load(tmp_path / "inputs" / "seed.npy"))
+    inputs = capture.train_step_inputs(captured, reference, ref_opt, batch)
+    expected = float(captured.graph_module(*inputs[:-1], seed)[0])
+    assert abs(float(np.load(tmp_path / "outputs" / "loss.npy")) - expected) <= 1e-5 * expected
+
+    nova_model = make()
+    step = nova.load_exported_step(tmp_path, nova_model, torch.optim.SGD(nova_model.parameters(), lr=0.1), loss_fn)
+    for i in range(2):
+        torch.manual_seed(10 + i)
+        loss = float(step(*batch))
+        torch.manual_seed(10 + i)
+        outputs = captured.graph_module(*capture.train_step_inputs(captured, reference, ref_opt, batch))
+        ref_loss = float(capture.apply_train_step_outputs(captured, reference, ref_opt, outputs))
+        assert abs(loss - ref_loss) <= 1e-5 * ref_loss
+    step.sync()
+    assert int(nova_model[1].num_batches_tracked) == 2
+    for (name, a), b in zip(nova_model.state_dict().items(), reference.state_dict().values()):
+        torch.testing.assert_close(a, b, rtol=1e-5, atol=1e-6, msg=name)

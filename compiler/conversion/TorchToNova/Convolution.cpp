@@ -606,12 +606,20 @@ Value poolDivisors(Converter &cv, const PoolGeometry &g,
     }
     divisors[i] = size;
   }
-  auto type = RankedTensorType::get(outputSpatial, cv.b().getF32Type());
-  SmallVector<float> values(divisors.begin(), divisors.end());
-  Value constant =
-      cv.create<ConstantOp>(DenseElementsAttr::get(type, ArrayRef(values)))
-          .getResult();
-  return cv.castTo(constant, element);
+  // Built in the element type: a cast of a constant would be left for
+  // IREE's constant evaluation, which crashes on bf16 truncation (3.13).
+  auto type = RankedTensorType::get(outputSpatial, element);
+  const llvm::fltSemantics &semantics =
+      cast<FloatType>(element).getFloatSemantics();
+  SmallVector<APFloat> values;
+  for (double divisor : divisors) {
+    APFloat value(divisor);
+    bool lost = false;
+    value.convert(semantics, APFloat::rmNearestTiesToEven, &lost);
+    values.push_back(value);
+  }
+  return cv.create<ConstantOp>(DenseElementsAttr::get(type, values))
+      .getResult();
 }
 
 /// Reads `avg_pool*(self, kernel_size, stride, padding, ceil_mode,
@@ -669,6 +677,8 @@ LogicalResult convertAvgPool(Converter &cv, Operation *op) {
     return failure();
   const PoolGeometry &g = pool->g;
   RankedTensorType type = cv.resultType(op);
+  if (!isa<FloatType>(type.getElementType()))
+    return cv.reject("average pooling needs a floating-point tensor");
   int64_t pooled = g.kernel.size(), lead = type.getRank() - pooled;
   if (lead < 1)
     return cv.reject("expected [..., C, pooled dims...]");
@@ -704,6 +714,8 @@ LogicalResult convertAvgPoolBackward(Converter &cv, Operation *op) {
     return failure();
   const PoolGeometry &g = pool->g;
   RankedTensorType type = cv.resultType(op);
+  if (!isa<FloatType>(type.getElementType()))
+    return cv.reject("average pooling needs a floating-point tensor");
   int64_t pooled = g.kernel.size(), lead = type.getRank() - pooled;
   ArrayRef<int64_t> inputSpatial = type.getShape().drop_front(lead),
                     outputSpatial = typeOf(*grad).getShape().drop_front(lead);
