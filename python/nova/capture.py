@@ -766,6 +766,17 @@ def _fake_inputs(real_or_shapes: Sequence[Tensor | tuple[torch.Size, torch.dtype
     return out
 
 
+def _check_micro_batches(batch: Sequence[Tensor], steps: int) -> None:
+    if not isinstance(steps, int) or steps < 1:
+        raise ValueError(f"gradient_accumulation_steps must be a positive int, got {steps!r}")
+    for i, b in enumerate(batch):
+        if steps > 1 and (b.dim() == 0 or b.shape[0] % steps):
+            raise ValueError(
+                f"gradient_accumulation_steps={steps}: batch input {i} of shape {tuple(b.shape)} does not split "
+                f"into {steps} equal micro-batches along dim 0"
+            )
+
+
 def _clip_grad_norm(grads: dict[str, Tensor], max_norm: float) -> dict[str, Tensor]:
     """torch.nn.utils.clip_grad_norm_'s arithmetic (L2), functionally: the
     global norm (the root of the per-tensor sums of squares, in f32), a
@@ -783,16 +794,23 @@ def capture_train_step(
     example_batch: tuple[Tensor, ...],
     autocast_dtype: torch.dtype | None = None,
     max_grad_norm: float | None = None,
+    gradient_accumulation_steps: int = 1,
 ) -> CapturedGraph:
     """Traces forward + backward + optimizer update as one graph (see module doc).
 
     With `loss_fn` None, `model(*batch)` returns the loss; otherwise the loss
     is `loss_fn(model(*batch[:-1]), batch[-1])`. With `max_grad_norm`, the
     gradients are clipped to that global L2 norm before the update, as
-    `torch.nn.utils.clip_grad_norm_` does (a constant of the graph).
+    `torch.nn.utils.clip_grad_norm_` does (a constant of the graph). With
+    `gradient_accumulation_steps` k > 1, every batch tensor is split along
+    dim 0 into k micro-batches, each runs forward and backward in turn
+    (buffers the forward writes carry over), and the update applies the mean
+    of their gradients, as eager's `(loss / k).backward()` per micro-batch
+    followed by `optimizer.step()`; the step's loss is the mean loss.
     """
     if max_grad_norm is not None and not max_grad_norm > 0:
         raise ValueError(f"max_grad_norm must be positive, got {max_grad_norm}")
+    _check_micro_batches(example_batch, gradient_accumulation_steps)
     rule = _rule_for(optimizer)
     layout = _plan_layout(model, optimizer, rule, len(example_batch))
     named = _named_tensors(model)
@@ -820,7 +838,7 @@ def capture_train_step(
 
         # Named `forward` on purpose: make_fx records stack traces only
         # through frames of that name, and this frame is where loss_fn runs.
-        def forward(trainable: dict[str, Tensor]) -> tuple[Tensor, dict[str, Tensor]]:
+        def forward(trainable: dict[str, Tensor], batch: Sequence[Tensor]) -> tuple[Tensor, dict[str, Tensor]]:
             # Buffers enter as copies made inside the grad transform, which
             # lets the forward write them (BatchNorm's running statistics);
             # the ones it wrote are the step's new buffer values.
@@ -837,8 +855,21 @@ def capture_train_step(
             stack.enter_context(_backward_seq_nr_tracking(loss))
             return loss, {n: t for n, t in buffers.items() if t._version != versions[n]}
 
-        with contextlib.ExitStack() as stack:
-            grads, (loss, written) = torch.func.grad_and_value(forward, has_aux=True)(p_in)
+        micro_batches = zip(*(b.chunk(gradient_accumulation_steps) for b in batch)) if batch else [()]
+        grads: dict[str, Tensor] = {}
+        losses: list[Tensor] = []
+        written: dict[str, Tensor] = {}
+        for micro in micro_batches:
+            with contextlib.ExitStack() as stack:
+                micro_grads, (loss, wrote) = torch.func.grad_and_value(forward, has_aux=True)(p_in, micro)
+            grads = {n: grads[n] + g for n, g in micro_grads.items()} if grads else micro_grads
+            losses.append(loss)
+            written.update(wrote)
+            consts.update(wrote)  # the next micro-batch sees the written buffers
+        if gradient_accumulation_steps > 1:
+            grads = {n: g / gradient_accumulation_steps for n, g in grads.items()}
+            loss = functools.reduce(operator.add, losses) / gradient_accumulation_steps
+        written = {n: written[n] for n in buffer_names if n in written}  # buffer order
         updated_buffers[:] = list(written)
         if max_grad_norm is not None:
             grads = _clip_grad_norm(grads, max_grad_norm)

@@ -175,12 +175,14 @@ class TrainStep:
         autocast_dtype: torch.dtype | None,
         allow_fallback: bool,
         max_grad_norm: float | None = None,
+        gradient_accumulation_steps: int = 1,
     ) -> None:
         self.model = model
         self.optimizer = optimizer
         self.loss_fn = loss_fn
         self.autocast_dtype = autocast_dtype
         self.max_grad_norm = max_grad_norm
+        self.gradient_accumulation_steps = gradient_accumulation_steps
         self._compiler = _Compiler(target, allow_fallback)
         self._programs: dict[tuple[Any, ...], Program] = {}
         # The program whose module globals hold the current state, and how
@@ -264,6 +266,7 @@ class TrainStep:
                 tuple(batch),
                 autocast_dtype=self.autocast_dtype,
                 max_grad_norm=self.max_grad_norm,
+                gradient_accumulation_steps=self.gradient_accumulation_steps,
             )
             announce(f"nova: {type(self.model).__name__}: capture {time.perf_counter() - start:.2f}s")
             device = next(self.model.parameters()).device
@@ -367,6 +370,7 @@ def jit(
     autocast_dtype: torch.dtype | None = None,
     allow_fallback: bool = False,
     max_grad_norm: float | None = None,
+    gradient_accumulation_steps: int = 1,
 ) -> TrainStep | CompiledFunction:
     """Compiles a training step (`model` + `optimizer`) or a forward function.
 
@@ -378,7 +382,11 @@ def jit(
     `allow_fallback` leaves aten ops Nova does not convert to IREE's own torch
     lowering instead of raising. `max_grad_norm` clips the gradients to that
     global L2 norm inside the step (as `torch.nn.utils.clip_grad_norm_` before
-    `optimizer.step()`); changing it recompiles.
+    `optimizer.step()`); changing it recompiles. `gradient_accumulation_steps`
+    k splits each batch into k micro-batches along dim 0, run forward and
+    backward one after the other inside the step, and updates once with the
+    mean gradient (eager's `(loss / k).backward()` per micro-batch, then
+    `optimizer.step()`); the returned loss is the mean.
     """
     if optimizer is not None:
         if not isinstance(model_or_fn, nn.Module):
@@ -391,9 +399,10 @@ def jit(
             autocast_dtype=autocast_dtype,
             allow_fallback=allow_fallback,
             max_grad_norm=max_grad_norm,
+            gradient_accumulation_steps=gradient_accumulation_steps,
         )
-    if max_grad_norm is not None:
-        raise TypeError("nova.jit: max_grad_norm needs an optimizer (a training step)")
+    if max_grad_norm is not None or gradient_accumulation_steps != 1:
+        raise TypeError("nova.jit: max_grad_norm and gradient_accumulation_steps need an optimizer (a training step)")
     if loss_fn is not None:
         raise TypeError("nova.jit: loss_fn needs an optimizer (a training step)")
     return CompiledFunction(model_or_fn, target=target, allow_fallback=allow_fallback)

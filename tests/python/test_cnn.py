@@ -174,6 +174,32 @@ def test_batch_norm_1d_trains_like_eager(track_running_stats: bool):
         torch.testing.assert_close(t_nova, t_eager, rtol=1e-4, atol=1e-6, msg=name)
 
 
+def test_gradient_accumulation_carries_batch_norm_statistics():
+    """With 2 micro-batches a step, BatchNorm's running statistics are
+    updated by each micro-batch in turn, as in eager accumulation."""
+    torch.manual_seed(0)
+    eager = SmallCNN()
+    compiled = copy.deepcopy(eager)
+    eager_opt = torch.optim.SGD(eager.parameters(), lr=0.05, momentum=0.9)
+    step = nova.jit(compiled, torch.optim.SGD(compiled.parameters(), lr=0.05, momentum=0.9), F.cross_entropy,
+                    gradient_accumulation_steps=2)  # fmt: skip
+    gen = torch.Generator().manual_seed(4)
+    for _ in range(2):
+        x, y = torch.randn((8, 3, 16, 16), generator=gen), torch.randint(0, 10, (8,), generator=gen)
+        losses = []
+        for xm, ym in zip(x.chunk(2), y.chunk(2)):
+            loss = F.cross_entropy(eager(xm), ym)
+            (loss / 2).backward()
+            losses.append(float(loss))
+        eager_opt.step()
+        eager_opt.zero_grad(set_to_none=True)
+        assert abs(float(step(x, y)) - sum(losses) / 2) <= 1e-4 * sum(losses) / 2
+    step.sync()
+    assert int(compiled.stem[1].num_batches_tracked) == 4
+    for (name, t_eager), t_nova in zip(eager.state_dict().items(), compiled.state_dict().values()):
+        torch.testing.assert_close(t_nova, t_eager, rtol=1e-4, atol=1e-5, msg=name)
+
+
 @pytest.mark.parametrize("make_model,shape", [(SmallCNN, (4, 3, 16, 16)), (ConvVariants, (2, 4, 11, 9))],
                          ids=["cnn", "variants"])
 def test_cuda_step_of_a_cnn_compiles(make_model, shape):

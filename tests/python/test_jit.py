@@ -173,6 +173,36 @@ def test_gradient_clipping_matches_eager():
         )
 
 
+def test_gradient_accumulation_matches_eager():
+    """`gradient_accumulation_steps=4`: each batch of 16 runs as 4
+    micro-batches of 4 inside the step, as eager's (loss / 4).backward() per
+    micro-batch and one optimizer.step(); the step returns the mean loss."""
+    torch.manual_seed(0)
+    eager_model = MLP(32, 64, 10)
+    nova_model = copy.deepcopy(eager_model)
+    make_opt = lambda m: torch.optim.AdamW(m.parameters(), lr=1e-2)  # noqa: E731
+    eager_opt, nova_opt = make_opt(eager_model), make_opt(nova_model)
+    step = nova.jit(nova_model, nova_opt, nn.functional.cross_entropy, gradient_accumulation_steps=4)
+    gen = torch.Generator().manual_seed(5)
+    for _ in range(3):
+        x, t = torch.randn(16, 32, generator=gen), torch.randint(0, 10, (16,), generator=gen)
+        losses = []
+        for xm, tm in zip(x.chunk(4), t.chunk(4)):
+            loss = nn.functional.cross_entropy(eager_model(xm), tm)
+            (loss / 4).backward()
+            losses.append(float(loss))
+        eager_opt.step()
+        eager_opt.zero_grad(set_to_none=True)
+        mean = sum(losses) / 4
+        assert abs(float(step(x, t)) - mean) <= 1e-5 * mean
+    step.sync()
+    check_state(eager_model, eager_opt, nova_model, nova_opt, tol=1e-4)
+    with pytest.raises(ValueError, match=r"batch input 0 of shape \(18, 32\) does not split into 4 equal micro-batches"):
+        step(torch.randn(18, 32), torch.randint(0, 10, (18,)))
+    with pytest.raises(TypeError, match="need an optimizer"):
+        nova.jit(MLP(32, 64, 10), gradient_accumulation_steps=2)
+
+
 def test_gradients_match_eager():
     """Gradients of the GPT, computed by a Nova-compiled forward-only function."""
     torch.manual_seed(0)
