@@ -58,6 +58,7 @@ import torch
 import torch.fx
 import torch.fx.traceback as fx_traceback
 from torch import Tensor, nn
+from torch._decomp import get_decompositions
 from torch.fx.experimental.proxy_tensor import make_fx
 from torch.nn.attention import SDPBackend, sdpa_kernel
 from torch.utils import _pytree as pytree
@@ -664,9 +665,17 @@ def _decomposition_table() -> dict[Any, Callable[..., Any]]:
     # Imported lazily: torch_mlir is only needed where graphs are captured.
     from torch_mlir.extras.fx_decomp_util import get_decomposition_table
 
+    # torch's own decompositions of forward ops torch-mlir's table leaves
+    # whole (their backward ops Nova converts); torch-mlir's win.
+    aten = torch.ops.aten
+    table = get_decompositions(
+        [aten.elu, aten.upsample_nearest1d, aten.upsample_nearest2d, aten.upsample_nearest3d,
+         aten.upsample_linear1d, aten.upsample_bilinear2d, aten.upsample_trilinear3d]
+    )
+    table.update(get_decomposition_table())
     # addmm stays whole: its decomposition computes bf16/f16 products in f32
     # (opmath), which turns every autocast Linear into an f32 GEMM.
-    return {op: fn for op, fn in get_decomposition_table().items() if op.overloadpacket is not torch.ops.aten.addmm}
+    return {op: fn for op, fn in table.items() if op.overloadpacket is not aten.addmm}
 
 
 def _trace(

@@ -200,6 +200,42 @@ def test_gradient_accumulation_carries_batch_norm_statistics():
         torch.testing.assert_close(t_nova, t_eager, rtol=1e-4, atol=1e-5, msg=name)
 
 
+def _layers(*modules: nn.Module) -> nn.Module:
+    return nn.Sequential(nn.Conv2d(3, 4, 3), *modules, nn.Flatten(), nn.LazyLinear(3))
+
+
+LAYERS = {
+    "group-norm": lambda: _layers(nn.GroupNorm(2, 4)),
+    "upsample-nearest": lambda: _layers(nn.Upsample(scale_factor=2)),
+    "upsample-nearest-size": lambda: _layers(nn.Upsample(size=(11, 5))),
+    "upsample-bilinear": lambda: _layers(nn.Upsample(scale_factor=1.5, mode="bilinear")),
+    "upsample-bilinear-corners": lambda: _layers(nn.Upsample(size=(13, 7), mode="bilinear", align_corners=True)),
+    "adaptive-avg-pool": lambda: _layers(nn.AdaptiveAvgPool2d((3, 5))),
+    "pixel-shuffle": lambda: _layers(nn.Conv2d(4, 8, 1), nn.PixelShuffle(2)),
+    "activations": lambda: _layers(nn.SiLU(), nn.Conv2d(4, 4, 1), nn.Mish(), nn.Conv2d(4, 4, 1), nn.LeakyReLU(0.2),
+                                   nn.Conv2d(4, 4, 1), nn.ELU(), nn.Conv2d(4, 4, 1), nn.Softplus(),
+                                   nn.Conv2d(4, 4, 1), nn.Hardswish()),  # fmt: skip
+    "conv3d": lambda: nn.Sequential(nn.Unflatten(1, (3, 1)), nn.Conv3d(3, 4, (1, 3, 3), padding=(0, 1, 1)),
+                                    nn.MaxPool3d((1, 2, 2)), nn.AvgPool3d((1, 2, 1)), nn.Flatten(),
+                                    nn.LazyLinear(3)),  # fmt: skip
+}
+
+
+@pytest.mark.parametrize("name", list(LAYERS))
+def test_more_layers_train_like_eager(name):
+    """Normalization, resampling (nearest and bilinear upsampling, adaptive
+    pooling as constant matrices; their backward the transposed ones),
+    activations (leaky_relu, elu/expm1, softplus/log1p, ...) and 3-d layers."""
+
+    def make() -> nn.Module:
+        torch.manual_seed(0)
+        model = LAYERS[name]()
+        model(torch.randn(2, 3, 10, 9))  # the lazy head's size
+        return model
+
+    _assert_trains_like_eager(make, (2, 3, 10, 9), 3, steps=3)
+
+
 @pytest.mark.parametrize("make_model,shape", [(SmallCNN, (4, 3, 16, 16)), (ConvVariants, (2, 4, 11, 9))],
                          ids=["cnn", "variants"])
 def test_cuda_step_of_a_cnn_compiles(make_model, shape):

@@ -128,6 +128,93 @@ LogicalResult convertRsub(Converter &cv, Operation *op) {
   return cv.replace(op, cv.castTo(result, type.getElementType()));
 }
 
+/// `leaky_relu(self, negative_slope)` and `leaky_relu_backward(grad,
+/// self, negative_slope, self_is_result)`: where self > 0 the value (the
+/// gradient) passes, elsewhere it is scaled by the slope.
+template <bool Backward>
+LogicalResult convertLeakyRelu(Converter &cv, Operation *op) {
+  RankedTensorType type = cv.resultType(op);
+  unsigned selfIndex = Backward ? 1 : 0;
+  FailureOr<Value> value = cv.operandAs(op->getOperand(0), type);
+  FailureOr<Value> self = cv.operandAs(op->getOperand(selfIndex), type);
+  if (failed(value) || failed(self))
+    return failure();
+  std::optional<TorchScalar> slope =
+      op->getNumOperands() > selfIndex + 1
+          ? cv.scalar(op->getOperand(selfIndex + 1))
+          : std::optional<TorchScalar>(
+                TorchScalar{TorchScalar::Kind::Float, 0, 0.01});
+  if (!slope)
+    return cv.reject("negative_slope must be a constant");
+  Value positive = cv.create<CompareOp>(type.clone(cv.b().getI1Type()),
+                                        CompareDirection::GT, *self,
+                                        cv.splat(type, 0.0));
+  Value scaled = cv.create<MulOp>(*value, cv.splat(type, *slope));
+  return cv.replace(
+      op, cv.create<SelectOp>(type, positive, *value, scaled).getResult());
+}
+
+/// `log1p(x)` as log(1 + x).
+LogicalResult convertLog1p(Converter &cv, Operation *op) {
+  RankedTensorType type = cv.resultType(op);
+  FailureOr<Value> input = cv.operandAs(op->getOperand(0), type);
+  if (failed(input))
+    return failure();
+  Value sum = cv.create<AddOp>(*input, cv.splat(type, 1.0));
+  return cv.replace(op, cv.create<LogOp>(sum).getResult());
+}
+
+/// `expm1(x)` as exp(x) - 1.
+LogicalResult convertExpm1(Converter &cv, Operation *op) {
+  RankedTensorType type = cv.resultType(op);
+  FailureOr<Value> input = cv.operandAs(op->getOperand(0), type);
+  if (failed(input))
+    return failure();
+  Value exp = cv.create<ExpOp>(*input);
+  return cv.replace(op,
+                    cv.create<SubOp>(exp, cv.splat(type, 1.0)).getResult());
+}
+
+/// `div.Tensor_mode(self, other, rounding_mode)`: true division without a
+/// mode; on integers "trunc" is the integer division and "floor" corrects
+/// it toward -inf where the remainder is nonzero and the signs differ
+/// (index arithmetic, e.g. adaptive pooling's window bounds).
+LogicalResult convertDivMode(Converter &cv, Operation *op) {
+  if (cv.isNone(op->getOperand(2)))
+    return convertBinary<DivOp>(cv, op);
+  std::optional<StringRef> mode = cv.constantString(op->getOperand(2));
+  if (!mode || (*mode != "trunc" && *mode != "floor"))
+    return cv.reject("rounding_mode must be None, 'trunc' or 'floor'");
+  RankedTensorType type = cv.resultType(op);
+  if (!isa<IntegerType>(type.getElementType()))
+    return cv.reject("rounding division of floating-point tensors is not supported");
+  FailureOr<Value> lhs = cv.operandAs(op->getOperand(0), type);
+  if (failed(lhs))
+    return failure();
+  FailureOr<Value> rhs = cv.operandAs(op->getOperand(1), type);
+  if (failed(rhs))
+    return failure();
+  Value quotient = cv.create<DivOp>(*lhs, *rhs);
+  if (*mode == "trunc")
+    return cv.replace(op, quotient);
+  RankedTensorType boolType = type.clone(cv.b().getI1Type());
+  Value zero = cv.splat(type, 0.0);
+  Value remainder =
+      cv.create<SubOp>(*lhs, cv.create<MulOp>(quotient, *rhs));
+  Value inexact = cv.create<CompareOp>(boolType, CompareDirection::NE,
+                                       remainder, zero);
+  Value signsDiffer = cv.create<CompareOp>(
+      boolType, CompareDirection::NE,
+      cv.create<CompareOp>(boolType, CompareDirection::LT, remainder, zero),
+      cv.create<CompareOp>(boolType, CompareDirection::LT, *rhs, zero));
+  Value adjust = cv.create<SelectOp>(
+      type,
+      cv.create<SelectOp>(boolType, inexact, signsDiffer,
+                          cv.splat(boolType, 0.0)),
+      cv.splat(type, 1.0), zero);
+  return cv.replace(op, cv.create<SubOp>(quotient, adjust).getResult());
+}
+
 /// Unary ops; an integer input of a float-only op (exp of a long tensor)
 /// is first cast to the float result dtype, as torch does.
 template <typename OpT>
@@ -522,6 +609,12 @@ void torch_to_nova::addElementwiseHandlers(HandlerTable &table) {
       {"torch.aten.abs", convertUnary<AbsOp>},
       {"torch.aten.exp", convertUnary<ExpOp>},
       {"torch.aten.log", convertUnary<LogOp>},
+      {"torch.aten.log1p", convertLog1p},
+      {"torch.aten.expm1", convertExpm1},
+      {"torch.aten.leaky_relu", convertLeakyRelu<false>},
+      {"torch.aten.leaky_relu_backward", convertLeakyRelu<true>},
+      {"torch.aten.div.Tensor_mode", convertDivMode},
+      {"torch.aten.div.Scalar_mode", convertDivMode},
       {"torch.aten.tanh", convertUnary<TanhOp>},
       {"torch.aten.erf", convertUnary<ErfOp>},
       {"torch.aten.cos", convertUnary<CosOp>},

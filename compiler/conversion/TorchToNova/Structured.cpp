@@ -346,6 +346,35 @@ LogicalResult convertConstantPad(Converter &cv, Operation *op) {
   return cv.replace(op, result);
 }
 
+/// `repeat(self, repeats)`: self viewed with a unit dim before each of its
+/// dims (and leading unit dims for extra repeats), broadcast to the repeats,
+/// flattened pairwise.
+LogicalResult convertRepeat(Converter &cv, Operation *op) {
+  FailureOr<Value> input = cv.tensor(op->getOperand(0));
+  if (failed(input))
+    return failure();
+  std::optional<SmallVector<int64_t>> repeats =
+      cv.constantIntList(op->getOperand(1));
+  RankedTensorType type = typeOf(*input);
+  int64_t rank = type.getRank();
+  if (!repeats || static_cast<int64_t>(repeats->size()) < rank)
+    return cv.reject("repeats must be a constant list of at least the "
+                     "tensor's rank");
+  int64_t dims = repeats->size();
+  SmallVector<int64_t> interleaved, broadcast, result;
+  for (int64_t d = 0; d < dims; ++d) {
+    int64_t size = d < dims - rank ? 1 : type.getDimSize(d - (dims - rank));
+    interleaved.append({1, size});
+    broadcast.append({(*repeats)[d], size});
+    result.push_back((*repeats)[d] * size);
+  }
+  FailureOr<Value> expanded =
+      cv.broadcastTo(cv.reshape(*input, interleaved), broadcast);
+  if (failed(expanded))
+    return failure();
+  return cv.replace(op, cv.reshape(*expanded, result));
+}
+
 /// `slice_scatter(self, src, dim, start, end, step)` with step 1 (what
 /// functionalizing a copy into a slice makes): self's parts around the slice
 /// concatenated with src.
@@ -977,28 +1006,53 @@ LogicalResult convertIndex(Converter &cv, Operation *op) {
   if (failed(elements))
     return failure();
   RankedTensorType selfType = typeOf(*self);
-  int64_t k = elements->size();
-  if (k == 0 || k > selfType.getRank() ||
-      llvm::any_of(*elements, [&](Value v) { return cv.isNone(v); }))
-    return cv.reject("only index tensors on the leading dims are supported");
+  int64_t rank = selfType.getRank();
+  if (static_cast<int64_t>(elements->size()) > rank)
+    return cv.reject("more indices than dims");
+  // The indexed dims (the non-None entries) go first; torch puts the
+  // indices' broadcast dims where the indexed dims were when those are
+  // adjacent, else in front.
+  SmallVector<int64_t> indexed, others, permutation;
   SmallVector<Value> indices;
-  for (Value element : *elements) {
-    FailureOr<Value> index = indexTensor(cv, element);
+  for (int64_t d = 0; d < rank; ++d) {
+    bool isIndexed = d < static_cast<int64_t>(elements->size()) &&
+                     !cv.isNone((*elements)[d]);
+    (isIndexed ? indexed : others).push_back(d);
+    if (!isIndexed)
+      continue;
+    FailureOr<Value> index = indexTensor(cv, (*elements)[d]);
     if (failed(index))
       return failure();
     indices.push_back(cv.castTo(*index, cv.b().getI64Type()));
   }
-  // The indices' common (broadcast) shape: the result's leading dims.
+  if (indexed.empty())
+    return cv.reject("no index tensor");
+  llvm::append_range(permutation, indexed);
+  llvm::append_range(permutation, others);
+  Value front = *self;
+  if (!llvm::equal(permutation, llvm::seq<int64_t>(0, rank))) {
+    SmallVector<int64_t> shape;
+    for (int64_t d : permutation)
+      shape.push_back(selfType.getDimSize(d));
+    front = cv.create<TransposeOp>(selfType.clone(shape), *self, permutation)
+                .getResult();
+  }
+  RankedTensorType frontType = typeOf(front);
+  int64_t k = indexed.size(), rest = others.size();
   RankedTensorType result = cv.resultType(op);
-  int64_t rest = selfType.getRank() - k;
-  ArrayRef<int64_t> common = result.getShape().drop_back(rest);
+  int64_t commonRank = result.getRank() - rest;
+  bool adjacent = indexed.back() - indexed.front() + 1 == k;
+  int64_t commonAt = adjacent ? indexed.front() : 0;
+  // The indices' common (broadcast) shape.
+  ArrayRef<int64_t> common =
+      result.getShape().slice(commonAt, commonRank);
   Value linear;
   int64_t rows = 1;
   for (int64_t d = 0; d < k; ++d) {
     FailureOr<Value> index = cv.broadcastTo(indices[d], common);
     if (failed(index))
       return failure();
-    int64_t size = selfType.getDimSize(d);
+    int64_t size = frontType.getDimSize(d);
     Value wrapped = wrapNegative(cv, *index, size);
     linear = d == 0 ? wrapped
                     : cv.create<AddOp>(
@@ -1009,10 +1063,25 @@ LogicalResult convertIndex(Converter &cv, Operation *op) {
     rows *= size;
   }
   SmallVector<int64_t> flatShape = {rows};
-  llvm::append_range(flatShape, selfType.getShape().drop_front(k));
-  Value table = cv.reshape(*self, flatShape);
+  llvm::append_range(flatShape, frontType.getShape().drop_front(k));
+  Value table = cv.reshape(front, flatShape);
+  SmallVector<int64_t> gatheredShape(common);
+  llvm::append_range(gatheredShape, frontType.getShape().drop_front(k));
+  Value gathered =
+      cv.create<EmbeddingOp>(result.clone(gatheredShape), table, linear)
+          .getResult();
+  if (commonAt == 0)
+    return cv.replace(op, gathered);
+  // [common, others] -> [others before, common, others after].
+  SmallVector<int64_t> back;
+  for (int64_t d = 0; d < commonAt; ++d)
+    back.push_back(commonRank + d);
+  for (int64_t d = 0; d < commonRank; ++d)
+    back.push_back(d);
+  for (int64_t d = commonAt; d < rest; ++d)
+    back.push_back(commonRank + d);
   return cv.replace(
-      op, cv.create<EmbeddingOp>(result, table, linear).getResult());
+      op, cv.create<TransposeOp>(result, gathered, back).getResult());
 }
 
 /// `as_strided_scatter(self, src, size, stride, offset)` where the strided
@@ -1471,6 +1540,7 @@ void torch_to_nova::addStructuredHandlers(HandlerTable &table) {
       {"torch.aten.select.int", convertSelect},
       {"torch.aten.narrow", convertNarrow},
       {"torch.aten.cat", convertCat},
+      {"torch.aten.repeat", convertRepeat},
       {"torch.aten.constant_pad_nd", convertConstantPad},
       {"torch.aten.slice_scatter", convertSliceScatter},
       {"torch.aten.as_strided_scatter", convertAsStridedScatter},

@@ -715,6 +715,7 @@ struct ConvertTorchToNovaPass
     addElementwiseHandlers(handlers);
     addStructuredHandlers(handlers);
     addConvolutionHandlers(handlers);
+    addResamplingHandlers(handlers);
     bool hadError = false;
     for (auto func : getOperation().getOps<func::FuncOp>())
       hadError |=

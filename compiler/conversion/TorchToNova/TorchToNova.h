@@ -5,7 +5,7 @@
 // `torch.constant.*` ops. A Converter walks one function in program order and
 // maps every torch tensor value to a builtin tensor; one handler per aten op
 // builds the nova ops. Handlers live in
-// Elementwise.cpp, Structured.cpp and Convolution.cpp.
+// Elementwise.cpp, Structured.cpp, Convolution.cpp and Resampling.cpp.
 //
 //===----------------------------------------------------------------------===//
 
@@ -70,6 +70,7 @@ using HandlerTable = llvm::StringMap<Handler>;
 void addElementwiseHandlers(HandlerTable &table);
 void addStructuredHandlers(HandlerTable &table);
 void addConvolutionHandlers(HandlerTable &table);
+void addResamplingHandlers(HandlerTable &table);
 
 /// The state of converting one function, as the handlers see it: the builtin
 /// tensors of the torch values converted so far, constants, and a builder
