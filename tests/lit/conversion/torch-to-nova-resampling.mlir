@@ -115,12 +115,16 @@
     "func.return"(%91, %71) : (!torch.vtensor<[1,2,5,7],f32>, !torch.vtensor<[],f32>) -> ()
   }) : () -> ()
 // Nearest (x2) and bilinear (3x2 -> 5x4) upsampling: the forward gathers
-// (torch's decompositions), the backward applies the transposed one-hot
-// and interpolation matrices.
+// (torch's decompositions), the backward applies the transposed
+// interpolation and one-hot matrices.
 // CHECK-LABEL: func.func @upsample_backward(
 // CHECK:         nova.embedding
+// CHECK:         nova.constant dense<{{\[}}[1.000000e+00, 6.000000e-01, 0.000000e+00, 0.000000e+00, 0.000000e+00], {{.*}} : tensor<3x5xf32>
+// CHECK:         nova.matmul %{{.*}}, %{{.*}} {transpose_rhs} : tensor<8x5xf32>, tensor<3x5xf32> -> tensor<8x3xf32>
+// CHECK:         nova.matmul %{{.*}}, %{{.*}} {transpose_rhs} : tensor<6x4xf32>, tensor<2x4xf32> -> tensor<6x2xf32>
 // CHECK:         nova.constant dense<{{\[}}[1.000000e+00, 1.000000e+00, 0.000000e+00, 0.000000e+00, 0.000000e+00, 0.000000e+00], [0.000000e+00, 0.000000e+00, 1.000000e+00, 1.000000e+00, 0.000000e+00, 0.000000e+00], [0.000000e+00, 0.000000e+00, 0.000000e+00, 0.000000e+00, 1.000000e+00, 1.000000e+00]]> : tensor<3x6xf32>
-// CHECK-COUNT-3: nova.matmul {{.*}} {transpose_rhs}
+// CHECK:         nova.matmul %{{.*}}, %{{.*}} {transpose_rhs} : tensor<8x6xf32>, tensor<3x6xf32> -> tensor<8x3xf32>
+// CHECK:         nova.matmul %{{.*}}, %{{.*}} {transpose_rhs} : tensor<6x4xf32>, tensor<2x4xf32> -> tensor<6x2xf32>
   "func.func"() <{function_type = (!torch.vtensor<[1,2,3,2],f32>) -> (!torch.vtensor<[1,2,3,2],f32>, !torch.vtensor<[],f32>), sym_name = "upsample_backward"}> ({
   ^bb0(%arg0: !torch.vtensor<[1,2,3,2],f32>):
     %0 = "torch.constant.int"() <{value = 0 : i64}> : () -> !torch.int
