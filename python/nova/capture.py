@@ -864,7 +864,9 @@ def capture_train_step(
             stack.enter_context(_backward_seq_nr_tracking(loss))
             return loss, {n: t for n, t in buffers.items() if t._version != versions[n]}
 
-        micro_batches = zip(*(b.chunk(gradient_accumulation_steps) for b in batch)) if batch else [()]
+        micro_batches: Any = [batch]
+        if gradient_accumulation_steps > 1 and batch:
+            micro_batches = zip(*(b.chunk(gradient_accumulation_steps) for b in batch))
         grads: dict[str, Tensor] = {}
         losses: list[Tensor] = []
         written: dict[str, Tensor] = {}

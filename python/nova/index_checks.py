@@ -39,6 +39,9 @@ _VIEW_LIKE = {
     aten.alias.default, aten.slice.Tensor, aten.select.int, aten.flatten.using_ints,
     aten._to_copy.default, aten.contiguous.default,
 }  # fmt: skip
+# Ops splitting their first operand into parts (gradient accumulation's
+# micro-batches): a part's values are the input's.
+_SPLITS = {aten.split.Tensor, aten.split_with_sizes.default, aten.chunk.default, aten.unbind.int}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -60,9 +63,13 @@ def _source_input(node: object, inputs: dict[torch.fx.Node, int]) -> int | None:
     while isinstance(node, torch.fx.Node):
         if node in inputs:
             return inputs[node]
+        parent = node.args[0] if node.op == "call_function" and node.args else None
+        if node.target is operator.getitem and isinstance(parent, torch.fx.Node) and parent.target in _SPLITS:
+            node = parent.args[0]
+            continue
         if node.op != "call_function" or node.target not in _VIEW_LIKE:
             return None
-        node = node.args[0]
+        node = parent
     return None
 
 

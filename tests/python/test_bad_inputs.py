@@ -137,3 +137,16 @@ def test_model_without_parameters_is_a_clear_error():
     step = nova.jit(model, torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1))
     with pytest.raises(ValueError, match="optimizer holds parameters that are not in the model"):
         step(torch.randn(3))
+
+
+def test_index_bounds_follow_micro_batches():
+    """With gradient accumulation the ids reach the embedding through the
+    split into micro-batches: still checked, like eager."""
+    torch.manual_seed(0)
+    model = TinyLM()
+    step = nova.jit(model, torch.optim.SGD(model.parameters(), lr=0.1), gradient_accumulation_steps=2)
+    ids, targets = torch.randint(0, 10, (4, 4)), torch.randint(0, 10, (4, 4))
+    step(ids, targets)
+    ids[3, 1] = 10
+    with pytest.raises(IndexError, match="index out of range"):
+        step(ids, targets)
