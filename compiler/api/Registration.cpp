@@ -45,6 +45,14 @@ struct LowerToLinalgOptions : PassPipelineOptions<LowerToLinalgOptions> {
       *this, "f32-matmul-precision",
       llvm::cl::desc("torch's float32 matmul precision: highest, high, medium"),
       llvm::cl::init("highest")};
+  Option<int64_t> worldSize{
+      *this, "world-size",
+      llvm::cl::desc("ranks of the data-parallel group (1: no collectives)"),
+      llvm::cl::init(1)};
+  Option<int64_t> bucketBytes{
+      *this, "bucket-bytes",
+      llvm::cl::desc("largest gradient all-reduce bucket in bytes"),
+      llvm::cl::init(26214400)};
 };
 
 /// nova -> linalg. CUDA: long leading reductions are split into two stages
@@ -56,6 +64,14 @@ struct LowerToLinalgOptions : PassPipelineOptions<LowerToLinalgOptions> {
 /// cross-entropy and get the portable lowering.
 void buildLowerToLinalgPipeline(OpPassManager &pm,
                                 const LowerToLinalgOptions &options) {
+  // Gradient all-reduces first: bucketed where their gradients are made,
+  // then IREE's collectives (removed for a world of one).
+  NovaBucketAllReduceOptions buckets;
+  buckets.bucketBytes = options.bucketBytes;
+  pm.addPass(createNovaBucketAllReduce(buckets));
+  ConvertNovaCollectivesToIREEOptions collectives;
+  collectives.worldSize = options.worldSize;
+  pm.addPass(createConvertNovaCollectivesToIREE(collectives));
   StringRef target = options.target;
   if (target.consume_front("cuda")) {
     // Fusion first: a column sum then keeps its first stage in the kernel

@@ -142,6 +142,27 @@ def ConvertNovaToLinalg : Pass<"convert-nova-to-linalg", "::mlir::ModuleOp"> {
   ];
 }
 
+def ConvertNovaCollectivesToIREE
+    : Pass<"convert-nova-collectives-to-iree", "::mlir::ModuleOp"> {
+  let summary = "Lower nova.all_reduce to IREE's collectives on the default "
+                "channel";
+  let description = [{
+    Each `nova.all_reduce` becomes `flow.collective.all_reduce sum` (IREE's
+    ops emitted unregistered, in generic form; unregistered dialects must
+    be allowed) on the default channel, which a `util.initializer` creates
+    once into a `util.global` (made inside a step, it would be created and
+    recorded again on every call). A mean is the sum scaled by
+    1 / `world-size`. With `world-size` 1 every all-reduce is the identity
+    and is removed, so a single-process step has no collective at all.
+  }];
+  let options = [
+    Option<"worldSize", "world-size", "int64_t", /*default=*/"1",
+           "Ranks in the data-parallel group">
+  ];
+  let dependentDialects = ["::mlir::nova::NovaDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def ConvertNovaToIREEKernels
     : Pass<"convert-nova-to-iree-kernels", "::mlir::ModuleOp"> {
   let summary = "Run nova ops on Nova's own CUDA kernels inside the IREE program";

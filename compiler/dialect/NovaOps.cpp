@@ -665,6 +665,13 @@ LogicalResult ConvolutionOp::verify() {
   return success();
 }
 
+LogicalResult AllReduceOp::verify() {
+  if (getReduction() != "sum" && getReduction() != "mean")
+    return emitOpError() << "reduction must be \"sum\" or \"mean\", got \""
+                         << getReduction() << "\"";
+  return success();
+}
+
 LogicalResult CumsumOp::verify() {
   int64_t rank = tensorType(getInput()).getRank();
   if (getDim() < 0 || getDim() >= rank)

@@ -648,6 +648,29 @@ def Nova_YieldOp : Nova_Op<"yield", [Pure, Terminator, ReturnLike,
 }
 
 //===----------------------------------------------------------------------===//
+// Data parallelism
+//===----------------------------------------------------------------------===//
+
+def Nova_AllReduceOp : Nova_Op<"all_reduce", [AllTypesMatch<["input", "result"]>]> {
+  let summary = "Sum or mean of a tensor over the data-parallel group";
+  let description = [{
+    Every rank of the data-parallel group contributes `input`; each gets
+    the elementwise sum, or the mean (the sum over the group's size). A
+    captured train step holds one per gradient; `nova-bucket-all-reduce`
+    merges them into buckets placed where their last gradient is produced,
+    `convert-nova-collectives-to-iree` lowers them to IREE's collectives.
+    Not `Pure`: it communicates, so it is never folded, merged or moved by
+    generic transformations.
+  }];
+  let arguments = (ins Nova_FloatTensor:$input, StrAttr:$reduction);
+  let results = (outs Nova_FloatTensor:$result);
+  let assemblyFormat = [{
+    $reduction $input attr-dict `:` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
 // Optimizer updates
 //===----------------------------------------------------------------------===//
 

@@ -89,6 +89,28 @@ def NovaSplitReductions : Pass<"nova-split-reductions"> {
   let dependentDialects = ["::mlir::nova::NovaDialect"];
 }
 
+def NovaBucketAllReduce : Pass<"nova-bucket-all-reduce"> {
+  let summary = "Merge gradient all-reduces into buckets placed where their "
+                "last gradient is produced";
+  let description = [{
+    Data-parallel training all-reduces every gradient (`nova.all_reduce`,
+    one per parameter, as the capture marks them). Like torch DDP's
+    buckets, consecutive gradients in the order the backward produces them
+    (program order of their producers) are grouped up to `bucket-bytes`
+    (25 MiB, DDP's default; a bucket changes at a new element type or
+    reduction). Each bucket becomes one all-reduce of the gradients
+    flattened and concatenated, split back afterwards, inserted right after
+    the bucket's last gradient is produced: its communication can overlap
+    the rest of the backward, and the optimizer updates that read it come
+    later. A single-gradient bucket keeps its op, moved there.
+  }];
+  let options = [
+    Option<"bucketBytes", "bucket-bytes", "int64_t", /*default=*/"26214400",
+           "Largest bucket in bytes (a larger gradient is a bucket alone)">
+  ];
+  let dependentDialects = ["::mlir::nova::NovaDialect"];
+}
+
 def NovaFuseElementwise : Pass<"nova-fuse-elementwise"> {
   let summary = "Group elementwise chains and last-dim reductions of one row space into nova.fused";
   let description = [{

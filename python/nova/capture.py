@@ -63,7 +63,7 @@ from torch.fx.experimental.proxy_tensor import make_fx
 from torch.nn.attention import SDPBackend, sdpa_kernel
 from torch.utils import _pytree as pytree
 
-from nova import attention_ops, loss_ops, norm_ops, optim_ops, random_ops
+from nova import attention_ops, collective_ops, loss_ops, norm_ops, optim_ops, random_ops
 
 __all__ = [
     "TensorSpec",
@@ -130,6 +130,8 @@ class CapturedGraph:
     # torch's float32 matmul precision when captured: "highest" keeps f32
     # accuracy, "high"/"medium" allow TF32 (see f32_matmul_precision()).
     f32_matmul_precision: str = "highest"
+    # Ranks of the data-parallel group the step averages its gradients over.
+    world_size: int = 1
 
 
 def f32_matmul_precision() -> str:
@@ -804,6 +806,7 @@ def capture_train_step(
     autocast_dtype: torch.dtype | None = None,
     max_grad_norm: float | None = None,
     gradient_accumulation_steps: int = 1,
+    world_size: int = 1,
 ) -> CapturedGraph:
     """Traces forward + backward + optimizer update as one graph (see module doc).
 
@@ -815,11 +818,16 @@ def capture_train_step(
     dim 0 into k micro-batches, each runs forward and backward in turn
     (buffers the forward writes carry over), and the update applies the mean
     of their gradients, as eager's `(loss / k).backward()` per micro-batch
-    followed by `optimizer.step()`; the step's loss is the mean loss.
+    followed by `optimizer.step()`; the step's loss is the mean loss. With
+    `world_size` > 1 (data parallelism) each gradient is averaged over the
+    ranks (`nova::all_reduce`, torch DDP's semantics) before clipping and the
+    update; the loss stays the rank's own.
     """
     if max_grad_norm is not None and not max_grad_norm > 0:
         raise ValueError(f"max_grad_norm must be positive, got {max_grad_norm}")
     _check_micro_batches(example_batch, gradient_accumulation_steps)
+    if not isinstance(world_size, int) or world_size < 1:
+        raise ValueError(f"world_size must be a positive int, got {world_size!r}")
     rule = _rule_for(optimizer)
     layout = _plan_layout(model, optimizer, rule, len(example_batch))
     named = _named_tensors(model)
@@ -882,6 +890,9 @@ def capture_train_step(
             loss = functools.reduce(operator.add, losses) / gradient_accumulation_steps
         written = {n: written[n] for n in buffer_names if n in written}  # buffer order
         updated_buffers[:] = list(written)
+        if world_size > 1:
+            with _nodes_located_here():  # the gradients' all-reduce
+                grads = {n: collective_ops.ALL_REDUCE_OP(g, "mean") for n, g in grads.items()}
         if max_grad_norm is not None:
             grads = _clip_grad_norm(grads, max_grad_norm)
 
@@ -948,7 +959,7 @@ def capture_train_step(
         len(input_specs),
         len(output_specs),
     )
-    return CapturedGraph(gm, input_specs, output_specs, layout, f32_matmul_precision())
+    return CapturedGraph(gm, input_specs, output_specs, layout, f32_matmul_precision(), world_size)
 
 
 def capture_function(fn: Callable[..., Any], example_args: Sequence[Tensor]) -> CapturedGraph:

@@ -33,7 +33,7 @@ import torch
 from torch import Tensor, nn
 
 import nova
-from nova import capture, index_checks
+from nova import capture, distributed, index_checks
 from nova.progress import announce
 from nova.runtime import Session, TrainProgram, default_cache, structural_hash, toolchain_version
 
@@ -129,6 +129,7 @@ def cache_key(captured: capture.CapturedGraph, target: str, allow_fallback: bool
         "compiler": compiler_fingerprint(),
         "allow_fallback": allow_fallback,
         "abi": TRAIN_STEP_ABI if captured.train_layout is not None else "function",
+        "world_size": captured.world_size,
     }
     if target.startswith("cuda"):  # CPU matmuls are exact f32 either way
         from nova.pipeline import compiling_gpu
@@ -183,6 +184,8 @@ class TrainStep:
         self.autocast_dtype = autocast_dtype
         self.max_grad_norm = max_grad_norm
         self.gradient_accumulation_steps = gradient_accumulation_steps
+        # The data-parallel group (from the launcher's environment).
+        self.world = distributed.world()
         self._compiler = _Compiler(target, allow_fallback)
         self._programs: dict[tuple[Any, ...], Program] = {}
         # The program whose module globals hold the current state, and how
@@ -258,6 +261,7 @@ class TrainStep:
             default_cache().record_reuse()
         else:
             log.info("nova.jit: new batch signature %s: capturing", signature)
+            self._check_world()
             start = time.perf_counter()
             captured = capture.capture_train_step(
                 self.model,
@@ -267,6 +271,7 @@ class TrainStep:
                 autocast_dtype=self.autocast_dtype,
                 max_grad_norm=self.max_grad_norm,
                 gradient_accumulation_steps=self.gradient_accumulation_steps,
+                world_size=self.world.size,
             )
             announce(f"nova: {type(self.model).__name__}: capture {time.perf_counter() - start:.2f}s")
             device = next(self.model.parameters()).device
@@ -274,6 +279,17 @@ class TrainStep:
             program.index_bounds = index_checks.index_bounds(captured)
             self._programs[signature] = program
         return program
+
+    def _check_world(self) -> None:
+        if self.world.size == 1:
+            return
+        first = next(self.model.parameters(), None)
+        target = self._compiler.target or (default_target(first.device) if first is not None else "cpu")
+        if not target.startswith("cuda"):
+            raise NotImplementedError(
+                f"nova.jit: data-parallel training over {self.world.size} ranks needs CUDA (IREE's CPU HAL has no "
+                f"collectives); this step compiles for {target}"
+            )
 
     def _upload(self, program: Program) -> None:
         if self._active is not None and self._steps_on_device:

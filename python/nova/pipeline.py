@@ -84,13 +84,16 @@ def compiling_gpu(target: str) -> dict[str, int]:
     return gpu
 
 
-def linalg_pipeline(target: str, f32_matmul_precision: str = "highest") -> str:
+def linalg_pipeline(target: str, f32_matmul_precision: str = "highest", world_size: int = 1) -> str:
     """nova → linalg for `target` (a Nova target string: "cpu", "cuda:sm_NN"):
     the C++ pipeline `nova-lower-to-linalg` (CUDA: two-stage leading
     reductions, every matmul configured for the architecture, or for the GPU
     compiled on (`compiling_gpu`), with f32 ones at `f32_matmul_precision`;
-    Nova's scatter kernel)."""
+    Nova's scatter kernel; gradient all-reduces over `world_size` ranks as
+    IREE collectives, or none for one)."""
     options = [f"target={target}", f"f32-matmul-precision={f32_matmul_precision}"]
+    if world_size != 1:
+        options.append(f"world-size={world_size}")
     options += [f"{name}={value}" for name, value in compiling_gpu(target).items()]
     return "nova-lower-to-linalg{" + " ".join(options) + "}"
 
@@ -132,6 +135,7 @@ def lower_to_iree_input(
     stages: _Stages | None = None,
     program_pipeline: str | None = None,
     f32_matmul_precision: str = "highest",
+    world_size: int = 1,
 ) -> str:
     """torch-dialect text → linalg text (generic form) for iree-compile.
 
@@ -162,7 +166,7 @@ def lower_to_iree_input(
     with stages.stage("nova-lower-to-linalg"):
         text = compiler.run_pipeline(
             text,
-            linalg_pipeline(target, f32_matmul_precision),
+            linalg_pipeline(target, f32_matmul_precision, world_size),
             allow_unregistered_dialects=True,
             print_locations=True,
         )
@@ -208,6 +212,7 @@ def compile_captured(
         stages=stages,
         program_pipeline=program,
         f32_matmul_precision=captured.f32_matmul_precision,
+        world_size=captured.world_size,
     )
     with stages.stage("iree-compile"):
         vmfb = compile_to_vmfb(iree_input, target, input_type="torch" if allow_fallback else "auto")

@@ -1495,6 +1495,21 @@ LogicalResult convertCrossEntropyBackward(Converter &cv, Operation *op) {
   return cv.replace(op, backward->getResults());
 }
 
+/// nova::all_reduce(Tensor x, str reduction) -> Tensor.
+LogicalResult convertAllReduce(Converter &cv, Operation *op) {
+  if (op->getNumOperands() != 2 || op->getNumResults() != 1)
+    return cv.reject("expected 2 operands and 1 result");
+  FailureOr<Value> input = cv.tensor(op->getOperand(0));
+  if (failed(input))
+    return failure();
+  std::optional<StringRef> reduction = cv.constantString(op->getOperand(1));
+  if (!reduction)
+    return cv.reject("the reduction must be a constant string");
+  return cv.replace(
+      op, cv.create<AllReduceOp>(typeOf(*input), *input, *reduction)
+              .getResult());
+}
+
 /// nova::uniform(Tensor seed, int stream, int[] shape) -> f32 tensor.
 LogicalResult convertUniform(Converter &cv, Operation *op) {
   if (op->getNumOperands() != 3 || op->getNumResults() != 1)
@@ -1601,6 +1616,7 @@ void torch_to_nova::addStructuredHandlers(HandlerTable &table) {
       {"torch.nova.cross_entropy", convertCrossEntropy},
       {"torch.nova.cross_entropy_backward", convertCrossEntropyBackward},
       {"torch.nova.uniform", convertUniform},
+      {"torch.nova.all_reduce", convertAllReduce},
   };
   for (const auto &[name, handler] : handlers)
     table[name] = handler;

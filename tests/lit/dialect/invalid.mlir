@@ -1171,3 +1171,11 @@ func.func @random_uniform_seed(%seed: tensor<i32>) {
   %0 = nova.random_uniform %seed stream = 0 : tensor<i32> -> tensor<4xf32>
   return
 }
+
+// -----
+
+func.func @all_reduce_reduction(%g: tensor<4xf32>) {
+  // expected-error @+1 {{reduction must be "sum" or "mean", got "max"}}
+  %0 = nova.all_reduce "max" %g : tensor<4xf32>
+  return
+}

@@ -165,6 +165,13 @@ func.func @convolution(%x: tensor<2x4x9x7xbf16>, %w: tensor<6x2x3x3xbf16>, %g: t
   return %0, %1 : tensor<2x6x5x3xbf16>, tensor<2x4x9x7xbf16>
 }
 
+// CHECK-LABEL: func.func @all_reduce
+func.func @all_reduce(%g: tensor<4x8xbf16>) -> tensor<4x8xbf16> {
+  // CHECK-NEXT: nova.all_reduce "mean" %{{.*}} : tensor<4x8xbf16>
+  %0 = nova.all_reduce "mean" %g : tensor<4x8xbf16>
+  return %0 : tensor<4x8xbf16>
+}
+
 // CHECK-LABEL: func.func @random_uniform
 func.func @random_uniform(%seed: tensor<i64>) -> tensor<4x8xf32> {
   // CHECK-NEXT: nova.random_uniform %{{.*}} stream = 3 : tensor<i64> -> tensor<4x8xf32>
