@@ -19,6 +19,7 @@ import torch.nn.functional as F
 from torch import nn
 
 import nova
+from training_checks import assert_parameters_track
 
 
 @pytest.fixture(autouse=True)
@@ -82,11 +83,7 @@ def _assert_trains_like_eager(make_model, batch_shape, classes, steps=4, lr=1e-2
         nova_loss = step(x, y)
         assert abs(float(nova_loss) - float(loss)) <= 1e-4 * abs(float(loss))
     step.sync()
-    before = dict(init.named_parameters())
-    for (name, p_eager), p_nova in zip(eager.named_parameters(), compiled.parameters()):
-        update = (p_eager - before[name]).detach()
-        err = (p_nova - p_eager).detach().norm() / update.norm().clamp_min(1e-12)
-        assert err < 1e-3, (name, float(err))
+    assert_parameters_track(eager, compiled, init)
     for (name, b_eager), b_nova in zip(eager.named_buffers(), compiled.buffers()):
         assert torch.allclose(b_nova.float(), b_eager.float(), rtol=1e-5, atol=1e-6), name
     return eager, compiled, step

@@ -26,17 +26,6 @@ using namespace mlir::nova::torch_to_nova;
 
 namespace {
 
-RankedTensorType typeOf(Value value) {
-  return cast<RankedTensorType>(value.getType());
-}
-
-std::string typeText(Type type) {
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  type.print(os);
-  return text;
-}
-
 /// A convolution's hyperparameters as torch gives them, one entry per
 /// spatial dim.
 struct ConvGeometry {
@@ -262,10 +251,6 @@ LogicalResult convertConvolution(Converter &cv, Operation *op) {
     result = convolution(cv, x, w, g->stride, g->padding, g->padding,
                          g->dilation, ones, g->groups);
   }
-  if (typeOf(result) != type)
-    return cv.reject("the convolution's result would be " +
-                     typeText(typeOf(result)) + ", torch says " +
-                     typeText(type));
   if (!cv.isNone(op->getOperand(2))) {
     FailureOr<Value> bias = cv.tensor(op->getOperand(2));
     if (failed(bias))
@@ -335,11 +320,6 @@ LogicalResult convertConvolutionBackward(Converter &cv, Operation *op) {
                        dims, /*keepdim=*/false)
                      .getResult();
   }
-  for (unsigned i = 0; i < 3; ++i)
-    if (results[i] && typeOf(results[i]) != cv.resultType(op, i))
-      return cv.reject("gradient " + Twine(i) + " would be " +
-                       typeText(typeOf(results[i])) + ", torch says " +
-                       typeText(cv.resultType(op, i)));
   return cv.replace(op, results);
 }
 
@@ -608,36 +588,34 @@ Value poolDivisors(Converter &cv, const PoolGeometry &g,
   }
   // Built in the element type: a cast of a constant would be left for
   // IREE's constant evaluation, which crashes on bf16 truncation (3.13).
-  auto type = RankedTensorType::get(outputSpatial, element);
-  const llvm::fltSemantics &semantics =
-      cast<FloatType>(element).getFloatSemantics();
-  SmallVector<APFloat> values;
-  for (double divisor : divisors) {
-    APFloat value(divisor);
-    bool lost = false;
-    value.convert(semantics, APFloat::rmNearestTiesToEven, &lost);
-    values.push_back(value);
-  }
-  return cv.create<ConstantOp>(DenseElementsAttr::get(type, values))
-      .getResult();
+  return cv.constant(RankedTensorType::get(outputSpatial, element), divisors);
 }
 
 /// Reads `avg_pool*(self, kernel_size, stride, padding, ceil_mode,
 /// count_include_pad, divisor_override)` from operand `first` (self's
-/// position) on.
+/// position) on, for the op's float result (the input, or its gradient).
 struct AvgPool {
   PoolGeometry g;
   bool countIncludePad = true;
   std::optional<int64_t> divisorOverride;
+  RankedTensorType type;
+  /// The dims before the pooled ones.
+  int64_t lead = 0;
 };
 
 FailureOr<AvgPool> readAvgPool(Converter &cv, Operation *op, unsigned first) {
   AvgPool pool;
+  pool.type = cv.resultType(op);
+  if (!isa<FloatType>(pool.type.getElementType()))
+    return cv.reject("average pooling needs a floating-point tensor");
   FailureOr<PoolGeometry> g =
       readPoolGeometry(cv, op, first + 1, std::nullopt, first + 4);
   if (failed(g))
     return failure();
   pool.g = *g;
+  pool.lead = pool.type.getRank() - static_cast<int64_t>(g->kernel.size());
+  if (pool.lead < 1)
+    return cv.reject("expected [..., C, pooled dims...]");
   std::optional<bool> include = cv.constantBool(op->getOperand(first + 5));
   if (!include)
     return cv.reject("count_include_pad must be a constant");
@@ -676,12 +654,8 @@ LogicalResult convertAvgPool(Converter &cv, Operation *op) {
   if (failed(pool))
     return failure();
   const PoolGeometry &g = pool->g;
-  RankedTensorType type = cv.resultType(op);
-  if (!isa<FloatType>(type.getElementType()))
-    return cv.reject("average pooling needs a floating-point tensor");
-  int64_t pooled = g.kernel.size(), lead = type.getRank() - pooled;
-  if (lead < 1)
-    return cv.reject("expected [..., C, pooled dims...]");
+  RankedTensorType type = pool->type;
+  int64_t pooled = g.kernel.size(), lead = pool->lead;
   ArrayRef<int64_t> inputSpatial = typeOf(*input).getShape().drop_front(lead),
                     outputSpatial = type.getShape().drop_front(lead);
   SmallVector<int64_t> high(g.padding),
@@ -713,10 +687,8 @@ LogicalResult convertAvgPoolBackward(Converter &cv, Operation *op) {
   if (failed(pool))
     return failure();
   const PoolGeometry &g = pool->g;
-  RankedTensorType type = cv.resultType(op);
-  if (!isa<FloatType>(type.getElementType()))
-    return cv.reject("average pooling needs a floating-point tensor");
-  int64_t pooled = g.kernel.size(), lead = type.getRank() - pooled;
+  RankedTensorType type = pool->type;
+  int64_t pooled = g.kernel.size(), lead = pool->lead;
   ArrayRef<int64_t> inputSpatial = type.getShape().drop_front(lead),
                     outputSpatial = typeOf(*grad).getShape().drop_front(lead);
   Value dy = cv.castTo(*grad, type.getElementType());

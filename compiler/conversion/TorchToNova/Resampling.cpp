@@ -20,10 +20,6 @@ using namespace mlir::nova::torch_to_nova;
 
 namespace {
 
-RankedTensorType typeOf(Value value) {
-  return cast<RankedTensorType>(value.getType());
-}
-
 /// An [out, in] resampling matrix, row-major.
 using Matrix = SmallVector<double>;
 
@@ -103,21 +99,13 @@ Value applyAlong(Converter &cv, Value x, int64_t dim, const Matrix &matrix,
   int64_t in = transposed ? rowsOut : colsIn, out = transposed ? colsIn : rowsOut;
   Value flat = cv.reshape(moved, {rows, in});
   // The constant as [out, in] (stored [rowsOut, colsIn]).
-  SmallVector<APFloat> values;
-  const llvm::fltSemantics &semantics =
-      cast<FloatType>(element).getFloatSemantics();
+  SmallVector<double> values;
   for (int64_t r = 0; r < out; ++r)
-    for (int64_t c = 0; c < in; ++c) {
-      double v = transposed ? matrix[c * colsIn + r] : matrix[r * colsIn + c];
-      APFloat value(v);
-      bool lost = false;
-      value.convert(semantics, APFloat::rmNearestTiesToEven, &lost);
-      values.push_back(value);
-    }
-  auto matrixType = RankedTensorType::get({out, in}, element);
+    for (int64_t c = 0; c < in; ++c)
+      values.push_back(transposed ? matrix[c * colsIn + r]
+                                  : matrix[r * colsIn + c]);
   Value constant =
-      cv.create<ConstantOp>(DenseElementsAttr::get(matrixType, values))
-          .getResult();
+      cv.constant(RankedTensorType::get({out, in}, element), values);
   Value product =
       cv.create<MatmulOp>(RankedTensorType::get({rows, out}, element), flat,
                           constant, /*transpose_lhs=*/false,
@@ -229,20 +217,24 @@ LogicalResult convertUpsampleLinearBackward(Converter &cv, Operation *op) {
 } // namespace
 
 void torch_to_nova::addResamplingHandlers(HandlerTable &table) {
-  table["torch.aten._adaptive_avg_pool2d_backward"] =
-      convertAdaptiveAvgPoolBackward<2>;
-  table["torch.aten._adaptive_avg_pool3d_backward"] =
-      convertAdaptiveAvgPoolBackward<3>;
-  table["torch.aten.upsample_nearest1d_backward"] =
-      convertUpsampleNearestBackward<1>;
-  table["torch.aten.upsample_nearest2d_backward"] =
-      convertUpsampleNearestBackward<2>;
-  table["torch.aten.upsample_nearest3d_backward"] =
-      convertUpsampleNearestBackward<3>;
-  table["torch.aten.upsample_linear1d_backward"] =
-      convertUpsampleLinearBackward<1>;
-  table["torch.aten.upsample_bilinear2d_backward"] =
-      convertUpsampleLinearBackward<2>;
-  table["torch.aten.upsample_trilinear3d_backward"] =
-      convertUpsampleLinearBackward<3>;
+  const std::pair<StringRef, Handler> handlers[] = {
+      {"torch.aten._adaptive_avg_pool2d_backward",
+       convertAdaptiveAvgPoolBackward<2>},
+      {"torch.aten._adaptive_avg_pool3d_backward",
+       convertAdaptiveAvgPoolBackward<3>},
+      {"torch.aten.upsample_nearest1d_backward",
+       convertUpsampleNearestBackward<1>},
+      {"torch.aten.upsample_nearest2d_backward",
+       convertUpsampleNearestBackward<2>},
+      {"torch.aten.upsample_nearest3d_backward",
+       convertUpsampleNearestBackward<3>},
+      {"torch.aten.upsample_linear1d_backward",
+       convertUpsampleLinearBackward<1>},
+      {"torch.aten.upsample_bilinear2d_backward",
+       convertUpsampleLinearBackward<2>},
+      {"torch.aten.upsample_trilinear3d_backward",
+       convertUpsampleLinearBackward<3>},
+  };
+  for (const auto &[name, handler] : handlers)
+    table[name] = handler;
 }

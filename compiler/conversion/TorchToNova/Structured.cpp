@@ -16,10 +16,6 @@ using namespace mlir::nova::torch_to_nova;
 
 namespace {
 
-RankedTensorType typeOf(Value value) {
-  return cast<RankedTensorType>(value.getType());
-}
-
 /// The dim operand of a torch op, normalized for a tensor of `rank`.
 FailureOr<int64_t> dimOperand(Converter &cv, Value operand, int64_t rank) {
   std::optional<int64_t> dim = cv.constantInt(operand);

@@ -318,6 +318,20 @@ Value Converter::splat(RankedTensorType type, const TorchScalar &value) {
   return create<ConstantOp>(type, DenseElementsAttr::get(type, element));
 }
 
+Value Converter::constant(RankedTensorType type, ArrayRef<double> values) {
+  const llvm::fltSemantics &semantics =
+      cast<FloatType>(type.getElementType()).getFloatSemantics();
+  SmallVector<APFloat> elements;
+  for (double value : values) {
+    APFloat element(value);
+    bool lost = false;
+    element.convert(semantics, APFloat::rmNearestTiesToEven, &lost);
+    elements.push_back(element);
+  }
+  return create<ConstantOp>(DenseElementsAttr::get(type, elements))
+      .getResult();
+}
+
 Value Converter::splat(RankedTensorType type, double value) {
   if (isa<FloatType>(type.getElementType()))
     return splat(type, TorchScalar{TorchScalar::Kind::Float, 0, value});

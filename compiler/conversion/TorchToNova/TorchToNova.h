@@ -58,6 +58,11 @@ struct TorchScalar {
 /// them.
 Type promoteTypes(Type a, Type b);
 
+/// The ranked tensor type of a (converted, builtin) tensor value.
+inline RankedTensorType typeOf(Value value) {
+  return cast<RankedTensorType>(value.getType());
+}
+
 /// `dim` counted from the back when negative; std::nullopt when out of range.
 std::optional<int64_t> normalizeDim(int64_t dim, int64_t rank);
 
@@ -115,6 +120,9 @@ public:
   /// A splat constant of `type`.
   Value splat(RankedTensorType type, const TorchScalar &value);
   Value splat(RankedTensorType type, double value);
+  /// A constant of float `type` holding `values` (row-major), each rounded
+  /// to the element type.
+  Value constant(RankedTensorType type, ArrayRef<double> values);
   /// `value` converted elementwise to `elementType` (torch's casting: to i1
   /// means `!= 0`).
   Value castTo(Value value, Type elementType);
