@@ -197,6 +197,46 @@ def test_gradient_accumulation_carries_batch_norm_statistics():
         torch.testing.assert_close(t_nova, t_eager, rtol=1e-4, atol=1e-5, msg=name)
 
 
+class RunningScale(nn.Module):
+    """Normalizes by a running mean of the batch's scale, kept in buffers
+    its forward writes in place (like BatchNorm's, outside BatchNorm)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.register_buffer("scale", torch.ones(()))
+        self.register_buffer("calls", torch.zeros((), dtype=torch.int64))
+        self.register_buffer("fixed", torch.full((), 2.0))  # read, never written
+        self.linear = nn.Linear(8, 3)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        if self.training:
+            with torch.no_grad():
+                self.scale.mul_(0.9).add_(0.1 * x.abs().mean())
+                self.calls += 1
+        return self.linear(x / self.scale * self.fixed)
+
+
+def test_buffers_a_forward_writes_are_step_state():
+    torch.manual_seed(0)
+    eager = RunningScale()
+    compiled = copy.deepcopy(eager)
+    eager_opt = torch.optim.SGD(eager.parameters(), lr=0.1)
+    step = nova.jit(compiled, torch.optim.SGD(compiled.parameters(), lr=0.1), F.cross_entropy)
+    gen = torch.Generator().manual_seed(6)
+    for _ in range(3):
+        x, y = 3 * torch.randn(4, 8, generator=gen), torch.randint(0, 3, (4,), generator=gen)
+        loss = F.cross_entropy(eager(x), y)
+        loss.backward()
+        eager_opt.step()
+        eager_opt.zero_grad(set_to_none=True)
+        assert abs(float(step(x, y)) - float(loss)) <= 1e-5 * float(loss)
+    step.sync()
+    layout = next(iter(step._programs.values())).layout
+    assert layout.updated_buffers == ("scale", "calls")
+    for (name, t_eager), t_nova in zip(eager.state_dict().items(), compiled.state_dict().values()):
+        torch.testing.assert_close(t_nova, t_eager, rtol=1e-5, atol=1e-6, msg=name)
+
+
 def _layers(*modules: nn.Module) -> nn.Module:
     return nn.Sequential(nn.Conv2d(3, 4, 3), *modules, nn.Flatten(), nn.LazyLinear(3))
 
