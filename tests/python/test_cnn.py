@@ -19,7 +19,7 @@ import torch.nn.functional as F
 from torch import nn
 
 import nova
-from training_checks import assert_parameters_track
+from training_checks import assert_matches_captured_reference, assert_parameters_track
 
 
 @pytest.fixture(autouse=True)
@@ -95,6 +95,20 @@ def test_cnn_with_batch_norm_trains_like_eager():
     bn = compiled.stem[1]
     assert int(bn.num_batches_tracked) == 4
     assert float(bn.running_var.sub(1).abs().max()) > 1e-3
+
+
+def test_cnn_with_dropout_matches_its_reference():
+    """SmallCNN with dropout before its head: against the captured graph run
+    eagerly on the same seeds (Nova's masks are not eager torch's)."""
+
+    def make() -> nn.Module:
+        model = SmallCNN()
+        model.head = nn.Sequential(nn.Dropout(0.25), model.head)
+        return model
+
+    gen = torch.Generator().manual_seed(3)
+    batches = [(torch.randn(4, 3, 16, 16, generator=gen), torch.randint(0, 10, (4,), generator=gen)) for _ in range(3)]
+    assert_matches_captured_reference(make, batches, F.cross_entropy)
 
 
 def test_convolution_and_pooling_variants_train_like_eager():

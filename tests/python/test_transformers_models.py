@@ -28,8 +28,7 @@ import torch
 from torch import nn
 
 import nova
-from nova import capture
-from training_checks import CausalLM, assert_parameters_track
+from training_checks import CausalLM, assert_matches_captured_reference, assert_parameters_track
 
 transformers = pytest.importorskip("transformers")
 
@@ -154,27 +153,8 @@ def test_transformers_model_trains_like_eager(family):
 
 @pytest.mark.parametrize("family", list(FAMILIES))
 def test_transformers_model_with_dropout_matches_its_reference(family):
-    """With dropout 0.1 the masks are Nova's own (not eager torch's): the
-    compiled step is compared with the captured graph run eagerly on the
-    same seeds, 4 AdamW steps."""
-    torch.manual_seed(0)
-    model = FAMILIES[family](0.1)
-    reference = copy.deepcopy(model)
-    init = copy.deepcopy(model)
-    step = nova.jit(model, torch.optim.AdamW(model.parameters(), lr=1e-3))
-    ref_opt = torch.optim.AdamW(reference.parameters(), lr=1e-3)
-    batches = _batches(4)
-    captured = capture.capture_train_step(reference, ref_opt, None, batches[0])
-    assert captured.train_layout.random
-    for i, batch in enumerate(batches):
-        torch.manual_seed(100 + i)
-        loss = float(step(*batch))
-        torch.manual_seed(100 + i)
-        outputs = captured.graph_module(*capture.train_step_inputs(captured, reference, ref_opt, batch))
-        ref_loss = float(capture.apply_train_step_outputs(captured, reference, ref_opt, outputs))
-        assert abs(loss - ref_loss) <= 1e-5 * abs(ref_loss), i
-    step.sync()
-    assert_parameters_track(reference, model, init, heads=HEADS)
+    """With dropout 0.1, 4 AdamW steps against the captured reference."""
+    assert_matches_captured_reference(lambda: FAMILIES[family](0.1), _batches(4), heads=HEADS)
 
 
 class ImageClassifier(nn.Module):
