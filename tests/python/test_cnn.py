@@ -251,12 +251,16 @@ def test_buffers_a_forward_writes_are_step_state():
         torch.testing.assert_close(t_nova, t_eager, rtol=1e-5, atol=1e-6, msg=name)
 
 
-def _layers(*modules: nn.Module) -> nn.Module:
-    return nn.Sequential(nn.Conv2d(3, 4, 3), *modules, nn.Flatten(), nn.LazyLinear(3))
+def _layers(*modules: nn.Module, conv_bias: bool = True) -> nn.Module:
+    # A bias before instance norm has a true gradient of 0 (the norm removes
+    # it): AdamW would move it on rounding noise.
+    return nn.Sequential(nn.Conv2d(3, 4, 3, bias=conv_bias), *modules, nn.Flatten(), nn.LazyLinear(3))
 
 
 LAYERS = {
     "group-norm": lambda: _layers(nn.GroupNorm(2, 4)),
+    "instance-norm": lambda: _layers(nn.InstanceNorm2d(4, affine=True, track_running_stats=True), conv_bias=False),
+    "instance-norm-plain": lambda: _layers(nn.InstanceNorm2d(4), conv_bias=False),
     "upsample-nearest": lambda: _layers(nn.Upsample(scale_factor=2)),
     "upsample-nearest-size": lambda: _layers(nn.Upsample(size=(11, 5))),
     "upsample-bilinear": lambda: _layers(nn.Upsample(scale_factor=1.5, mode="bilinear")),
