@@ -106,11 +106,11 @@ def batch_signature(tensors: Sequence[Tensor]) -> tuple[Any, ...]:
     return tuple((tuple(t.shape), t.dtype, t.device.type) for t in tensors)
 
 
-def training_modes(fn: Any) -> tuple[bool, ...]:
-    """The train/eval mode of every submodule of `fn` (none for a plain
-    function): `model.eval()` selects a separately compiled program
-    (BatchNorm then uses its running statistics, dropout is off)."""
-    return tuple(m.training for m in fn.modules()) if isinstance(fn, nn.Module) else ()
+def training_modes(modules: Sequence[nn.Module]) -> tuple[bool, ...]:
+    """The train/eval mode of each of `modules`: `model.eval()` selects a
+    separately compiled program (BatchNorm then uses its running
+    statistics, dropout is off)."""
+    return tuple(m.training for m in modules)
 
 
 def _check_tensors(args: Sequence[Any], what: str) -> None:
@@ -186,6 +186,8 @@ class TrainStep:
         self.gradient_accumulation_steps = gradient_accumulation_steps
         # The data-parallel group (from the launcher's environment).
         self.world = distributed.world()
+        # Listed once: walking the module tree costs ~80 us a step.
+        self._submodules = list(model.modules())
         self._compiler = _Compiler(target, allow_fallback)
         self._programs: dict[tuple[Any, ...], Program] = {}
         # The program whose module globals hold the current state, and how
@@ -252,10 +254,10 @@ class TrainStep:
         """Registers an already compiled program (an exported step) for batches
         of `signature` (see `batch_signature()`) in the model's current
         train/eval modes."""
-        self._programs[(signature, training_modes(self.model))] = program
+        self._programs[(signature, training_modes(self._submodules))] = program
 
     def _program(self, batch: Sequence[Tensor]) -> Program:
-        signature = (batch_signature(batch), training_modes(self.model))
+        signature = (batch_signature(batch), training_modes(self._submodules))
         program = self._programs.get(signature)
         if program is not None:
             default_cache().record_reuse()
@@ -309,10 +311,11 @@ class CompiledFunction:
         self.fn = fn
         self._compiler = _Compiler(target, allow_fallback)
         self._programs: dict[tuple[Any, ...], Program] = {}
+        self._submodules = list(fn.modules()) if isinstance(fn, nn.Module) else []
 
     def __call__(self, *args: Tensor) -> Any:
         _check_tensors(args, "nova.jit function")
-        signature = (batch_signature(args), training_modes(self.fn))
+        signature = (batch_signature(args), training_modes(self._submodules))
         program = self._programs.get(signature)
         if program is not None:
             default_cache().record_reuse()
