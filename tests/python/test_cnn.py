@@ -266,6 +266,7 @@ LAYERS = {
     "upsample-bilinear": lambda: _layers(nn.Upsample(scale_factor=1.5, mode="bilinear")),
     "upsample-bilinear-corners": lambda: _layers(nn.Upsample(size=(13, 7), mode="bilinear", align_corners=True)),
     "adaptive-avg-pool": lambda: _layers(nn.AdaptiveAvgPool2d((3, 5))),
+    "adaptive-max-pool": lambda: _layers(nn.AdaptiveMaxPool2d((3, 2))),
     "pixel-shuffle": lambda: _layers(nn.Conv2d(4, 8, 1), nn.PixelShuffle(2)),
     "activations": lambda: _layers(nn.SiLU(), nn.Conv2d(4, 4, 1), nn.Mish(), nn.Conv2d(4, 4, 1), nn.LeakyReLU(0.2),
                                    nn.Conv2d(4, 4, 1), nn.ELU(), nn.Conv2d(4, 4, 1), nn.Softplus(),

@@ -509,27 +509,24 @@ LogicalResult convertMaxPoolWithIndices(Converter &cv, Operation *op) {
   return cv.replace(op, {best, bestIndex});
 }
 
-/// `max_pool{1,2,3}d_with_indices_backward(grad_output, self, kernel_size,
-/// stride, padding, dilation, ceil_mode, indices)`: the output gradient
-/// added at each channel's indices.
-LogicalResult convertMaxPoolBackward(Converter &cv, Operation *op) {
-  FailureOr<Value> grad = cv.tensor(op->getOperand(0));
-  FailureOr<Value> indices = cv.tensor(op->getOperand(7));
+/// How many trailing dims a pooling op pools: its name says (max_pool2d...).
+int64_t pooledDims(Operation *op) {
+  StringRef name = op->getName().getStringRef();
+  return name.contains("1d") ? 1 : name.contains("3d") ? 3 : 2;
+}
+
+/// The gradient of a max pooling: `grad` added at each channel's `indices`
+/// (flat over the pooled dims) into a zero input of the op's result type.
+LogicalResult scatterAtIndices(Converter &cv, Operation *op, unsigned gradIndex,
+                               unsigned indicesIndex) {
+  FailureOr<Value> grad = cv.tensor(op->getOperand(gradIndex));
+  FailureOr<Value> indices = cv.tensor(op->getOperand(indicesIndex));
   if (failed(grad) || failed(indices))
     return failure();
-  std::optional<SmallVector<int64_t>> kernel =
-      cv.constantIntList(op->getOperand(2));
-  if (!kernel)
-    return cv.reject("kernel_size must be a constant list");
   RankedTensorType type = cv.resultType(op);
-  int64_t rank = type.getRank();
-  int64_t pooled = kernel->size() == 1 ? std::min<int64_t>(2, rank - 1)
-                                       : static_cast<int64_t>(kernel->size());
-  if (op->getName().getStringRef().contains("max_pool1d"))
-    pooled = 1;
-  else if (op->getName().getStringRef().contains("max_pool3d"))
-    pooled = 3;
-  int64_t lead = rank - pooled;
+  int64_t rank = type.getRank(), lead = rank - pooledDims(op);
+  if (lead < 1)
+    return cv.reject("expected [..., C, pooled dims...]");
   int64_t rows = 1, perRow = 1, outputs = 1;
   for (int64_t d = 0; d < lead; ++d)
     rows *= type.getDimSize(d);
@@ -554,6 +551,111 @@ LogicalResult convertMaxPoolBackward(Converter &cv, Operation *op) {
                                        flat, updates)
                    .getResult();
   return cv.replace(op, cv.reshape(sums, type.getShape()));
+}
+
+/// `max_pool{1,2,3}d_with_indices_backward(grad_output, self, kernel_size,
+/// stride, padding, dilation, ceil_mode, indices)`.
+LogicalResult convertMaxPoolBackward(Converter &cv, Operation *op) {
+  return scatterAtIndices(cv, op, 0, 7);
+}
+
+/// `adaptive_max_pool{1,2,3}d_backward(grad_output, self, indices)`.
+LogicalResult convertAdaptiveMaxPoolBackward(Converter &cv, Operation *op) {
+  return scatterAtIndices(cv, op, 0, 2);
+}
+
+/// `adaptive_max_pool{1,2,3}d(self, output_size)` -> (out, indices): torch's
+/// windows [floor(o*in/out), ceil((o+1)*in/out)) per pooled dim. Window
+/// element j of every output position is one gather of the input (flat over
+/// the pooled dims) at a constant index (clamped to the window's last
+/// element, which leaves the maximum and its first index unchanged); the
+/// maximum and its first index are taken over them as in max pooling.
+LogicalResult convertAdaptiveMaxPool(Converter &cv, Operation *op) {
+  FailureOr<Value> input = cv.tensor(op->getOperand(0));
+  if (failed(input))
+    return failure();
+  RankedTensorType type = cv.resultType(op, 0),
+                   indexType = cv.resultType(op, 1);
+  RankedTensorType inputType = typeOf(*input);
+  int64_t rank = type.getRank(), pooled = pooledDims(op), lead = rank - pooled;
+  if (lead < 1)
+    return cv.reject("expected [..., C, pooled dims...]");
+  ArrayRef<int64_t> inSizes = inputType.getShape().drop_front(lead),
+                    outSizes = type.getShape().drop_front(lead);
+  SmallVector<SmallVector<int64_t>> begins(pooled), ends(pooled);
+  SmallVector<int64_t> windows(pooled, 1);
+  for (int64_t d = 0; d < pooled; ++d)
+    for (int64_t o = 0; o < outSizes[d]; ++o) {
+      begins[d].push_back((o * inSizes[d]) / outSizes[d]);
+      ends[d].push_back(((o + 1) * inSizes[d] + outSizes[d] - 1) / outSizes[d]);
+      windows[d] = std::max(windows[d], ends[d].back() - begins[d].back());
+    }
+  int64_t rows = 1, spatial = 1, outputs = 1;
+  for (int64_t d = 0; d < lead; ++d)
+    rows *= type.getDimSize(d);
+  for (int64_t size : inSizes)
+    spatial *= size;
+  for (int64_t size : outSizes)
+    outputs *= size;
+  // The input as a table of its spatial positions: [spatial, rows].
+  Value table = cv.reshape(*input, {rows, spatial});
+  table = cv.create<TransposeOp>(inputType.clone({spatial, rows}), table,
+                                 ArrayRef<int64_t>{1, 0});
+  SmallVector<int64_t> inStrides = rowMajorStrides(inSizes),
+                       outStrides = rowMajorStrides(outSizes);
+  auto spatialIndexType =
+      RankedTensorType::get(outSizes, indexType.getElementType());
+  int64_t offsets = 1;
+  for (int64_t w : windows)
+    offsets *= w;
+  Value best, bestIndex;
+  for (int64_t w = 0; w < offsets; ++w) {
+    SmallVector<int64_t> offset(pooled);
+    for (int64_t d = pooled - 1, rest = w; d >= 0; --d) {
+      offset[d] = rest % windows[d];
+      rest /= windows[d];
+    }
+    SmallVector<int64_t> flat(outputs);
+    for (int64_t o = 0; o < outputs; ++o) {
+      int64_t index = 0;
+      for (int64_t d = 0; d < pooled; ++d) {
+        int64_t at = (o / outStrides[d]) % outSizes[d];
+        index += std::min(begins[d][at] + offset[d], ends[d][at] - 1) *
+                 inStrides[d];
+      }
+      flat[o] = index;
+    }
+    Value positions = cv.create<ConstantOp>(
+        DenseElementsAttr::get(spatialIndexType, ArrayRef(flat)));
+    SmallVector<int64_t> gatheredShape(outSizes);
+    gatheredShape.push_back(rows);
+    Value gathered =
+        cv.create<EmbeddingOp>(inputType.clone(gatheredShape), table, positions)
+            .getResult();
+    // [outputs..., rows] -> [rows, outputs...] -> the result's shape.
+    SmallVector<int64_t> rowsFirst = {pooled};
+    for (int64_t d = 0; d < pooled; ++d)
+      rowsFirst.push_back(d);
+    SmallVector<int64_t> rowsFirstShape = {rows};
+    llvm::append_range(rowsFirstShape, outSizes);
+    Value values = cv.reshape(
+        cv.create<TransposeOp>(inputType.clone(rowsFirstShape), gathered,
+                               rowsFirst),
+        type.getShape());
+    FailureOr<Value> index = cv.broadcastTo(positions, indexType.getShape());
+    if (failed(index))
+      return failure();
+    if (!best) {
+      best = values;
+      bestIndex = *index;
+      continue;
+    }
+    Value greater = cv.create<CompareOp>(type.clone(cv.b().getI1Type()),
+                                         CompareDirection::GT, values, best);
+    best = cv.create<SelectOp>(type, greater, values, best);
+    bestIndex = cv.create<SelectOp>(indexType, greater, *index, bestIndex);
+  }
+  return cv.replace(op, {best, bestIndex});
 }
 
 /// The average pooling divisor of each output position: the window's size
@@ -721,6 +823,9 @@ void torch_to_nova::addConvolutionHandlers(HandlerTable &table) {
     std::string maxPool = ("torch.aten.max_pool" + dims).str();
     table[maxPool + "_with_indices"] = convertMaxPoolWithIndices;
     table[maxPool + "_with_indices_backward"] = convertMaxPoolBackward;
+    std::string adaptiveMaxPool = ("torch.aten.adaptive_max_pool" + dims).str();
+    table[adaptiveMaxPool] = convertAdaptiveMaxPool;
+    table[adaptiveMaxPool + "_backward"] = convertAdaptiveMaxPoolBackward;
     std::string avgPool = ("torch.aten.avg_pool" + dims).str();
     table[avgPool] = convertAvgPool;
     table[avgPool + "_backward"] = convertAvgPoolBackward;

@@ -4,7 +4,8 @@
 // Convolutions and pooling, forward and backward, as nova.convolution (and,
 // for max pooling, window slices and a scatter-add). Inputs: the functions
 // "conv2d_grouped_backward", "conv_transpose1d_backward",
-// "max_pool2d_backward" and "avg_pool2d_backward" of
+// "max_pool2d_backward", "avg_pool2d_backward" and
+// "adaptive_max_pool2d_backward" of
 // tests/lit/torch-inputs/make_torch_to_nova_snippets.py, as the FX importer
 // prints them.
 
@@ -305,5 +306,51 @@
     %45 = "torch.constant.none"() : () -> !torch.none
     %46 = "torch.aten.avg_pool2d_backward"(%35, %arg0, %38, %39, %42, %43, %44, %45) : (!torch.vtensor<[2,3,3,3],f32>, !torch.vtensor<[2,3,5,5],f32>, !torch.list<int>, !torch.list<int>, !torch.list<int>, !torch.bool, !torch.bool, !torch.none) -> !torch.vtensor<[2,3,5,5],f32>
     "func.return"(%46, %16) : (!torch.vtensor<[2,3,5,5],f32>, !torch.vtensor<[],f32>) -> ()
+  }) : () -> ()
+// Adaptive max pooling (3x5 -> 2x2: windows of 2 rows and 3 columns): one
+// gather of the input's spatial positions per window element at constant
+// flat indices (clamped to the window), the first maximum and its index;
+// the backward scatter-adds at those indices like max pooling's.
+// CHECK-LABEL: func.func @adaptive_max_pool2d_backward(
+// CHECK:         %[[ROWS:.*]] = nova.reshape %{{.*}} : tensor<1x2x3x5xf32> -> tensor<2x15xf32>
+// CHECK:         %[[TABLE:.*]] = nova.transpose %[[ROWS]] permutation = [1, 0] : tensor<2x15xf32> -> tensor<15x2xf32>
+// CHECK:         %[[AT0:.*]] = nova.constant dense<{{\[}}[0, 2], [5, 7]]> : tensor<2x2xi64>
+// CHECK:         nova.embedding %[[TABLE]][%[[AT0]]] : tensor<15x2xf32>, tensor<2x2xi64> -> tensor<2x2x2xf32>
+// CHECK:         nova.constant dense<{{\[}}[1, 3], [6, 8]]> : tensor<2x2xi64>
+// CHECK-COUNT-5: nova.compare gt
+// CHECK:         nova.scatter_add %{{.*}} : tensor<30x1xf32>, tensor<8xi64>, tensor<8x1xf32> -> tensor<30x1xf32>
+  "func.func"() <{function_type = (!torch.vtensor<[1,2,3,5],f32>) -> (!torch.vtensor<[1,2,3,5],f32>, !torch.vtensor<[],f32>), sym_name = "adaptive_max_pool2d_backward"}> ({
+  ^bb0(%arg0: !torch.vtensor<[1,2,3,5],f32>):
+    %0 = "torch.constant.int"() <{value = 2 : i64}> : () -> !torch.int
+    %1 = "torch.constant.int"() <{value = 2 : i64}> : () -> !torch.int
+    %2 = "torch.prim.ListConstruct"(%0, %1) : (!torch.int, !torch.int) -> !torch.list<int>
+    %3:2 = "torch.aten.adaptive_max_pool2d"(%arg0, %2) : (!torch.vtensor<[1,2,3,5],f32>, !torch.list<int>) -> (!torch.vtensor<[1,2,2,2],f32>, !torch.vtensor<[1,2,2,2],si64>)
+    %4 = "torch.constant.int"() <{value = 2 : i64}> : () -> !torch.int
+    %5 = "torch.aten.pow.Tensor_Scalar"(%3#0, %4) : (!torch.vtensor<[1,2,2,2],f32>, !torch.int) -> !torch.vtensor<[1,2,2,2],f32>
+    %6 = "torch.prim.ListConstruct"() : () -> !torch.list<int>
+    %7 = "torch.constant.bool"() <{value = false}> : () -> !torch.bool
+    %8 = "torch.constant.none"() : () -> !torch.none
+    %9 = "torch.aten.sum.dim_IntList"(%5, %6, %7, %8) : (!torch.vtensor<[1,2,2,2],f32>, !torch.list<int>, !torch.bool, !torch.none) -> !torch.vtensor<[],f32>
+    %10 = "torch.constant.int"() <{value = 1 : i64}> : () -> !torch.int
+    %11 = "torch.constant.none"() : () -> !torch.none
+    %12 = "torch.constant.none"() : () -> !torch.none
+    %13 = "torch.constant.none"() : () -> !torch.none
+    %14 = "torch.constant.bool"() <{value = false}> : () -> !torch.bool
+    %15 = "torch.constant.int"() <{value = 1 : i64}> : () -> !torch.int
+    %16 = "torch.aten.full_like"(%9, %10, %11, %12, %13, %14, %15) : (!torch.vtensor<[],f32>, !torch.int, !torch.none, !torch.none, !torch.none, !torch.bool, !torch.int) -> !torch.vtensor<[],f32>
+    %17 = "torch.constant.int"() <{value = 1 : i64}> : () -> !torch.int
+    %18 = "torch.constant.int"() <{value = 2 : i64}> : () -> !torch.int
+    %19 = "torch.constant.int"() <{value = 2 : i64}> : () -> !torch.int
+    %20 = "torch.constant.int"() <{value = 2 : i64}> : () -> !torch.int
+    %21 = "torch.prim.ListConstruct"(%17, %18, %19, %20) : (!torch.int, !torch.int, !torch.int, !torch.int) -> !torch.list<int>
+    %22 = "torch.constant.bool"() <{value = false}> : () -> !torch.bool
+    %23 = "torch.aten.expand"(%16, %21, %22) : (!torch.vtensor<[],f32>, !torch.list<int>, !torch.bool) -> !torch.vtensor<[1,2,2,2],f32>
+    %24 = "torch.constant.float"() <{value = 1.000000e+00 : f64}> : () -> !torch.float
+    %25 = "torch.aten.pow.Tensor_Scalar"(%3#0, %24) : (!torch.vtensor<[1,2,2,2],f32>, !torch.float) -> !torch.vtensor<[1,2,2,2],f32>
+    %26 = "torch.constant.float"() <{value = 2.000000e+00 : f64}> : () -> !torch.float
+    %27 = "torch.aten.mul.Scalar"(%25, %26) : (!torch.vtensor<[1,2,2,2],f32>, !torch.float) -> !torch.vtensor<[1,2,2,2],f32>
+    %28 = "torch.aten.mul.Tensor"(%23, %27) : (!torch.vtensor<[1,2,2,2],f32>, !torch.vtensor<[1,2,2,2],f32>) -> !torch.vtensor<[1,2,2,2],f32>
+    %29 = "torch.operator"(%28, %arg0, %3#1) <{name = "torch.aten.adaptive_max_pool2d_backward"}> : (!torch.vtensor<[1,2,2,2],f32>, !torch.vtensor<[1,2,3,5],f32>, !torch.vtensor<[1,2,2,2],si64>) -> !torch.vtensor<[1,2,3,5],f32>
+    "func.return"(%29, %9) : (!torch.vtensor<[1,2,3,5],f32>, !torch.vtensor<[],f32>) -> ()
   }) : () -> ()
 }) : () -> ()

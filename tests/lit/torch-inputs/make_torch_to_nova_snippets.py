@@ -187,6 +187,8 @@ SNIPPETS = [
      grad_and_value(lambda x: (F.interpolate(x, scale_factor=2.0).square().sum()
                                + F.interpolate(x, size=(5, 4), mode="bilinear").square().sum())),
      (r(1, 2, 3, 2),)),
+    ("nova", "adaptive_max_pool2d_backward",
+     grad_and_value(lambda x: F.adaptive_max_pool2d(x, (2, 2)).square().sum()), (r(1, 2, 3, 5),)),
     ("nova", "activations_and_indexing",
      lambda x, i: (F.leaky_relu(x, 0.2), torch.log1p(x.abs()), torch.expm1(x), x.repeat(2, 1, 3),
                    torch.div(i, 3, rounding_mode="floor"), x[:, i.clamp(0, 3)] * 2),
