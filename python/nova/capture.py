@@ -74,6 +74,7 @@ __all__ = [
     "train_step_inputs",
     "apply_train_step_outputs",
     "train_step_hyper_values",
+    "optimizer_state_summary",
     "draw_seed",
     "module_tensors",
 ]
@@ -148,10 +149,6 @@ def f32_matmul_precision() -> str:
 # --------------------------------------------------------------------------
 
 
-# Stands for optimizer state that exists on the device but not yet in torch.
-_ON_DEVICE = object()
-
-
 def _scalar(value: Any) -> float:
     return float(value.item() if isinstance(value, Tensor) else value)
 
@@ -171,21 +168,26 @@ class _SGDRule:
         return (bool(group.get("nesterov", False)),)
 
     @staticmethod
-    def hyper_values(group: dict[str, Any], states: list[dict[str, Any]]) -> list[float]:
-        # torch keeps no buffer until the first momentum step; one graph covers
-        # both cases by selecting on is_first_step.
+    def state_summary(states: list[dict[str, Any]]) -> bool:
+        """Whether the group's parameters have momentum buffers: torch keeps
+        none until the first momentum step; one graph covers both cases by
+        selecting on is_first_step."""
         has_buf = [s.get("momentum_buffer") is not None for s in states]
         if any(has_buf) and not all(has_buf):
             raise ValueError(
                 "SGD param group mixes parameters with and without momentum_buffer; "
                 "Nova needs one first-step flag per group"
             )
+        return bool(has_buf) and all(has_buf)
+
+    @staticmethod
+    def hyper_values(group: dict[str, Any], has_buffers: bool, steps_on_device: int) -> list[float]:
         return [
             _scalar(group["lr"]),
             _scalar(group["momentum"]),
             _scalar(group["dampening"]),
             _scalar(group["weight_decay"]),
-            0.0 if all(has_buf) and has_buf else 1.0,
+            0.0 if has_buffers or steps_on_device else 1.0,
         ]
 
     @staticmethod
@@ -197,12 +199,6 @@ class _SGDRule:
             param, grad, state[0], lr, momentum, dampening, weight_decay, is_first, flags[0]
         )
         return new_param, [new_buf]
-
-    @staticmethod
-    def advanced(state: dict[str, Any], steps: int) -> dict[str, Any]:
-        """`state` as it will be after `steps` steps taken on the device (only
-        what hyper_values reads)."""
-        return {**state, "momentum_buffer": _ON_DEVICE} if steps else state
 
     @staticmethod
     def new_state(
@@ -240,14 +236,15 @@ class _AdamWRule:
         return ()
 
     @staticmethod
-    def _next_step(states: list[dict[str, Any]]) -> float:
+    def state_summary(states: list[dict[str, Any]]) -> float:
+        """The steps the group's parameters have taken (one count for all)."""
         steps = {_scalar(s["step"]) if "step" in s else 0.0 for s in states}
         if len(steps) > 1:
             raise ValueError(f"AdamW param group has parameters at different steps {sorted(steps)}")
-        return (steps.pop() if steps else 0.0) + 1.0
+        return steps.pop() if steps else 0.0
 
     @classmethod
-    def hyper_values(cls, group: dict[str, Any], states: list[dict[str, Any]]) -> list[float]:
+    def hyper_values(cls, group: dict[str, Any], steps_taken: float, steps_on_device: int) -> list[float]:
         beta1, beta2 = group["betas"]
         return [
             _scalar(group["lr"]),
@@ -255,7 +252,7 @@ class _AdamWRule:
             _scalar(beta2),
             _scalar(group["eps"]),
             _scalar(group["weight_decay"]),
-            cls._next_step(states),  # the op takes the already-incremented count
+            steps_taken + steps_on_device + 1.0,  # the op takes the already-incremented count
         ]
 
     @classmethod
@@ -279,12 +276,6 @@ class _AdamWRule:
         )
         return new_param, [exp_avg, exp_avg_sq, max_exp_avg_sq]
 
-    @staticmethod
-    def advanced(state: dict[str, Any], steps: int) -> dict[str, Any]:
-        """`state` as it will be after `steps` steps taken on the device (only
-        what hyper_values reads)."""
-        return {**state, "step": _scalar(state.get("step", 0.0)) + steps} if steps else state
-
     @classmethod
     def new_state(
         cls, old: dict[str, Any], new_state: list[Tensor], group: dict[str, Any], param: Tensor, steps: int = 1
@@ -295,7 +286,7 @@ class _AdamWRule:
         else:
             # torch's default: a float32 CPU scalar unless capturable/fused.
             dev = param.device if group.get("capturable") or group.get("fused") else "cpu"
-            step = torch.tensor(cls._next_step([old]) + steps - 1, dtype=_HYPER_DTYPE, device=dev)
+            step = torch.tensor(cls.state_summary([old]) + steps, dtype=_HYPER_DTYPE, device=dev)
         # Same key order as torch.optim.Adam._init_group.
         return {"step": step, **dict(zip(cls.state_keys, new_state))}
 
@@ -453,22 +444,37 @@ def draw_seed(device: torch.device) -> Tensor:
     return torch.randint(-(2**63), 2**63 - 1, (), dtype=torch.int64).to(device)
 
 
+def optimizer_state_summary(optimizer: torch.optim.Optimizer) -> list[Any]:
+    """What the hyperparameters read from `optimizer.state`, per param group
+    (AdamW: the step count; SGD: whether momentum buffers exist), checked
+    to be one value per group. Read when the state is uploaded, not every
+    step: walking every parameter's state costs ~100 us a step on gpt-146m."""
+    rule = _rule_for(optimizer)
+    return [rule.state_summary([optimizer.state.get(p, {}) for p in g["params"]]) for g in optimizer.param_groups]
+
+
 def train_step_hyper_values(
-    captured: CapturedGraph | TrainLayout, optimizer: torch.optim.Optimizer, steps_on_device: int
+    captured: CapturedGraph | TrainLayout,
+    optimizer: torch.optim.Optimizer,
+    steps_on_device: int,
+    state_summary: Sequence[Any] | None = None,
 ) -> list[float]:
     """The hyperparameters of the next step in signature order (the one
     tensor a compiled step takes), read fresh from `optimizer.param_groups`,
     when `steps_on_device` steps have run since `optimizer.state` was last
-    written (nova.jit keeps the state on the device)."""
+    written (nova.jit keeps the state on the device); `state_summary` is
+    `optimizer_state_summary(optimizer)` of that state (read here if None)."""
     _layout_of(captured)
-    return _hyper_values(_rule_for(optimizer), optimizer, steps_on_device)
+    return _hyper_values(_rule_for(optimizer), optimizer, steps_on_device, state_summary)
 
 
-def _hyper_values(rule: Any, optimizer: torch.optim.Optimizer, steps_on_device: int) -> list[float]:
+def _hyper_values(
+    rule: Any, optimizer: torch.optim.Optimizer, steps_on_device: int, state_summary: Sequence[Any] | None = None
+) -> list[float]:
+    summary = state_summary if state_summary is not None else optimizer_state_summary(optimizer)
     values: list[float] = []
-    for group in optimizer.param_groups:
-        gstates = [rule.advanced(optimizer.state.get(p, {}), steps_on_device) for p in group["params"]]
-        values.extend(rule.hyper_values(group, gstates))
+    for group, group_summary in zip(optimizer.param_groups, summary, strict=True):
+        values.extend(rule.hyper_values(group, group_summary, steps_on_device))
     return values
 
 

@@ -194,6 +194,9 @@ class TrainStep:
         # many steps it ran since the model and optimizer were last written.
         self._active: Program | None = None
         self._steps_on_device = 0
+        # What the hyperparameters read from optimizer.state as last written
+        # (read again after each upload and sync).
+        self._state_summary: list[Any] | None = None
 
     def __call__(self, *batch: Tensor) -> Tensor:
         _check_tensors(batch, "nova.jit train step")
@@ -210,7 +213,11 @@ class TrainStep:
         if self._active is not program:
             self._upload(program)
         assert program.train is not None
-        hypers = capture.train_step_hyper_values(program.layout, self.optimizer, self._steps_on_device)
+        if self._state_summary is None:
+            self._state_summary = capture.optimizer_state_summary(self.optimizer)
+        hypers = capture.train_step_hyper_values(
+            program.layout, self.optimizer, self._steps_on_device, self._state_summary
+        )
         if program.layout is not None and program.layout.random:
             batch = (*batch, capture.draw_seed(torch.device("cpu")))  # copied in like the batch
         loss = program.train.step(hypers, batch)
@@ -237,6 +244,7 @@ class TrainStep:
             steps=self._steps_on_device,
         )
         self._steps_on_device = 0
+        self._state_summary = None
 
     def wait(self) -> None:
         """Blocks until every enqueued step has completed on the device."""
@@ -249,6 +257,7 @@ class TrainStep:
         self.wait()
         self._active = None
         self._steps_on_device = 0
+        self._state_summary = None
 
     def add_program(self, signature: tuple[Any, ...], program: Program) -> None:
         """Registers an already compiled program (an exported step) for batches
@@ -302,6 +311,7 @@ class TrainStep:
         program.train.load_state(inputs[: num_state_tensors(program.layout)])
         self._active = program
         self._steps_on_device = 0
+        self._state_summary = None
 
 
 class CompiledFunction:
