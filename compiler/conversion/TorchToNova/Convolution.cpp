@@ -428,6 +428,27 @@ SmallVector<int64_t> extraHighPadding(const PoolGeometry &g,
   return extra;
 }
 
+/// The maximum over a pooling window's elements, added one at a time, and
+/// the index of its first occurrence: a later element wins only when greater
+/// (torch's rule).
+struct FirstMax {
+  Value value, index;
+
+  void add(Converter &cv, Value candidate, Value candidateIndex) {
+    if (!value) {
+      value = candidate;
+      index = candidateIndex;
+      return;
+    }
+    RankedTensorType type = typeOf(value);
+    Value greater = cv.create<CompareOp>(type.clone(cv.b().getI1Type()),
+                                         CompareDirection::GT, candidate,
+                                         value);
+    value = cv.create<SelectOp>(type, greater, candidate, value);
+    index = cv.create<SelectOp>(typeOf(index), greater, candidateIndex, index);
+  }
+};
+
 /// `max_pool{1,2,3}d_with_indices(self, kernel_size, stride, padding,
 /// dilation, ceil_mode)` -> (out, indices): the indices are flat over the
 /// pooled dims of each channel, the first maximum wins (as in torch).
@@ -470,7 +491,7 @@ LogicalResult convertMaxPoolWithIndices(Converter &cv, Operation *op) {
   int64_t windows = 1;
   for (int64_t k : g->kernel)
     windows *= k;
-  Value best, bestIndex;
+  FirstMax maximum;
   for (int64_t w = 0; w < windows; ++w) {
     // The window offset (k_0, ..., k_{pooled-1}) of window element w.
     SmallVector<int64_t> offset(pooled);
@@ -496,17 +517,9 @@ LogicalResult convertMaxPoolWithIndices(Converter &cv, Operation *op) {
         indexType.getShape());
     if (failed(index))
       return failure();
-    if (!best) {
-      best = slice;
-      bestIndex = *index;
-      continue;
-    }
-    Value greater = cv.create<CompareOp>(type.clone(cv.b().getI1Type()),
-                                         CompareDirection::GT, slice, best);
-    best = cv.create<SelectOp>(type, greater, slice, best);
-    bestIndex = cv.create<SelectOp>(indexType, greater, *index, bestIndex);
+    maximum.add(cv, slice, *index);
   }
-  return cv.replace(op, {best, bestIndex});
+  return cv.replace(op, {maximum.value, maximum.index});
 }
 
 /// How many trailing dims a pooling op pools: its name says (max_pool2d...).
@@ -608,7 +621,7 @@ LogicalResult convertAdaptiveMaxPool(Converter &cv, Operation *op) {
   int64_t offsets = 1;
   for (int64_t w : windows)
     offsets *= w;
-  Value best, bestIndex;
+  FirstMax maximum;
   for (int64_t w = 0; w < offsets; ++w) {
     SmallVector<int64_t> offset(pooled);
     for (int64_t d = pooled - 1, rest = w; d >= 0; --d) {
@@ -645,17 +658,9 @@ LogicalResult convertAdaptiveMaxPool(Converter &cv, Operation *op) {
     FailureOr<Value> index = cv.broadcastTo(positions, indexType.getShape());
     if (failed(index))
       return failure();
-    if (!best) {
-      best = values;
-      bestIndex = *index;
-      continue;
-    }
-    Value greater = cv.create<CompareOp>(type.clone(cv.b().getI1Type()),
-                                         CompareDirection::GT, values, best);
-    best = cv.create<SelectOp>(type, greater, values, best);
-    bestIndex = cv.create<SelectOp>(indexType, greater, *index, bestIndex);
+    maximum.add(cv, values, *index);
   }
-  return cv.replace(op, {best, bestIndex});
+  return cv.replace(op, {maximum.value, maximum.index});
 }
 
 /// The average pooling divisor of each output position: the window's size

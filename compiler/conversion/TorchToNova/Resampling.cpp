@@ -125,24 +125,27 @@ Value applyAlong(Converter &cv, Value x, int64_t dim, const Matrix &matrix,
                                 back);
 }
 
-/// The gradient of a separable resampling: each pooled dim's [out, in]
-/// matrix (from `matrixOf(dim, in, out)`) applied transposed to the output
-/// gradient.
+/// The gradient of a separable resampling of the last `pooled` dims: each
+/// one's [out, in] matrix (`matrixOf(d, in, out)`, d counted from the first
+/// pooled dim) applied transposed to the output gradient, operand 0.
 template <typename MatrixFn>
-LogicalResult resampleBackward(Converter &cv, Operation *op, Value grad,
+LogicalResult resampleBackward(Converter &cv, Operation *op, int64_t pooled,
                                MatrixFn matrixOf) {
+  FailureOr<Value> grad = cv.tensor(op->getOperand(0));
+  if (failed(grad))
+    return failure();
   RankedTensorType type = cv.resultType(op);
   if (!isa<FloatType>(type.getElementType()))
     return cv.reject("expected a floating-point gradient");
-  Value result = cv.castTo(grad, type.getElementType());
-  int64_t rank = type.getRank();
+  Value result = cv.castTo(*grad, type.getElementType());
+  int64_t rank = type.getRank(), lead = rank - pooled;
+  if (lead < 0)
+    return cv.reject("fewer dims than the resampled ones");
   RankedTensorType gradType = typeOf(result);
-  for (int64_t dim = 0; dim < rank; ++dim) {
+  for (int64_t dim = lead; dim < rank; ++dim) {
     int64_t in = type.getDimSize(dim), out = gradType.getDimSize(dim);
-    std::optional<Matrix> matrix = matrixOf(dim, in, out);
-    if (!matrix)
-      continue;
-    result = applyAlong(cv, result, dim, *matrix, out, in, /*transposed=*/true);
+    result = applyAlong(cv, result, dim, matrixOf(dim - lead, in, out), out,
+                        in, /*transposed=*/true);
   }
   if (typeOf(result) != type)
     return cv.reject("the gradient's shape does not match the input's");
@@ -152,15 +155,9 @@ LogicalResult resampleBackward(Converter &cv, Operation *op, Value grad,
 /// `_adaptive_avg_pool{2,3}d_backward(grad_output, self)`.
 template <int64_t Pooled>
 LogicalResult convertAdaptiveAvgPoolBackward(Converter &cv, Operation *op) {
-  FailureOr<Value> grad = cv.tensor(op->getOperand(0));
-  if (failed(grad))
-    return failure();
-  int64_t rank = cv.resultType(op).getRank();
-  return resampleBackward(
-      cv, op, *grad, [&](int64_t dim, int64_t in, int64_t out) {
-        return dim < rank - Pooled ? std::nullopt
-                                   : std::optional(adaptiveAverage(in, out));
-      });
+  return resampleBackward(cv, op, Pooled, [](int64_t, int64_t in, int64_t out) {
+    return adaptiveAverage(in, out);
+  });
 }
 
 /// The optional scale factors from operand `first` on (None: from sizes).
@@ -181,37 +178,25 @@ SmallVector<std::optional<double>> scales(Converter &cv, Operation *op,
 /// input_size, scales...)`.
 template <int64_t Pooled>
 LogicalResult convertUpsampleNearestBackward(Converter &cv, Operation *op) {
-  FailureOr<Value> grad = cv.tensor(op->getOperand(0));
-  if (failed(grad))
-    return failure();
-  int64_t rank = cv.resultType(op).getRank();
   SmallVector<std::optional<double>> factors = scales(cv, op, 3, Pooled);
-  return resampleBackward(
-      cv, op, *grad, [&](int64_t dim, int64_t in, int64_t out) {
-        int64_t d = dim - (rank - Pooled);
-        return d < 0 ? std::nullopt
-                     : std::optional(nearest(in, out, factors[d]));
-      });
+  return resampleBackward(cv, op, Pooled,
+                          [&](int64_t d, int64_t in, int64_t out) {
+                            return nearest(in, out, factors[d]);
+                          });
 }
 
 /// `upsample_{linear1d,bilinear2d,trilinear3d}_backward(grad_output,
 /// output_size, input_size, align_corners, scales...)`.
 template <int64_t Pooled>
 LogicalResult convertUpsampleLinearBackward(Converter &cv, Operation *op) {
-  FailureOr<Value> grad = cv.tensor(op->getOperand(0));
-  if (failed(grad))
-    return failure();
   std::optional<bool> alignCorners = cv.constantBool(op->getOperand(3));
   if (!alignCorners)
     return cv.reject("align_corners must be a constant");
-  int64_t rank = cv.resultType(op).getRank();
   SmallVector<std::optional<double>> factors = scales(cv, op, 4, Pooled);
-  return resampleBackward(
-      cv, op, *grad, [&](int64_t dim, int64_t in, int64_t out) {
-        int64_t d = dim - (rank - Pooled);
-        return d < 0 ? std::nullopt
-                     : std::optional(linear(in, out, *alignCorners, factors[d]));
-      });
+  return resampleBackward(cv, op, Pooled,
+                          [&](int64_t d, int64_t in, int64_t out) {
+                            return linear(in, out, *alignCorners, factors[d]);
+                          });
 }
 
 } // namespace
