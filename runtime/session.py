@@ -235,6 +235,10 @@ class Session:
         self._context.vm_context.invoke(fn, arg_list, results)
         return tuple(self._result(results, i, ()) for i in range(len(results)))
 
+    def function_reflection(self, name: str) -> dict[str, str]:
+        """The reflection metadata IREE attached to function `name`."""
+        return dict(self._function(name).reflection)
+
     def shared_tensor(self, shape: Sequence[int], dtype: torch.dtype) -> tuple[rt.HalBufferView, torch.Tensor]:
         """A fresh IREE buffer and a torch tensor over the same memory.
 
@@ -246,7 +250,7 @@ class Session:
         if element_type is None:
             raise TypeError(f"dtype {dtype} has no IREE element type")
         size = math.prod(shape) * dtype.itemsize
-        bv = rt.HalBufferView(self._allocate(max(1, size)), list(shape), element_type)
+        bv = rt.HalBufferView(self.allocate(max(1, size)), list(shape), element_type)
         device_type, device_id = (_KDL_CUDA, self._cuda_index) if self._kind == "cuda" else (_KDL_CPU, 0)
         t = self._export_dlpack(bv, device_type, device_id)
         if t is None:
@@ -397,7 +401,7 @@ class Session:
         """Copies a buffer view into a fresh device buffer (device-side DMA)."""
         # queue_copy copies the whole source buffer; imported buffers are
         # whole allocations, so the view starts at offset 0.
-        dst = self._allocate(src.get_buffer().byte_length())
+        dst = self.allocate(src.get_buffer().byte_length())
         sem = self._device.create_semaphore(0)
         self._device.queue_copy(
             src.get_buffer(),
@@ -408,7 +412,7 @@ class Session:
         rt.HalFence.create_at(sem, 1).wait()
         return rt.HalBufferView(dst, src.shape, src.element_type)
 
-    def _allocate(self, size: int) -> rt.HalBuffer:
+    def allocate(self, size: int) -> rt.HalBuffer:
         """A fresh (unpooled, so exportable) device buffer of `size` bytes."""
         return self._device.allocator.allocate_buffer(
             memory_type=rt.MemoryType.DEVICE_LOCAL, allowed_usage=rt.BufferUsage.DEFAULT, allocation_size=size

@@ -26,7 +26,19 @@ from .session import Session
 
 _log = logging.getLogger(__name__)
 
-__all__ = ["TrainProgram"]
+__all__ = ["TrainProgram", "transient_bytes"]
+
+
+def transient_bytes(reflection: dict[str, str]) -> int | None:
+    """The size of @step's caller-provided transient storage from its IREE
+    reflection; None when the step allocates its own (compiled with
+    transients=false)."""
+    size = reflection.get("iree.abi.transients.size.constant")
+    if size is None:
+        if any("transients" in key for key in reflection):
+            raise ValueError("the step's transient storage has no constant size (static shapes are required)")
+        return None
+    return int(size)
 
 
 class TrainProgram:
@@ -56,7 +68,8 @@ class TrainProgram:
     def step(self, hypers: Sequence[float], batch: Sequence[torch.Tensor]) -> torch.Tensor:
         """Enqueues one step; returns its loss (see the module doc)."""
         if self._io is None:
-            self._io = _StepIO(self.session, len(hypers), batch, self.loss_dtype)
+            self._io = _StepIO(self.session, len(hypers), batch, self.loss_dtype,
+                               transient_bytes(self.session.function_reflection("step")))
         io = self._io
         io.write_hypers(hypers)
         for staged, b in zip(io.batch, batch):
@@ -87,7 +100,8 @@ class _StepIO:
     # last copy has run.
     _HOST_SLOTS = 4
 
-    def __init__(self, session: Session, num_hypers: int, batch: Sequence[torch.Tensor], loss_dtype: torch.dtype) -> None:
+    def __init__(self, session: Session, num_hypers: int, batch: Sequence[torch.Tensor], loss_dtype: torch.dtype,
+                 transients: int | None) -> None:
         hypers_bv, self.hypers = session.shared_tensor((num_hypers,), torch.float32)
         self._cuda = session.device_kind == "cuda"
         self._host = torch.empty((self._HOST_SLOTS, num_hypers), dtype=torch.float32, pin_memory=self._cuda)
@@ -96,8 +110,11 @@ class _StepIO:
         shared = [session.shared_tensor(tuple(b.shape), b.dtype) for b in batch]
         self.batch = [t for _, t in shared]
         loss_bv, self.loss = session.shared_tensor((), loss_dtype)
-        # The step's arguments: hypers, batch..., loss storage.
+        # The step's arguments: hypers, batch..., loss storage[, transient
+        # storage: one buffer reused by every step, as they run in order].
         self.views: list = [hypers_bv, *(bv for bv, _ in shared), loss_bv.get_buffer()]
+        if transients is not None:
+            self.views.append(session.allocate(max(1, transients)))
 
     def write_hypers(self, values: Sequence[float]) -> None:
         """Copies `values` into the hyperparameter buffer, on torch's stream."""

@@ -122,6 +122,10 @@ struct TrainStepToIREEOptions : PassPipelineOptions<TrainStepToIREEOptions> {
       llvm::cl::desc("initialise the globals from IREE parameters of this scope")};
   Option<bool> inPlace{*this, "in-place", llvm::cl::desc("update in place"),
                        llvm::cl::init(true)};
+  Option<bool> transients{
+      *this, "transients",
+      llvm::cl::desc("@step's transient storage from the caller"),
+      llvm::cl::init(false)};
 };
 
 /// The pure train step -> IREE's stateful program, cleaned up.
@@ -137,6 +141,7 @@ void buildTrainStepToIREEPipeline(OpPassManager &pm,
   convert.stateNames.assign(options.stateNames.begin(), options.stateNames.end());
   convert.parameterScope = options.parameterScope;
   convert.inPlace = options.inPlace;
+  convert.transients = options.transients;
   pm.addPass(createConvertTrainStepToIREE(convert));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());

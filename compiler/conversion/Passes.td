@@ -32,10 +32,16 @@ def ConvertTrainStepToIREE
     - `util.func public @load_state(params, buffers, state)`: stores them.
     - `util.func public @read_state() -> (params, buffers, state)`: copies.
     - `util.func public @step(hypers: tensor<Hxf32>, batch...,
-      loss_storage: !hal.buffer {iree.abi.output = 0}) -> loss` with
+      loss_storage: !hal.buffer {iree.abi.output = 0},
+      transients: !hal.buffer {iree.abi.transients} ) -> loss` (the last
+      argument only with `transients`) with
       `iree.abi.model = "coarse-fences"`: it takes a wait and a signal fence,
       so a call enqueues the step and returns; steps chain on the device
-      through the globals. The loss is written into the caller's buffer. It
+      through the globals. The loss is written into the caller's buffer; with
+      `transients` the step's intermediates are suballocated from the
+      caller's storage (IREE reflects its size), so a call makes no queue
+      alloca/dealloca, which IREE 3.13's CUDA HAL serves by blocking the host
+      (until the call's wait fence, and until its work is done). It
       calls the function, now private (IREE's input pipelines, e.g. the torch
       fallback's, convert func.func bodies; IREE inlines it).
 
@@ -69,7 +75,11 @@ def ConvertTrainStepToIREE
            "Initialise the globals from IREE parameters of this scope">,
     Option<"inPlace", "in-place", "bool", /*default=*/"true",
            "Write updates in place (false: store new buffers, for "
-           "measuring what in place saves)">
+           "measuring what in place saves)">,
+    Option<"transients", "transients", "bool", /*default=*/"false",
+           "@step takes its transient storage from the caller (a last "
+           "!hal.buffer {iree.abi.transients}) instead of a queue alloca per "
+           "call, which IREE 3.13's CUDA HAL serves by blocking the host">
   ];
   let dependentDialects = [
     "::mlir::linalg::LinalgDialect", "::mlir::tensor::TensorDialect",

@@ -131,6 +131,10 @@ def cache_key(captured: capture.CapturedGraph, target: str, allow_fallback: bool
         "abi": TRAIN_STEP_ABI if captured.train_layout is not None else "function",
         "world_size": captured.world_size,
     }
+    if captured.train_layout is not None:
+        from nova.pipeline import step_transients_enabled
+
+        extra["step_transients"] = step_transients_enabled()  # changes @step's arguments
     if target.startswith("cuda"):  # CPU matmuls are exact f32 either way
         from nova.pipeline import compiling_gpu
 

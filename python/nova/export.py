@@ -2,7 +2,8 @@
 
 A train step is written as
   step.vmfb    the module: params, buffers and optimizer state are its
-               globals, `step(hypers, batch..., loss storage)` runs one step
+               globals, `step(hypers, batch..., loss storage, transient
+               storage)` runs one step
   state.irpa   the state as an IREE parameter archive (scope "nova", keys =
                the names in step.json), which initialises those globals
   step.json    the signature: state tensors, hyperparameter names, batch
@@ -152,12 +153,25 @@ def export_train_step(
         flags.append(f"--input=@{path}")
     loss = captured.output_specs[0]
     flags.append(f"--input=&{DTYPE_NAMES[loss.dtype]}")  # the loss's storage (0-d)
+    transients = _transient_bytes(vmfb)
+    if transients is not None:
+        flags.append(f"--input=&{max(1, transients)}xi8")  # the step's transient storage
     outputs_dir = out_dir / "outputs"
     outputs_dir.mkdir(exist_ok=True)
     flags.append(f"--output=@{outputs_dir / 'loss.npy'}")
     (out_dir / "step.flags").write_text("\n".join(flags) + "\n")
     log.info("exported %s to %s", type(model).__name__, out_dir)
     return out_dir
+
+
+def _transient_bytes(vmfb: bytes) -> int | None:
+    import iree.runtime as rt
+
+    from nova.runtime.train_program import transient_bytes
+
+    # Reflection only: the module is read, not loaded into a context.
+    module = rt.VmModule.copy_buffer(rt.VmInstance(), vmfb)
+    return transient_bytes(dict(module.lookup_function("step").reflection))
 
 
 def _to_numpy(tensor: torch.Tensor) -> np.ndarray:

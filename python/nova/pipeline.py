@@ -98,12 +98,21 @@ def linalg_pipeline(target: str, f32_matmul_precision: str = "highest", world_si
     return "nova-lower-to-linalg{" + " ".join(options) + "}"
 
 
-def train_step_pipeline(captured: CapturedGraph, parameter_scope: str = "", in_place: bool = True) -> str:
+def step_transients_enabled() -> bool:
+    """Whether @step takes its transient storage from the caller
+    (NOVA_STEP_TRANSIENTS=1): no queue alloca/dealloca per call."""
+    return os.environ.get("NOVA_STEP_TRANSIENTS", "0") == "1"
+
+
+def train_step_pipeline(captured: CapturedGraph, parameter_scope: str = "", in_place: bool = True,
+                        transients: bool | None = None) -> str:
     """The C++ pipeline nova-train-step-to-iree (convert-train-step-to-iree,
     canonicalize, CSE) for `captured`'s signature: its params,
     buffers and optimizer state become module globals named after them
     (initialised from parameters of `parameter_scope` when given), updated
-    in place (`in_place=False` only to measure what that saves)."""
+    in place (`in_place=False` only to measure what that saves), with the
+    step's transient storage from the caller when `transients` (default:
+    `step_transients_enabled()`)."""
     layout = captured.train_layout
     if layout is None:
         raise ValueError("not a captured train step")
@@ -124,6 +133,8 @@ def train_step_pipeline(captured: CapturedGraph, parameter_scope: str = "", in_p
         options.append(f"parameter-scope={parameter_scope}")
     if not in_place:
         options.append("in-place=false")
+    if step_transients_enabled() if transients is None else transients:
+        options.append("transients=true")
     return "nova-train-step-to-iree{" + " ".join(options) + "}"
 
 

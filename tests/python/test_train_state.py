@@ -41,14 +41,14 @@ def _wide_mlp_setup():
     return model, optimizer, batch
 
 
-def _step_allocation_bytes(in_place: bool) -> tuple[int, int]:
-    """(bytes the compiled @step allocates per call, bytes of state): the
-    sizes of its `hal.device.queue.alloca`s after IREE's stream scheduling."""
+def _step_allocation_bytes(in_place: bool, transients: bool = False) -> tuple[int, int]:
+    """(bytes the compiled @step needs beyond the state, bytes of state): its
+    caller-provided transient storage (the size IREE reflects) plus the sizes
+    of its `hal.device.queue.alloca`s, after IREE's stream scheduling."""
     model, optimizer, batch = _wide_mlp_setup()
     captured = capture.capture_train_step(model, optimizer, nn.functional.cross_entropy, batch)
-    text = lower_to_iree_input(
-        import_to_torch_mlir(captured), program_pipeline=train_step_pipeline(captured, in_place=in_place)
-    )
+    pipeline = train_step_pipeline(captured, in_place=in_place, transients=transients)
+    text = lower_to_iree_input(import_to_torch_mlir(captured), program_pipeline=pipeline)
     from iree.compiler.tools import compile_str
 
     hal = compile_str(text, target_backends=["llvm-cpu"], extra_args=["--compile-to=hal", "--iree-llvmcpu-target-cpu=host"]).decode()
@@ -56,18 +56,25 @@ def _step_allocation_bytes(in_place: bool) -> tuple[int, int]:
     step = step[: re.search(r"\n  \}", step).start()]
     constants = {m[0]: int(m[1]) for m in re.findall(r"(%c\w*) = arith.constant (\d+) : index", hal)}
     sizes = re.findall(r"hal\.device\.queue\.alloca<.*!hal\.buffer\{(%\w+)\}", step)
+    reflected = re.search(r"iree\.abi\.transients\.size\.constant = (\d+)", step)
+    assert (reflected is not None) == transients, "caller transients iff compiled with them"
+    if transients:  # then the step allocates nothing itself
+        assert not sizes, sizes
     state = capture.train_step_inputs(captured, model, optimizer, None)[: num_state_tensors(captured.train_layout)]
     state_bytes = sum(t.numel() * t.element_size() for t in state)
-    return sum(constants[s] for s in sizes), state_bytes
+    return (int(reflected.group(1)) if reflected else 0) + sum(constants[s] for s in sizes), state_bytes
 
 
-def test_state_is_updated_in_place():
+@pytest.mark.parametrize("transients", [False, True])
+def test_state_is_updated_in_place(transients: bool):
     # In place, a step allocates only gradients and activations (a third of
     # AdamW's state: one gradient per param); storing new values instead
     # allocates params, m and v again. The second compile proves the check
     # can tell the two apart.
-    allocated, state_bytes = _step_allocation_bytes(in_place=True)
+    allocated, state_bytes = _step_allocation_bytes(in_place=True, transients=transients)
     assert 0 < allocated < 0.5 * state_bytes, (allocated, state_bytes)
+    if transients:
+        return
     allocated_copying, _ = _step_allocation_bytes(in_place=False)
     assert allocated_copying >= state_bytes, (allocated_copying, state_bytes)
 
@@ -86,7 +93,11 @@ def test_step_module_signature_takes_hypers_as_one_tensor(tmp_path: Path):
     assert sorted(session.function_names) == ["load_state", "read_state", "step"]
 
 
-def test_steps_chain_through_fences_and_wait():
+@pytest.mark.parametrize("transients", ["0", "1"])
+def test_steps_chain_through_fences_and_wait(transients: str, monkeypatch: pytest.MonkeyPatch):
+    # NOVA_STEP_TRANSIENTS=1: the step's intermediates live in one buffer of
+    # the program's, which every step reuses.
+    monkeypatch.setenv("NOVA_STEP_TRANSIENTS", transients)
     model, optimizer, batch = _wide_mlp_setup()
     eager_model = copy.deepcopy(model)
     eager_opt = torch.optim.AdamW(eager_model.parameters(), lr=1e-3)
@@ -94,6 +105,8 @@ def test_steps_chain_through_fences_and_wait():
     losses = [step(*batch) for _ in range(4)]
     program = step._active.train
     assert program.timeline.enqueued == 4
+    # hypers, 2 batch inputs, the loss's storage [, the transient storage]
+    assert len(program._io.views) == 4 + (transients == "1")
     step.wait()
     for loss in losses:
         eager = nn.functional.cross_entropy(eager_model(batch[0]), batch[1])

@@ -547,17 +547,25 @@ void ConvertTrainStepToIREEPass::runOnOperation() {
     utilReturn(b, loc, values);
   }
 
-  // @step(hypers, batch..., loss storage) -> loss: the function called on
+  // @step(hypers, batch..., loss storage[, transients]) -> loss: the function called on
   // the globals, hyperparameters sliced from one tensor.
   Type f32 = b.getF32Type();
   auto hyperType = RankedTensorType::get({hypers}, f32);
   SmallVector<Type> stepInputs = {hyperType};
   llvm::append_range(stepInputs, batchTypes);
-  stepInputs.push_back(ireeType(context, "hal", "buffer"));
+  // The loss's storage, then (with `transients`) the step's transient
+  // storage: IREE then suballocates instead of a queue alloca per call.
+  Type buffer = ireeType(context, "hal", "buffer");
+  stepInputs.push_back(buffer);
+  if (transients)
+    stepInputs.push_back(buffer);
   SmallVector<DictionaryAttr> argAttrs(stepInputs.size(),
                                        b.getDictionaryAttr({}));
-  argAttrs.back() = b.getDictionaryAttr(
+  argAttrs[1 + batchTypes.size()] = b.getDictionaryAttr(
       {b.getNamedAttr("iree.abi.output", b.getIndexAttr(0))});
+  if (transients)
+    argAttrs.back() = b.getDictionaryAttr(
+        {b.getNamedAttr("iree.abi.transients", b.getUnitAttr())});
   Block *step = createUtilFunc(
       b, loc, "step", b.getFunctionType(stepInputs, {type.getResult(0)}),
       argAttrs,

@@ -1,6 +1,7 @@
-// RUN: nova-opt %s --split-input-file --allow-unregistered-dialect --convert-train-step-to-iree="params=1 buffers=1 states-per-param=1 hypers=2 state-names=w,frozen,w.momentum_buffer" | FileCheck %s
-// RUN: nova-opt %s --split-input-file --allow-unregistered-dialect --convert-train-step-to-iree="params=1 buffers=1 states-per-param=1 hypers=2 state-names=w,frozen,w.momentum_buffer parameter-scope=nova" | FileCheck %s --check-prefix=PARAMS
-// RUN: nova-opt %s --split-input-file --allow-unregistered-dialect --convert-train-step-to-iree="params=1 buffers=1 states-per-param=1 hypers=2" --mlir-print-op-generic | nova-opt --allow-unregistered-dialect --split-input-file | FileCheck %s --check-prefix=ROUNDTRIP
+// RUN: nova-opt %s --split-input-file --allow-unregistered-dialect --convert-train-step-to-iree="params=1 buffers=1 states-per-param=1 hypers=2 state-names=w,frozen,w.momentum_buffer transients=true" | FileCheck %s
+// RUN: nova-opt %s --split-input-file --allow-unregistered-dialect --convert-train-step-to-iree="params=1 buffers=1 states-per-param=1 hypers=2 state-names=w,frozen,w.momentum_buffer parameter-scope=nova transients=true" | FileCheck %s --check-prefix=PARAMS
+// RUN: nova-opt %s --split-input-file --allow-unregistered-dialect --convert-train-step-to-iree="params=1 buffers=1 states-per-param=1 hypers=2" | FileCheck %s --check-prefix=NOTRANSIENTS
+// RUN: nova-opt %s --split-input-file --allow-unregistered-dialect --convert-train-step-to-iree="params=1 buffers=1 states-per-param=1 hypers=2 transients=true" --mlir-print-op-generic | nova-opt --allow-unregistered-dialect --split-input-file | FileCheck %s --check-prefix=ROUNDTRIP
 
 // A momentum-SGD-shaped step: param %w, frozen buffer %f, momentum %m,
 // hyperparameters lr and momentum, a batch %x. The update reads each old value
@@ -52,11 +53,13 @@ func.func @main(%w: tensor<8xf32>, %f: tensor<8xf32>, %m: tensor<8xf32>, %lr: te
 // CHECK-LABEL: sym_name = "read_state"
 // CHECK:         "util.return"({{.+}}) : (tensor<8xf32>, tensor<8xf32>, tensor<8xf32>) -> ()
 
-// The step takes the hyperparameters as one tensor, the batch and the loss's
-// storage, and is asynchronous (coarse-fences). It calls the pure function on
-// the globals and stores the updated state (the buffer is never stored).
-// CHECK-LABEL: "util.func"() <{arg_attrs = [{}, {}, {iree.abi.output = 0 : index}], function_type = (tensor<2xf32>, tensor<8xf32>, !hal.buffer) -> tensor<f32>, sym_name = "step", sym_visibility = "public"}>
-// CHECK:         ^bb0(%[[HYP:.+]]: tensor<2xf32>, %[[X:.+]]: tensor<8xf32>, %{{.+}}: !hal.buffer):
+// The step takes the hyperparameters as one tensor, the batch, the loss's
+// storage and its transient storage (no queue alloca per call), and is
+// asynchronous (coarse-fences). It calls the pure function on the globals and
+// stores the updated state (the buffers are never stored).
+// CHECK-LABEL: "util.func"() <{arg_attrs = [{}, {}, {iree.abi.output = 0 : index}, {iree.abi.transients}], function_type = (tensor<2xf32>, tensor<8xf32>, !hal.buffer, !hal.buffer) -> tensor<f32>, sym_name = "step", sym_visibility = "public"}>
+// CHECK:         ^bb0(%[[HYP:.+]]: tensor<2xf32>, %[[X:.+]]: tensor<8xf32>, %{{.+}}: !hal.buffer, %{{.+}}: !hal.buffer):
+// NOTRANSIENTS-LABEL: "util.func"() <{arg_attrs = [{}, {}, {iree.abi.output = 0 : index}], function_type = (tensor<2xf32>, tensor<8xf32>, !hal.buffer) -> tensor<f32>, sym_name = "step", sym_visibility = "public"}>
 // CHECK-NEXT:    %[[W0:.+]] = "util.global.load"() <{global = @state0_w}>
 // CHECK-NEXT:    %[[F0:.+]] = "util.global.load"() <{global = @state1_frozen}>
 // CHECK-NEXT:    %[[M0:.+]] = "util.global.load"() <{global = @state2_w_momentum_buffer}>

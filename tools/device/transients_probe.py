@@ -1,0 +1,95 @@
+"""GPU box: does a train step compiled with caller-provided transients
+(NOVA_STEP_TRANSIENTS=1 at `nova bench prepare`) complete on IREE's CUDA HAL,
+and where does it stop if not? Each probe runs in its own process under a
+watchdog that prints the timeline's semaphores and every thread's stack.
+
+  python3 tools/device/transients_probe.py ARTIFACT_DIR [direct|ordered]
+
+direct:  one step through Session.invoke_async with an already reached wait
+         fence (no torch ordering): is it IREE alone?
+ordered: three steps through nova.load_exported_step (torch's stream ordering
+         of runtime/ordering.py), then float(loss).
+"""
+
+from __future__ import annotations
+
+import faulthandler
+import json
+import os
+import sys
+import threading
+import time
+from pathlib import Path
+
+
+def _watchdog(seconds: float, describe) -> None:
+    def run() -> None:
+        time.sleep(seconds)
+        print(f"PROBE TIMEOUT after {seconds}s: {describe()}", flush=True)
+        faulthandler.dump_traceback(all_threads=True)
+        os._exit(3)
+
+    threading.Thread(target=run, daemon=True).start()
+
+
+def main() -> None:
+    import iree.runtime as rt
+    import torch
+
+    from nova import bench
+    import nova
+
+    artifact, mode = Path(sys.argv[1]), sys.argv[2]
+    signature = json.loads((artifact / "step.json").read_text())
+    model_name = "gpt-42m" if "gpt-42m" in artifact.name else "gpt-146m"
+    batch_size = int(artifact.name.rsplit("batch", 1)[1])
+    model, example = bench.train_setup(model_name, batch_size, "cuda")
+    step = nova.load_exported_step(artifact, model, bench.make_optimizer(model, fused=False))
+    program = next(iter(step._programs.values()))
+    train = program.train
+    reflection = train.session.function_reflection("step")
+    print("reflection:", {k: v for k, v in reflection.items() if "transient" in k}, flush=True)
+    if mode == "direct":
+        step._upload(program)
+        torch.cuda.synchronize()
+        from nova.runtime.train_program import _StepIO, transient_bytes
+
+        io = _StepIO(train.session, signature["inputs"][0]["shape"][0],
+                     example, train.loss_dtype, transient_bytes(reflection))
+        io.batch[0].copy_(example[0])
+        io.batch[1].copy_(example[1])
+        io.hypers.fill_(0.0)
+        torch.cuda.synchronize()
+        device = train.session.hal_device
+        wait_sem, done = device.create_semaphore(0), device.create_semaphore(0)
+        _watchdog(90, lambda: f"done={done.query()}")
+        start = time.perf_counter()
+        train.session.invoke_async("step", io.views, rt.HalFence.create_at(wait_sem, 0), rt.HalFence.create_at(done, 1))
+        returned = time.perf_counter() - start
+        print(f"direct: call returned after {returned * 1e3:.1f} ms, done={done.query()}", flush=True)
+        rt.HalFence.create_at(done, 1).wait()
+        print(f"direct: step done after {(time.perf_counter() - start) * 1e3:.1f} ms; loss {float(io.loss)}", flush=True)
+    else:
+        def describe() -> str:
+            t = train.timeline
+            return (f"enqueued={t.enqueued} ready={t._ready.query()} done={t._done.query()} "
+                    f"flag={int(t._flag_host[0])} blocking={t._blocking}")
+
+        _watchdog(120, describe)
+        for i in range(3):
+            start = time.perf_counter()
+            loss = step(*example)
+            print(f"ordered: step {i} returned after {(time.perf_counter() - start) * 1e3:.1f} ms; {describe()}",
+                  flush=True)
+        print(f"ordered: loss {float(loss)}; {describe()}", flush=True)
+        start = time.perf_counter()
+        for _ in range(20):
+            loss = step(*example)
+        enqueue = time.perf_counter() - start
+        float(loss)
+        total = time.perf_counter() - start
+        print(f"ordered: 20 steps enqueued in {enqueue * 1e3:.1f} ms, done in {total * 1e3:.1f} ms", flush=True)
+
+
+if __name__ == "__main__":
+    main()
