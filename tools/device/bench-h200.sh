@@ -8,10 +8,13 @@
 #           (--cuda_use_streams=false) and inline execution
 #   42m     gpt-42m B32 bf16 and tf32, every mode (Nova and all peers)
 #   146m    gpt-146m B16 bf16, every mode, and Nova's profile
+#   probe   warm-start time (two processes), the gpt-42m tf32 profile, and a
+#           step with caller transients (bench-artifacts-tr, prepared with
+#           NOVA_STEP_TRANSIENTS=1): direct, ordered, then Nova's train row
 # Carry .whl, bench-artifacts and .nova-commit (nova bench prepare output).
 # Results: $OUT/<phase>.jsonl and $OUT/<phase>.log.
 set -uo pipefail
-phase=${1:?phase: kernels, smoke, 42m or 146m}
+phase=${1:?phase: kernels, smoke, 42m, 146m or probe}
 . tools/device/gpu-env.sh
 export PYTHONUNBUFFERED=1
 out=${OUT:-/tmp}/$phase.jsonl
@@ -39,6 +42,17 @@ bench() { python3 -m nova.cli bench "$@" --artifacts bench-artifacts --json-out 
     42m)
       bench train --model gpt-42m --dtype bf16 --batch 32
       bench train --model gpt-42m --dtype tf32 --batch 32
+      ;;
+    probe)
+      a=bench-artifacts/train-modelgpt-42m-dtypebf16-batch32
+      tr=bench-artifacts-tr/train-modelgpt-42m-dtypebf16-batch32
+      for i in 1 2; do timeout 120 python3 tools/device/transients_probe.py $a load | tee -a "$out"; done
+      timeout 150 python3 -m nova.cli bench profile --artifacts bench-artifacts --json-out "$out" --model gpt-42m --dtype tf32 --batch 32 --steps 2 --top 40
+      timeout 110 python3 tools/device/transients_probe.py $tr direct
+      echo "direct rc=$?"
+      if timeout 150 python3 tools/device/transients_probe.py $tr ordered; then
+        timeout 150 python3 -m nova.cli bench train --artifacts bench-artifacts-tr --json-out "$out" --model gpt-42m --dtype bf16 --batch 32 --modes nova
+      else echo "ordered probe failed"; fi
       ;;
     146m)
       bench train --model gpt-146m --dtype bf16 --batch 16

@@ -9,6 +9,8 @@ direct:  one step through Session.invoke_async with an already reached wait
          fence (no torch ordering): is it IREE alone?
 ordered: three steps through nova.load_exported_step (torch's stream ordering
          of runtime/ordering.py), then float(loss).
+load:    where a warm start's time goes: torch's CUDA context, loading the
+         module (IREE device, executables), the state upload, the first step.
 """
 
 from __future__ import annotations
@@ -40,16 +42,35 @@ def main() -> None:
     import nova
 
     artifact, mode = Path(sys.argv[1]), sys.argv[2]
+    t0 = time.perf_counter()
+    torch.zeros(1, device="cuda")
+    torch_s = time.perf_counter() - t0
     signature = json.loads((artifact / "step.json").read_text())
     model_name = "gpt-42m" if "gpt-42m" in artifact.name else "gpt-146m"
     batch_size = int(artifact.name.rsplit("batch", 1)[1])
     model, example = bench.train_setup(model_name, batch_size, "cuda")
+    t0 = time.perf_counter()
     step = nova.load_exported_step(artifact, model, bench.make_optimizer(model, fused=False))
+    load_s = time.perf_counter() - t0
     program = next(iter(step._programs.values()))
     train = program.train
     reflection = train.session.function_reflection("step")
     print("reflection:", {k: v for k, v in reflection.items() if "transient" in k}, flush=True)
-    if mode == "direct":
+    if mode == "load":
+        t0 = time.perf_counter()
+        step._upload(program)
+        torch.cuda.synchronize()
+        upload_s = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        float(step(*example))
+        first_s = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        float(step(*example))
+        second_s = time.perf_counter() - t0
+        print(json.dumps({"probe": "load", "artifact": artifact.name, "torch_context_s": torch_s,
+                          "load_exported_step_s": load_s, "state_upload_s": upload_s, "first_step_s": first_s,
+                          "second_step_s": second_s}), flush=True)
+    elif mode == "direct":
         step._upload(program)
         torch.cuda.synchronize()
         from nova.runtime.train_program import _StepIO, transient_bytes
