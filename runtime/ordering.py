@@ -24,17 +24,24 @@ Reading a result on the host (`float(loss)`) waits on torch's stream, as in
 eager. The enqueue itself still waits in IREE 3.13's CUDA HAL: a call's
 `queue_alloca` (its transients) blocks the host until the call's wait fence
 is reached, and its `queue_dealloca` until the call's work is done, so on
-CUDA the call returns when the step has run (the H200 check measures the
-enqueue time per step equal to the step time). (Caller-provided transients,
-`iree.abi.transients`, remove both, but a gpt-42m step compiled that way
-never completed on the H200, 2026-12-01, whatever the ordering.) So when a
-call has already run by the time it returns, both directions are done on the
-calling thread instead: torch's stream is released at once, and the next call
-waits on the host for torch's event before it is enqueued (the worker's two
-thread hand-offs cost ~1 ms a gpt-42m step on the H200: 863k -> 907k
-tokens/s).
-The worker takes over again whenever a call returns before it has run. A
-device-side failure of call k is raised by the next `enqueue` or `wait()`
+CUDA the call returns when the step has run. When a call has already run by
+the time it returns, both directions are done on the calling thread instead:
+torch's stream is released at once, and the next call waits on the host for
+torch's event before it is enqueued (the worker's two thread hand-offs cost
+~1 ms a gpt-42m step on the H200: 863k -> 907k tokens/s). The worker takes
+over again whenever a call returns before it has run.
+
+Gated steps (NOVA_STEP_TRANSIENTS=1 on CUDA: caller-provided transients, so
+no alloca/dealloca, and `nova-train-step-to-iree{gate}`): torch -> IREE is
+on the device. Torch's stream writes call k's number into the step's
+`ready` word after its copies (cuStreamWriteValue32), and the step's first
+kernel waits for it; the call's own wait fence is already reached, so IREE
+issues the step at once and the host runs ahead. (Calls waiting on a
+host-signalled semaphore were never issued by IREE 3.13's CUDA HAL with
+caller transients on the H200, 2026-12-02: `ready` reached, the step never
+ran.) IREE -> torch stays as above, through the worker.
+
+A device-side failure of call k is raised by the next `enqueue` or `wait()`
 (torch's stream is released so it cannot hang).
 """
 
@@ -64,8 +71,11 @@ class Timeline:
         self._done = device.create_semaphore(0)
         self.enqueued = 0  # calls enqueued so far; call k is the k-th (1-based)
 
-    def begin(self) -> tuple[rt.HalFence, rt.HalFence]:
-        """(wait, signal) fences for the next call."""
+    def begin(self, gate_address: int | None = None) -> tuple[rt.HalFence, rt.HalFence]:
+        """(wait, signal) fences for the next call. `gate_address`: the
+        device address of a gated step's `ready` word (CUDA only)."""
+        if gate_address is not None:
+            raise ValueError("nova: a gated step runs on CUDA only")
         self.check()
         k = self.enqueued + 1
         return self._wait_fence(k), rt.HalFence.create_at(self._done, k)
@@ -114,8 +124,14 @@ class CudaStreamTimeline(Timeline):
         self._worker = threading.Thread(target=self._run, name="nova-cuda-order", daemon=True)
         self._worker.start()
 
-    def begin(self) -> tuple[rt.HalFence, rt.HalFence]:
+    def begin(self, gate_address: int | None = None) -> tuple[rt.HalFence, rt.HalFence]:
         self.check()
+        k = self.enqueued + 1
+        if gate_address is not None:
+            # The step waits on the device for this word: written after
+            # torch's copies, and the call's own wait is already reached.
+            self._cuda.stream_write_value(torch.cuda.current_stream().cuda_stream, gate_address, k)
+            return rt.HalFence.create_at(self._done, 0), rt.HalFence.create_at(self._done, k)
         # `ready` counts begun calls: one that fails to enqueue leaves a gap.
         self._begun += 1
         event = torch.cuda.Event()
@@ -128,7 +144,7 @@ class CudaStreamTimeline(Timeline):
             self._ready.signal(self._begun)
         else:
             self._jobs.put(lambda r=self._begun: self._after_torch(event, r))
-        return rt.HalFence.create_at(self._ready, self._begun), rt.HalFence.create_at(self._done, self.enqueued + 1)
+        return rt.HalFence.create_at(self._ready, self._begun), rt.HalFence.create_at(self._done, k)
 
     def commit(self) -> None:
         super().commit()
@@ -199,6 +215,8 @@ class _CudaDriver:
         self._lib = ctypes.CDLL("libcuda.so.1")
         self._wait = self._lib.cuStreamWaitValue32_v2
         self._wait.argtypes = [ctypes.c_void_p, ctypes.c_uint64, ctypes.c_uint32, ctypes.c_uint]
+        self._write = self._lib.cuStreamWriteValue32_v2
+        self._write.argtypes = [ctypes.c_void_p, ctypes.c_uint64, ctypes.c_uint32, ctypes.c_uint]
         self._get_pointer = self._lib.cuMemHostGetDevicePointer_v2
         self._get_pointer.argtypes = [ctypes.POINTER(ctypes.c_uint64), ctypes.c_void_p, ctypes.c_uint]
 
@@ -215,6 +233,10 @@ class _CudaDriver:
     def stream_wait_value(self, stream: int, address: int, value: int) -> None:
         self._check(self._wait(ctypes.c_void_p(stream), address, value & 0xFFFFFFFF, _CU_STREAM_WAIT_VALUE_GEQ),
                     "cuStreamWaitValue32")
+
+    def stream_write_value(self, stream: int, address: int, value: int) -> None:
+        # Default flags: a system-wide memory fence before the write.
+        self._check(self._write(ctypes.c_void_p(stream), address, value & 0xFFFFFFFF, 0), "cuStreamWriteValue32")
 
 
 def timeline_for(device_kind: str, device: rt.HalDevice) -> Timeline:

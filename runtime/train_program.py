@@ -68,8 +68,9 @@ class TrainProgram:
     def step(self, hypers: Sequence[float], batch: Sequence[torch.Tensor]) -> torch.Tensor:
         """Enqueues one step; returns its loss (see the module doc)."""
         if self._io is None:
-            self._io = _StepIO(self.session, len(hypers), batch, self.loss_dtype,
-                               transient_bytes(self.session.function_reflection("step")))
+            reflection = self.session.function_reflection("step")
+            self._io = _StepIO(self.session, len(hypers), batch, self.loss_dtype, transient_bytes(reflection),
+                               gated=reflection.get("nova.step_gate") == "ready")
         io = self._io
         io.write_hypers(hypers)
         for staged, b in zip(io.batch, batch):
@@ -77,7 +78,7 @@ class TrainProgram:
                 raise ValueError(f"nova: batch input {tuple(b.shape)} {b.dtype} does not match the compiled "
                                  f"step's {tuple(staged.shape)} {staged.dtype}")
             staged.copy_(b, non_blocking=True)
-        wait, signal = self.timeline.begin()
+        wait, signal = self.timeline.begin(io.ready_address)
         self.session.invoke_async("step", io.views, wait, signal)
         self.timeline.commit()
         if not isinstance(self.timeline, CudaStreamTimeline):
@@ -101,7 +102,7 @@ class _StepIO:
     _HOST_SLOTS = 4
 
     def __init__(self, session: Session, num_hypers: int, batch: Sequence[torch.Tensor], loss_dtype: torch.dtype,
-                 transients: int | None) -> None:
+                 transients: int | None, gated: bool = False) -> None:
         hypers_bv, self.hypers = session.shared_tensor((num_hypers,), torch.float32)
         self._cuda = session.device_kind == "cuda"
         self._host = torch.empty((self._HOST_SLOTS, num_hypers), dtype=torch.float32, pin_memory=self._cuda)
@@ -110,9 +111,19 @@ class _StepIO:
         shared = [session.shared_tensor(tuple(b.shape), b.dtype) for b in batch]
         self.batch = [t for _, t in shared]
         loss_bv, self.loss = session.shared_tensor((), loss_dtype)
-        # The step's arguments: hypers, batch..., loss storage[, transient
-        # storage: one buffer reused by every step, as they run in order].
-        self.views: list = [hypers_bv, *(bv for bv, _ in shared), loss_bv.get_buffer()]
+        # The step's arguments: hypers, batch...[, ready], loss storage[,
+        # transient storage: one buffer reused by every step, as they run in
+        # order]. A gated step waits on the device until torch's stream has
+        # written its number into `ready` (see `ordering`).
+        self.views: list = [hypers_bv, *(bv for bv, _ in shared)]
+        self.ready_address: int | None = None
+        if gated:
+            ready_bv, ready = session.shared_tensor((1,), torch.int32)
+            ready.zero_()
+            self._ready = ready  # keeps the word alive
+            self.ready_address = ready.data_ptr()
+            self.views.append(ready_bv)
+        self.views.append(loss_bv.get_buffer())
         if transients is not None:
             self.views.append(session.allocate(max(1, transients)))
 

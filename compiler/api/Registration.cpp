@@ -122,6 +122,9 @@ struct TrainStepToIREEOptions : PassPipelineOptions<TrainStepToIREEOptions> {
       llvm::cl::desc("initialise the globals from IREE parameters of this scope")};
   Option<bool> inPlace{*this, "in-place", llvm::cl::desc("update in place"),
                        llvm::cl::init(true)};
+  Option<bool> gate{*this, "gate",
+                    llvm::cl::desc("@step waits on the device for `ready`"),
+                    llvm::cl::init(false)};
   Option<bool> transients{
       *this, "transients",
       llvm::cl::desc("@step's transient storage from the caller"),
@@ -142,6 +145,7 @@ void buildTrainStepToIREEPipeline(OpPassManager &pm,
   convert.parameterScope = options.parameterScope;
   convert.inPlace = options.inPlace;
   convert.transients = options.transients;
+  convert.gate = options.gate;
   pm.addPass(createConvertTrainStepToIREE(convert));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());

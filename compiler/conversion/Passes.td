@@ -34,7 +34,8 @@ def ConvertTrainStepToIREE
     - `util.func public @step(hypers: tensor<Hxf32>, batch...,
       loss_storage: !hal.buffer {iree.abi.output = 0},
       transients: !hal.buffer {iree.abi.transients} ) -> loss` (the last
-      argument only with `transients`) with
+      argument only with `transients`; with `gate` a `ready: tensor<1xi32>`
+      comes before the loss storage) with
       `iree.abi.model = "coarse-fences"`: it takes a wait and a signal fence,
       so a call enqueues the step and returns; steps chain on the device
       through the globals. The loss is written into the caller's buffer; with
@@ -44,6 +45,16 @@ def ConvertTrainStepToIREE
       (until the call's wait fence, and until its work is done). It
       calls the function, now private (IREE's input pipelines, e.g. the torch
       fallback's, convert func.func bodies; IREE inlines it).
+
+    With `gate` (CUDA only): the step's first kernel is Nova's step gate
+    (compiler/codegen/cuda/StepGateKernel.h). It waits on the device until
+    the caller's `ready` word reaches the step's epoch + 1 (a global
+    `@nova_step_epoch`, counting the steps run, updated in place), then
+    copies the hyperparameters and batch into the step's own tensors, which
+    the rest of the step reads. The caller writes `ready` from its stream
+    once the inputs are in (torch: cuStreamWriteValue32), so it can enqueue
+    steps ahead without IREE waiting on a host-signalled semaphore. The
+    function's `iree.reflection` says `nova.step_gate = "ready"`.
 
     In place: each optimizer update (the elementwise linalg.generic that
     computes a param's or a state tensor's new value from the old one) is
@@ -76,6 +87,9 @@ def ConvertTrainStepToIREE
     Option<"inPlace", "in-place", "bool", /*default=*/"true",
            "Write updates in place (false: store new buffers, for "
            "measuring what in place saves)">,
+    Option<"gate", "gate", "bool", /*default=*/"false",
+           "@step waits on the device for the caller's `ready` word (a Nova "
+           "CUDA kernel; see the description)">,
     Option<"transients", "transients", "bool", /*default=*/"false",
            "@step takes its transient storage from the caller (a last "
            "!hal.buffer {iree.abi.transients}) instead of a queue alloca per "

@@ -151,9 +151,14 @@ def export_train_step(
         path = inputs_dir / "seed.npy"
         np.save(path, _to_numpy(inputs[-1]))
         flags.append(f"--input=@{path}")
+    from nova.runtime.train_program import transient_bytes
+
+    reflection = _step_reflection(vmfb)
+    if reflection.get("nova.step_gate") == "ready":
+        flags.append("--input=1xi32=1")  # a gated step's go-ahead (the first step's number)
     loss = captured.output_specs[0]
     flags.append(f"--input=&{DTYPE_NAMES[loss.dtype]}")  # the loss's storage (0-d)
-    transients = _transient_bytes(vmfb)
+    transients = transient_bytes(reflection)
     if transients is not None:
         flags.append(f"--input=&{max(1, transients)}xi8")  # the step's transient storage
     outputs_dir = out_dir / "outputs"
@@ -164,14 +169,13 @@ def export_train_step(
     return out_dir
 
 
-def _transient_bytes(vmfb: bytes) -> int | None:
+def _step_reflection(vmfb: bytes) -> dict[str, str]:
+    """The reflection metadata of the module's @step (the module is read,
+    not loaded into a context)."""
     import iree.runtime as rt
 
-    from nova.runtime.train_program import transient_bytes
-
-    # Reflection only: the module is read, not loaded into a context.
     module = rt.VmModule.copy_buffer(rt.VmInstance(), vmfb)
-    return transient_bytes(dict(module.lookup_function("step").reflection))
+    return dict(module.lookup_function("step").reflection)
 
 
 def _to_numpy(tensor: torch.Tensor) -> np.ndarray:

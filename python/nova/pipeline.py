@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import math
 import os
 import time
 from collections.abc import Iterator
@@ -104,15 +105,22 @@ def step_transients_enabled() -> bool:
     return os.environ.get("NOVA_STEP_TRANSIENTS", "0") == "1"
 
 
+def _whole_words(spec: capture.TensorSpec) -> bool:
+    """Whether a step input is whole 32-bit words (what the step gate copies)."""
+    return (math.prod(spec.shape) * spec.dtype.itemsize) % 4 == 0
+
+
 def train_step_pipeline(captured: CapturedGraph, parameter_scope: str = "", in_place: bool = True,
-                        transients: bool | None = None) -> str:
+                        transients: bool | None = None, target: str = "cpu") -> str:
     """The C++ pipeline nova-train-step-to-iree (convert-train-step-to-iree,
     canonicalize, CSE) for `captured`'s signature: its params,
     buffers and optimizer state become module globals named after them
     (initialised from parameters of `parameter_scope` when given), updated
     in place (`in_place=False` only to measure what that saves), with the
     step's transient storage from the caller when `transients` (default:
-    `step_transients_enabled()`)."""
+    `step_transients_enabled()`); on CUDA such a step is also gated: it
+    waits on the device for the caller's `ready` word (runtime/ordering.py),
+    so no call waits on the host."""
     layout = captured.train_layout
     if layout is None:
         raise ValueError("not a captured train step")
@@ -135,6 +143,8 @@ def train_step_pipeline(captured: CapturedGraph, parameter_scope: str = "", in_p
         options.append("in-place=false")
     if step_transients_enabled() if transients is None else transients:
         options.append("transients=true")
+        if target.startswith("cuda") and all(_whole_words(s) for s in captured.input_specs if s.role not in state_roles + (capture.ROLE_HYPER,)):
+            options.append("gate=true")
     return "nova-train-step-to-iree{" + " ".join(options) + "}"
 
 
@@ -215,7 +225,11 @@ def compile_captured(
     stages = _Stages(name, Path(dump_root) / name if dump_root else None)
     with stages.stage("import"):
         torch_text = import_to_torch_mlir(captured)
-    program = train_step_pipeline(captured, parameter_scope, in_place) if captured.train_layout is not None else None
+    program = (
+        train_step_pipeline(captured, parameter_scope, in_place, target=target)
+        if captured.train_layout is not None
+        else None
+    )
     iree_input = lower_to_iree_input(
         torch_text,
         target=target,

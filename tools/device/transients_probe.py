@@ -55,7 +55,7 @@ def main() -> None:
     program = next(iter(step._programs.values()))
     train = program.train
     reflection = train.session.function_reflection("step")
-    print("reflection:", {k: v for k, v in reflection.items() if "transient" in k}, flush=True)
+    print("reflection:", {k: v for k, v in reflection.items() if "transient" in k or "nova" in k}, flush=True)
     if mode == "load":
         t0 = time.perf_counter()
         step._upload(program)
@@ -75,8 +75,11 @@ def main() -> None:
         torch.cuda.synchronize()
         from nova.runtime.train_program import _StepIO, transient_bytes
 
+        gated = reflection.get("nova.step_gate") == "ready"
         io = _StepIO(train.session, signature["inputs"][0]["shape"][0],
-                     example, train.loss_dtype, transient_bytes(reflection))
+                     example, train.loss_dtype, transient_bytes(reflection), gated=gated)
+        if gated:
+            io._ready.fill_(1)
         io.batch[0].copy_(example[0])
         io.batch[1].copy_(example[1])
         io.hypers.fill_(0.0)

@@ -13,7 +13,9 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "compiler/codegen/cuda/StepGateKernel.h"
 #include "compiler/conversion/IREENamespaces.h"
+#include "compiler/conversion/NovaToIREE/KernelDispatch.h"
 #include "compiler/conversion/Passes.h"
 
 #include "mlir/IR/IRMapping.h"
@@ -494,6 +496,69 @@ void ConvertTrainStepToIREEPass::makeUpdatesInPlace(func::FuncOp func) {
   }
 }
 
+/// The step gate (compiler/codegen/cuda/StepGateKernel.h) over `inputs`:
+/// their copies, made once the caller's `ready` word reaches the step's
+/// epoch + 1 (the global @nova_step_epoch, advanced in place).
+FailureOr<SmallVector<Value>> gateInputs(OpBuilder &b, Location loc,
+                                         ModuleOp module, ValueRange inputs,
+                                         Value ready) {
+  for (Value v : inputs) {
+    auto type = cast<RankedTensorType>(v.getType());
+    if (!type.hasStaticShape() ||
+        (type.getNumElements() * type.getElementTypeBitWidth()) % 32 != 0) {
+      module.emitError() << "convert-train-step-to-iree gate: step input "
+                         << type << " is not whole 32-bit words";
+      return failure();
+    }
+  }
+  if (failed(nova_to_iree::requireUnregisteredDialects(module)))
+    return failure();
+  int64_t n = inputs.size();
+  std::string name = cuda::stepGateKernelName(n);
+  nova_to_iree::KernelExport kernel;
+  kernel.name = name;
+  kernel.readOnlyBindings.assign(1 + n, true); // ready, inputs
+  kernel.readOnlyBindings.push_back(false);    // epoch
+  kernel.readOnlyBindings.append(n, false);    // copies
+  kernel.constants = n;                        // words per input
+  kernel.workgroupSize = {cuda::kStepGateBlock, 1, 1};
+  if (failed(nova_to_iree::declareKernelOnce(
+          module, module, "step gate kernel", kernel,
+          [&](std::string &error) { return cuda::stepGatePtx(n, error); })))
+    return failure();
+  constexpr StringLiteral epochSymbol = "nova_step_epoch";
+  auto epochType = RankedTensorType::get({1}, b.getI32Type());
+  {
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(module.getBody());
+    Operation *global = createGlobal(b, loc, epochSymbol, epochType, "", "");
+    // Its own initial value; no other global is an i32 zero of this shape.
+    DictionaryAttr props = cast<DictionaryAttr>(global->getPropertiesAsAttribute());
+    NamedAttrList list(props);
+    list.set("initial_value",
+             DenseElementsAttr::get(epochType, b.getI32IntegerAttr(0).getValue()));
+    if (failed(global->setPropertiesFromAttribute(
+            list.getDictionary(b.getContext()),
+            [&] { return module.emitError(); })))
+      return failure();
+  }
+  nova_to_iree::KernelDispatchBuilder dispatch(b, loc, /*poison=*/false);
+  dispatch.input(ready);
+  for (Value v : inputs)
+    dispatch.input(v);
+  dispatch.result(epochType, loadGlobal(b, loc, epochSymbol, epochType));
+  for (Value v : inputs)
+    dispatch.result(cast<RankedTensorType>(v.getType()));
+  for (Value v : inputs) {
+    auto type = cast<RankedTensorType>(v.getType());
+    dispatch.constant(type.getNumElements() * type.getElementTypeBitWidth() / 32);
+  }
+  ResultRange results = dispatch.create(
+      name, name, arith::ConstantIndexOp::create(b, loc, 1));
+  storeGlobal(b, loc, epochSymbol, results[0]);
+  return SmallVector<Value>(results.drop_front());
+}
+
 void ConvertTrainStepToIREEPass::runOnOperation() {
   ModuleOp module = getOperation();
   MLIRContext *context = &getContext();
@@ -547,31 +612,52 @@ void ConvertTrainStepToIREEPass::runOnOperation() {
     utilReturn(b, loc, values);
   }
 
-  // @step(hypers, batch..., loss storage[, transients]) -> loss: the function called on
-  // the globals, hyperparameters sliced from one tensor.
+  // @step(hypers, batch...[, ready], loss storage[, transients]) -> loss:
+  // the function called on the globals, hyperparameters sliced from one
+  // tensor.
   Type f32 = b.getF32Type();
   auto hyperType = RankedTensorType::get({hypers}, f32);
   SmallVector<Type> stepInputs = {hyperType};
   llvm::append_range(stepInputs, batchTypes);
+  auto readyType = RankedTensorType::get({1}, b.getI32Type());
+  if (gate)
+    stepInputs.push_back(readyType);
   // The loss's storage, then (with `transients`) the step's transient
   // storage: IREE then suballocates instead of a queue alloca per call.
   Type buffer = ireeType(context, "hal", "buffer");
+  int64_t lossStorage = stepInputs.size();
   stepInputs.push_back(buffer);
   if (transients)
     stepInputs.push_back(buffer);
   SmallVector<DictionaryAttr> argAttrs(stepInputs.size(),
                                        b.getDictionaryAttr({}));
-  argAttrs[1 + batchTypes.size()] = b.getDictionaryAttr(
+  argAttrs[lossStorage] = b.getDictionaryAttr(
       {b.getNamedAttr("iree.abi.output", b.getIndexAttr(0))});
   if (transients)
     argAttrs.back() = b.getDictionaryAttr(
         {b.getNamedAttr("iree.abi.transients", b.getUnitAttr())});
+  SmallVector<NamedAttribute> stepAttrs = {
+      b.getNamedAttr("iree.abi.model", b.getStringAttr("coarse-fences"))};
+  if (gate)
+    stepAttrs.push_back(b.getNamedAttr(
+        "iree.reflection",
+        b.getDictionaryAttr({b.getNamedAttr("nova.step_gate",
+                                            b.getStringAttr("ready"))})));
   Block *step = createUtilFunc(
       b, loc, "step", b.getFunctionType(stepInputs, {type.getResult(0)}),
-      argAttrs,
-      {b.getNamedAttr("iree.abi.model", b.getStringAttr("coarse-fences"))});
+      argAttrs, stepAttrs);
+  // What torch's stream writes: the hyperparameters and the batch (through
+  // the gate's copies with `gate`).
+  SmallVector<Value> inputs(step->getArguments().take_front(1 + batchTypes.size()));
+  if (gate) {
+    FailureOr<SmallVector<Value>> gated =
+        gateInputs(b, loc, module, inputs, step->getArgument(lossStorage - 1));
+    if (failed(gated))
+      return signalPassFailure();
+    inputs = *gated;
+  }
   // The pure function stays (private, called once): IREE's input pipelines
-  // (e.g. the torch fallback's) convert func.func bodies, and it inlines it.
+  // (e.g. the torch fallback's, convert func.func bodies; IREE inlines it).
   SmallVector<Value> operands;
   for (int64_t i = 0; i < numState; ++i)
     operands.push_back(loadGlobal(b, loc, symbols[i], stateTypes[i]));
@@ -579,14 +665,14 @@ void ConvertTrainStepToIREEPass::runOnOperation() {
   OpFoldResult one = b.getIndexAttr(1);
   for (int64_t h = 0; h < hypers; ++h) {
     Value slice = tensor::ExtractSliceOp::create(
-        b, loc, RankedTensorType::get({1}, f32), step->getArgument(0),
+        b, loc, RankedTensorType::get({1}, f32), inputs[0],
         ArrayRef<OpFoldResult>{b.getIndexAttr(h)}, ArrayRef<OpFoldResult>{one},
         ArrayRef<OpFoldResult>{one});
     operands.push_back(tensor::CollapseShapeOp::create(
         b, loc, scalarType, slice, ArrayRef<ReassociationIndices>{}));
   }
   for (size_t i = 0; i < batchTypes.size(); ++i)
-    operands.push_back(step->getArgument(1 + i));
+    operands.push_back(inputs[1 + i]);
   func.setPrivate();
   Operation *call = func::CallOp::create(b, loc, func, operands);
   for (int64_t r = 1; r < static_cast<int64_t>(call->getNumResults()); ++r) {
