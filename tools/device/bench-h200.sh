@@ -11,10 +11,13 @@
 #   probe   warm-start time (two processes), the gpt-42m tf32 profile, and a
 #           step with caller transients (bench-artifacts-tr, prepared with
 #           NOVA_STEP_TRANSIENTS=1): direct, ordered, then Nova's train row
+#   gate    gated steps (bench-artifacts-gate, prepared with
+#           NOVA_STEP_TRANSIENTS=1): direct and ordered probes, then the
+#           gpt-42m bf16 check, Nova's rows and the gpt-42m bf16 profile
 # Carry .whl, bench-artifacts and .nova-commit (nova bench prepare output).
 # Results: $OUT/<phase>.jsonl and $OUT/<phase>.log.
 set -uo pipefail
-phase=${1:?phase: kernels, smoke, 42m, 146m or probe}
+phase=${1:?phase: kernels, smoke, 42m, 146m, probe or gate}
 . tools/device/gpu-env.sh
 export PYTHONUNBUFFERED=1
 out=${OUT:-/tmp}/$phase.jsonl
@@ -46,12 +49,24 @@ bench() { python3 -m nova.cli bench "$@" --artifacts bench-artifacts --json-out 
     probe)
       a=bench-artifacts/train-modelgpt-42m-dtypebf16-batch32
       tr=bench-artifacts-tr/train-modelgpt-42m-dtypebf16-batch32
-      for i in 1 2; do timeout 120 python3 tools/device/transients_probe.py $a load | tee -a "$out"; done
+      for i in 1 2; do timeout 120 python3 tools/device/transients_probe.py $a load | grep '^{' | tee -a "$out"; done
       timeout 150 python3 -m nova.cli bench profile --artifacts bench-artifacts --json-out "$out" --model gpt-42m --dtype tf32 --batch 32 --steps 2 --top 40
       timeout 110 python3 tools/device/transients_probe.py $tr direct
       echo "direct rc=$?"
       if timeout 150 python3 tools/device/transients_probe.py $tr ordered; then
         timeout 150 python3 -m nova.cli bench train --artifacts bench-artifacts-tr --json-out "$out" --model gpt-42m --dtype bf16 --batch 32 --modes nova
+      else echo "ordered probe failed"; fi
+      ;;
+    gate)
+      g=bench-artifacts-gate/train-modelgpt-42m-dtypebf16-batch32
+      timeout 100 python3 tools/device/transients_probe.py $g direct; echo "direct rc=$?"
+      if timeout 120 python3 tools/device/transients_probe.py $g ordered; then
+        gb() { timeout 200 python3 -m nova.cli bench "$@" --artifacts bench-artifacts-gate --json-out "$out"; }
+        gb check --model gpt-42m --dtype bf16 --batch 32 --steps 12
+        gb train --model gpt-42m --dtype bf16 --batch 32 --modes nova
+        gb train --model gpt-42m --dtype tf32 --batch 32 --modes nova
+        gb train --model gpt-146m --dtype bf16 --batch 16 --modes nova
+        gb profile --model gpt-42m --dtype bf16 --batch 32 --steps 3 --top 30
       else echo "ordered probe failed"; fi
       ;;
     146m)
