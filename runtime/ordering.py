@@ -32,14 +32,18 @@ torch's event before it is enqueued (the worker's two thread hand-offs cost
 over again whenever a call returns before it has run.
 
 Gated steps (NOVA_STEP_TRANSIENTS=1 on CUDA: caller-provided transients, so
-no alloca/dealloca, and `nova-train-step-to-iree{gate}`): torch -> IREE is
-on the device. Torch's stream writes call k's number into the step's
-`ready` word after its copies (cuStreamWriteValue32), and the step's first
-kernel waits for it; the call's own wait fence is already reached, so IREE
-issues the step at once and the host runs ahead. (Calls waiting on a
-host-signalled semaphore were never issued by IREE 3.13's CUDA HAL with
-caller transients on the H200, 2026-12-02: `ready` reached, the step never
-ran.) IREE -> torch stays as above, through the worker.
+no alloca/dealloca, and `nova-train-step-to-iree{gate}`): no call waits on
+anything not yet reached, which IREE 3.13's CUDA HAL did not survive on the
+H200 (2026-12-02: a transients call waiting on the host-signalled `ready`
+was never issued; a gated call waiting, through the globals' timepoints, on
+the previous call's signal fence ended the process). So torch -> IREE is on
+the device: torch's stream writes call k's number into the step's `ready`
+word after its copies (cuStreamWriteValue32), and the step's first kernel
+waits for it. The call's wait fence is already reached and its signal fence
+is empty (the globals then carry no timepoint into the next call); an empty
+command buffer enqueued right after it signals `(done, k)`: the device's
+queue runs in order on one CUDA stream, so that is when the step is done.
+The host runs ahead. IREE -> torch stays as above, through the worker.
 
 A device-side failure of call k is raised by the next `enqueue` or `wait()`
 (torch's stream is released so it cannot hang).
@@ -110,6 +114,10 @@ class CudaStreamTimeline(Timeline):
         super().__init__(device)
         self._ready = device.create_semaphore(0)
         self._begun = 0
+        # Gated calls signal nothing themselves: an empty command buffer
+        # enqueued after each signals `done` (see the module doc).
+        self._barrier: rt.HalCommandBuffer | None = None
+        self._gated = False
         # Whether the last call had run when it returned (IREE 3.13's CUDA HAL
         # blocks): then the next one is ordered after torch's stream here.
         self._blocking = False
@@ -127,11 +135,14 @@ class CudaStreamTimeline(Timeline):
     def begin(self, gate_address: int | None = None) -> tuple[rt.HalFence, rt.HalFence]:
         self.check()
         k = self.enqueued + 1
-        if gate_address is not None:
+        self._gated = gate_address is not None
+        if self._gated:
             # The step waits on the device for this word: written after
-            # torch's copies, and the call's own wait is already reached.
+            # torch's copies; the call's own wait is already reached, and it
+            # signals nothing (an empty fence), so IREE keeps no timepoint
+            # of it that the next call would wait on.
             self._cuda.stream_write_value(torch.cuda.current_stream().cuda_stream, gate_address, k)
-            return rt.HalFence.create_at(self._done, 0), rt.HalFence.create_at(self._done, k)
+            return rt.HalFence.create_at(self._done, 0), rt.HalFence(0)
         # `ready` counts begun calls: one that fails to enqueue leaves a gap.
         self._begun += 1
         event = torch.cuda.Event()
@@ -149,6 +160,15 @@ class CudaStreamTimeline(Timeline):
     def commit(self) -> None:
         super().commit()
         k = self.enqueued
+        if self._gated:
+            # `done` reaches k after the call's work: IREE's CUDA HAL runs a
+            # device's queue in order, on one stream.
+            if self._barrier is None:
+                self._barrier = rt.HalCommandBuffer(self._device)
+                self._barrier.end()
+            self._device.queue_execute(
+                self._barrier, rt.HalFence.create_at(self._done, 0), rt.HalFence.create_at(self._done, k)
+            )
         # IREE 3.13's CUDA HAL returns from a call only once it has run (see
         # the module doc): then torch's stream is released at once.
         try:

@@ -60,7 +60,8 @@ bench() { python3 -m nova.cli bench "$@" --artifacts bench-artifacts --json-out 
     gate)
       g=bench-artifacts-gate/train-modelgpt-42m-dtypebf16-batch32
       timeout 100 python3 tools/device/transients_probe.py $g direct; echo "direct rc=$?"
-      if timeout 120 python3 tools/device/transients_probe.py $g ordered; then
+      timeout 70 python3 tools/device/transients_probe.py $g ordered-sync; echo "ordered-sync rc=$?"
+      if timeout 70 python3 tools/device/transients_probe.py $g ordered; then
         gb() { timeout 200 python3 -m nova.cli bench "$@" --artifacts bench-artifacts-gate --json-out "$out"; }
         gb check --model gpt-42m --dtype bf16 --batch 32 --steps 12
         gb train --model gpt-42m --dtype bf16 --batch 32 --modes nova

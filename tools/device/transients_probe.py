@@ -7,6 +7,7 @@ watchdog that prints the timeline's semaphores and every thread's stack.
 
 direct:  one step through Session.invoke_async with an already reached wait
          fence (no torch ordering): is it IREE alone?
+ordered-sync: the same, the host waiting for each step before the next.
 ordered: three steps through nova.load_exported_step (torch's stream ordering
          of runtime/ordering.py), then float(loss).
 load:    where a warm start's time goes: torch's CUDA context, loading the
@@ -35,6 +36,7 @@ def _watchdog(seconds: float, describe) -> None:
 
 
 def main() -> None:
+    faulthandler.enable()
     import iree.runtime as rt
     import torch
 
@@ -99,16 +101,31 @@ def main() -> None:
             return (f"enqueued={t.enqueued} ready={t._ready.query()} done={t._done.query()} "
                     f"flag={int(t._flag_host[0])} blocking={t._blocking}")
 
-        _watchdog(120, describe)
+        def describe_more() -> str:
+            text = describe()
+            io = train._io
+            if io is not None and io.ready_address is not None:
+                side = torch.cuda.Stream()
+                with torch.cuda.stream(side):
+                    text += f" ready_word={int(io._ready.to('cpu'))}"
+            return text
+
+        _watchdog(40, describe_more)
+        faulthandler.dump_traceback_later(50, exit=True)
+        sync = mode == "ordered-sync"  # the host waits for each step before the next
         for i in range(3):
             start = time.perf_counter()
             loss = step(*example)
+            if sync:
+                step.wait()
             print(f"ordered: step {i} returned after {(time.perf_counter() - start) * 1e3:.1f} ms; {describe()}",
                   flush=True)
         print(f"ordered: loss {float(loss)}; {describe()}", flush=True)
         start = time.perf_counter()
         for _ in range(20):
             loss = step(*example)
+            if sync:
+                step.wait()
         enqueue = time.perf_counter() - start
         float(loss)
         total = time.perf_counter() - start

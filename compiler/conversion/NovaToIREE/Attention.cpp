@@ -7,12 +7,14 @@
 // transpose of a [B, T, H, D] view (of the packed qkv projection, say) is
 // read where it lies, and a result the graph transposes to [B, T, H, D] is
 // written so: the transposed copies are never made. The backward's Delta =
-// rowsum(dO * O) (f32) is computed here first, and its dQ is accumulated by
+// rowsum(dO * O) (f32) is computed first by Nova's row-dot kernel
+// (AttentionDeltaKernel.h), and its dQ is accumulated by
 // the kernel in a zero-filled f32 buffer and rounded to the operands' type
 // after.
 //
 //===----------------------------------------------------------------------===//
 
+#include "compiler/codegen/cuda/AttentionDeltaKernel.h"
 #include "compiler/codegen/cuda/FlashAttentionKernel.h"
 #include "compiler/codegen/cuda/GemmConfigurator.h"
 #include "compiler/codegen/cuda/KnownTargets.h"
@@ -195,41 +197,52 @@ FailureOr<cuda::FlashAttentionSpec> kernelSpec(Operation *op, Value query,
                                   sharedMemoryLimit(op), why);
 }
 
-/// Delta[b h, t] = sum_d dO * O in f32, read where dO and O lie.
-Value rowDot(OpBuilder &b, Location loc, const Strided &dout,
-             const Strided &out, const Heads &heads) {
-  MLIRContext *context = b.getContext();
-  AffineExpr bi = getAffineDimExpr(0, context), hi = getAffineDimExpr(1, context),
-             ti = getAffineDimExpr(2, context), di = getAffineDimExpr(3, context);
-  auto mapOf = [&](const Strided &x) {
-    return x.tokenMajor ? AffineMap::get(4, 0, {bi, ti, hi, di}, context)
-                        : AffineMap::get(4, 0, {bi, hi, ti, di}, context);
-  };
-  SmallVector<AffineMap> maps = {mapOf(dout), mapOf(out),
-                                 AffineMap::get(4, 0, {bi, hi, ti}, context)};
-  SmallVector<utils::IteratorType> iterators(3, utils::IteratorType::parallel);
-  iterators.push_back(utils::IteratorType::reduction);
-  Type f32 = b.getF32Type();
-  auto deltaType = RankedTensorType::get({heads.b, heads.h, heads.t}, f32);
-  Value init = filledTensor(b, loc, deltaType, scalarConstant(b, loc, f32, 0));
-  Value delta =
-      linalg::GenericOp::create(
-          b, loc, deltaType,
-          ValueRange{logicalTensor(b, loc, dout, heads),
-                     logicalTensor(b, loc, out, heads)},
-          init, maps, iterators,
-          [](OpBuilder &nb, Location l, ValueRange args) {
-            Type f32 = nb.getF32Type();
-            Value product = arith::MulFOp::create(
-                nb, l, arith::ExtFOp::create(nb, l, f32, args[0]),
-                arith::ExtFOp::create(nb, l, f32, args[1]));
-            linalg::YieldOp::create(
-                nb, l, arith::AddFOp::create(nb, l, args[2], product)
-                           .getResult());
-          })
-          ->getResult(0);
-  return reshapeTensor(b, loc, delta,
-                       RankedTensorType::get({heads.bh(), heads.t}, f32));
+/// Delta[b h, t] = sum_d dO * O in f32, read where dO and O lie, as [B*H,
+/// T]: Nova's row-dot kernel (compiler/codegen/cuda/AttentionDeltaKernel.h).
+FailureOr<Value> rowDot(OpBuilder &b, Location loc, ModuleOp module,
+                        Operation *op, const Strided &dout, const Strided &out,
+                        const Heads &heads) {
+  std::string name = cuda::attentionDeltaKernelName(heads.d);
+  KernelExport kernel;
+  kernel.name = name;
+  kernel.readOnlyBindings = {true, true, false}; // dO, O, Delta
+  kernel.constants = 11;
+  kernel.workgroupSize = {cuda::kAttentionDeltaBlock, 1, 1}; // grid: blocks
+  int64_t d = heads.d;
+  if (failed(declareKernelOnce(module, op, "attention Delta kernel", kernel,
+                               [&](std::string &error) {
+                                 return cuda::attentionDeltaPtx(d, error);
+                               })))
+    return failure();
+  int64_t rows = heads.bh() * heads.t;
+  KernelDispatchBuilder dispatch(b, loc, /*poison=*/false);
+  dispatch.input(dout.base);
+  dispatch.input(out.base);
+  dispatch.result(
+      RankedTensorType::get({heads.bh(), heads.t}, b.getF32Type()));
+  for (int64_t v : {rows, heads.t, heads.h})
+    dispatch.constant(v);
+  for (const Strided *x : {&dout, &out}) {
+    // Element (b, h, t, 0) at offset + b sB + h sH + t sT.
+    int64_t sB = x->tokenMajor ? heads.t * x->rowStride
+                               : heads.h * heads.t * heads.d;
+    for (int64_t v : {x->offset, x->rowStride, x->headStride, sB})
+      dispatch.constant(v);
+  }
+  int64_t threads = rows * cuda::kAttentionDeltaThreadsPerRow;
+  int64_t blocks = (threads + cuda::kAttentionDeltaBlock - 1) /
+                   cuda::kAttentionDeltaBlock;
+  return dispatch
+      .create(name, name, arith::ConstantIndexOp::create(b, loc, blocks))[0];
+}
+
+/// Whether Nova's row-dot kernel reads `x`: 16-byte aligned rows and a
+/// head dim of whole 64-column blocks (bf16).
+bool rowDotReads(const Strided &x, const Heads &heads) {
+  return heads.d % 64 == 0 && x.offset % 8 == 0 && x.rowStride % 8 == 0 &&
+         x.headStride % 8 == 0 &&
+         tensorType(x.base).getElementType().isBF16() &&
+         heads.bh() * heads.t * heads.d < (int64_t(1) << 31);
 }
 
 /// Declares the kernel's executable once per module.
@@ -467,7 +480,14 @@ LogicalResult lowerBackward(IRRewriter &rewriter, ModuleOp module,
   for (const Strided &x : {q, k, v, dout})
     dispatch.input(x.base);
   dispatch.input(lseRows(rewriter, loc, op.getLse(), heads));
-  dispatch.input(rowDot(rewriter, loc, dout, out, heads));
+  if (!rowDotReads(dout, heads) || !rowDotReads(out, heads))
+    return op.emitError() << "attention backward: dO or O is not laid out "
+                             "for Nova's Delta kernel (16-byte aligned rows, "
+                             "head dim a multiple of 64)";
+  FailureOr<Value> delta = rowDot(rewriter, loc, module, op, dout, out, heads);
+  if (failed(delta))
+    return failure();
+  dispatch.input(*delta);
   // dQ accumulates (TMA reduce-adds) into zeros.
   dispatch.result(dqAccType, filledTensor(rewriter, loc, dqAccType,
                                           scalarConstant(rewriter, loc, f32, 0)));

@@ -61,16 +61,17 @@ func.func @forward_packed(%qkv: tensor<2x200x768xbf16>) -> tensor<2x200x256xbf16
 
 // -----
 
-// The backward: Delta = rowsum(dO * O) in f32 first, dQ accumulated into a
-// zero-filled f32 buffer by the kernel (TMA reduce-adds) and rounded to bf16
-// after; dK and dV written by the kernel in bf16.
+// The backward: Delta = rowsum(dO * O) in f32 first (Nova's row-dot kernel:
+// 1600 rows of 8 threads in 50 blocks; dO and O head-major: element (b, h,
+// t) at b 51200 + h 12800 + t 64), dQ accumulated into a zero-filled f32
+// buffer by the kernel (TMA reduce-adds) and rounded to bf16 after; dK and dV
+// written by the kernel in bf16.
 // CHECK-LABEL: func.func @backward
-// CHECK:     %[[DELTA:.+]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "reduction"]
-// CHECK:       arith.mulf
-// CHECK:     } -> tensor<2x4x200xf32>
-// CHECK:     %[[DELTA2:.+]] = tensor.collapse_shape %[[DELTA]] {{.*}} into tensor<8x200xf32>
+// CHECK:     %[[DELTA:.+]] = "flow.dispatch"(%c50, %arg0, %arg4, %c1600_i32, %c200_i32, %c4_i32, %c0_i32, %c64_i32, %c12800_i32, %c51200_i32, %c0_i32, %c64_i32, %c12800_i32, %c51200_i32)
+// CHECK-SAME:  entry_points = [@nova_attention_delta_d64::@nova_attention_delta_d64]
+// CHECK-SAME:  -> tensor<8x200xf32>
 // CHECK:     %[[ZERO:.+]] = linalg.fill {{.*}} -> tensor<8x200x64xf32>
-// CHECK:     %[[D:.+]]:4 = "flow.dispatch"(%c16, %arg1, %arg2, %arg3, %arg0, %{{[^,]+}}, %[[DELTA2]], %[[ZERO]], %{{[^,]+}},
+// CHECK:     %[[D:.+]]:4 = "flow.dispatch"(%c16, %arg1, %arg2, %arg3, %arg0, %{{[^,]+}}, %[[DELTA]], %[[ZERO]], %{{[^,]+}},
 // CHECK-SAME:  entry_points = [@nova_attention_bwd_d64_128x64_s2_causal::@nova_attention_bwd_d64_128x64_s2_causal]
 // CHECK-SAME:  tied_operands = [6 : index, -1 : index, -1 : index, -1 : index]
 // CHECK:     linalg.generic {{.*}} ins(%[[D]]#0 : tensor<8x200x64xf32>)
@@ -91,7 +92,10 @@ func.func @backward(%do: tensor<2x4x200x64xbf16>, %q: tensor<2x4x200x64xbf16>, %
 // copy.
 // CHECK-LABEL: func.func @backward_packed
 // CHECK-NOT: nova.transpose
-// CHECK:     %[[DELTA:.+]] = linalg.generic {indexing_maps = [#[[TOKENS:.+]], #[[TOKENS]], #{{.+}}], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+// Delta reads dO and O where they lie: rows of 256, element (b, h, t) at
+// b 51200 + h 64 + t 256.
+// CHECK:     "flow.dispatch"(%c50, %arg2, %arg1, %c1600_i32, %c200_i32, %c4_i32, %c0_i32, %c256_i32, %c64_i32, %c51200_i32, %c0_i32, %c256_i32, %c64_i32, %c51200_i32)
+// CHECK-SAME:  entry_points = [@nova_attention_delta_d64::@nova_attention_delta_d64]
 // CHECK:     %[[ACC:.+]] = linalg.fill {{.*}} -> tensor<2x200x4x64xf32>
 // CHECK:     %[[R:.+]]:3 = "flow.dispatch"(%c16, %arg0, %arg0, %arg0, %arg2, %{{[^,]+}}, %{{[^,]+}}, %[[ACC]],
 // CHECK-SAME:  entry_points = [@nova_attention_bwd_d64_128x64_s2_causal_kv::@nova_attention_bwd_d64_128x64_s2_causal_kv]

@@ -8,7 +8,23 @@
 // with strides from the constants (T, B*H, scale, H, then offset, row and
 // head stride per operand).
 
-// The backward (its executable is declared last, so it is printed first):
+// The backward's Delta = rowsum(dO * O) (declared after the backward kernel,
+// printed first): eight threads a row, 16-byte loads of each operand, f32
+// products, a butterfly sum over the eight lanes, one store per row.
+// CHECK-LABEL: .visible .entry nova_attention_delta_d64(
+// CHECK-COUNT-3: .param .u64 .ptr .global
+// CHECK-COUNT-11: .param .u32
+// CHECK:      .maxntid 256, 1, 1
+// CHECK:      ld.global.nc.v4.b32
+// CHECK:      ld.global.nc.v4.b32
+// CHECK:      mul.rn.f32
+// CHECK:      shfl.sync.bfly.b32 {{.*}}, 4, 31, -1
+// CHECK:      shfl.sync.bfly.b32 {{.*}}, 2, 31, -1
+// CHECK:      shfl.sync.bfly.b32 {{.*}}, 1, 31, -1
+// CHECK:      st.global.b32
+
+// The backward (its executable is declared before Delta's, so it is printed
+// second):
 // per key block, S^T = K Q^T and dP^T = V dO^T (m64n64k16, both K-major),
 // P^T = exp2(S^T - lse), then dV += P^T dO and dK += dS^T Q with dO and Q
 // read MN-major (transposed B), dQ = dS K with dS^T read transposed as A, and
