@@ -14,6 +14,7 @@
 
 #include "compiler/codegen/cuda/GemmConfigurator.h"
 #include "compiler/codegen/cuda/KnownTargets.h"
+#include "compiler/codegen/cuda/TransposeKernel.h"
 #include "compiler/codegen/cuda/WgmmaGemmKernel.h"
 #include "compiler/conversion/NovaToIREE/KernelDispatch.h"
 #include "compiler/conversion/NovaToIREE/KernelFamilies.h"
@@ -93,6 +94,42 @@ Value transposeInner(OpBuilder &b, Location loc, Value x) {
   return copyThroughMap(
       b, loc, RankedTensorType::get(shape, type.getElementType()), x,
       AffineMap::getPermutationMap(permutation, b.getContext()));
+}
+
+/// f32 `x` [batch..., R, C] as [batch..., C, R] through Nova's transpose
+/// kernel (compiler/codegen/cuda/TransposeKernel.h), rounded to TF32 in the
+/// same pass when `round`.
+FailureOr<Value> transposeOnDevice(OpBuilder &b, Location loc, ModuleOp module,
+                                   Operation *op, Value x, bool round) {
+  std::string name = cuda::transposeKernelName(round);
+  KernelExport kernel;
+  kernel.name = name;
+  kernel.readOnlyBindings = {true, false};
+  kernel.constants = 4; // R, C, tiles along C, tiles per matrix
+  kernel.workgroupSize = {cuda::kTransposeBlock, 1, 1};
+  if (failed(declareKernelOnce(module, op, "transpose kernel", kernel,
+                               [&](std::string &error) {
+                                 return cuda::transposePtx(round, error);
+                               })))
+    return failure();
+  RankedTensorType type = tensorType(x);
+  ArrayRef<int64_t> shape = type.getShape();
+  int64_t rank = shape.size(), rows = shape[rank - 2], cols = shape[rank - 1];
+  int64_t batch = 1;
+  for (int64_t size : shape.drop_back(2))
+    batch *= size;
+  int64_t tile = cuda::kTransposeTile;
+  int64_t tilesC = (cols + tile - 1) / tile;
+  int64_t tiles = (rows + tile - 1) / tile * tilesC;
+  SmallVector<int64_t> transposed(shape);
+  std::swap(transposed[rank - 1], transposed[rank - 2]);
+  KernelDispatchBuilder dispatch(b, loc, /*poison=*/false);
+  dispatch.input(x);
+  dispatch.result(RankedTensorType::get(transposed, type.getElementType()));
+  for (int64_t v : {rows, cols, tilesC, tiles})
+    dispatch.constant(v);
+  return dispatch
+      .create(name, name, arith::ConstantIndexOp::create(b, loc, batch * tiles))[0];
 }
 
 /// f32 rounded to the nearest TF32 (10 mantissa bits; ties away from zero).
@@ -203,10 +240,29 @@ LogicalResult lowerToGemmKernel(IRRewriter &rewriter, ModuleOp module,
 
   rewriter.setInsertionPoint(op);
   Value lhs = op.getLhs(), rhs = op.getRhs();
-  if (op.getTransposeLhs() && !spec.aMnMajor)
-    lhs = transposeInner(rewriter, loc, lhs);
-  if (!op.getTransposeRhs() && !spec.bMnMajor)
-    rhs = transposeInner(rewriter, loc, rhs);
+  LoweringConfigAttr config = op.getLoweringConfigAttr();
+  bool exact = config.getPrecision() == "tf32x3";
+  // f32 operands are transposed (and, for TF32, rounded in the same pass)
+  // by Nova's transpose kernel; bf16 ones by IREE.
+  bool lhsRounded = false, rhsRounded = false;
+  auto transpose = [&](Value x, bool &rounded) -> FailureOr<Value> {
+    if (!spec.tf32)
+      return transposeInner(rewriter, loc, x);
+    rounded = !exact;
+    return transposeOnDevice(rewriter, loc, module, op, x, rounded);
+  };
+  if (op.getTransposeLhs() && !spec.aMnMajor) {
+    FailureOr<Value> t = transpose(lhs, lhsRounded);
+    if (failed(t))
+      return failure();
+    lhs = *t;
+  }
+  if (!op.getTransposeRhs() && !spec.bMnMajor) {
+    FailureOr<Value> t = transpose(rhs, rhsRounded);
+    if (failed(t))
+      return failure();
+    rhs = *t;
+  }
   int64_t kAlign = 16 / spec.elementBytes();
   int64_t paddedK = (shape.k + kAlign - 1) / kAlign * kAlign;
   // MN-major operands ([batch, K, rows]) need no padding: K % 8 == 0 there.
@@ -220,17 +276,18 @@ LogicalResult lowerToGemmKernel(IRRewriter &rewriter, ModuleOp module,
                             RankedTensorType::get({shape.batch, shape.k, shape.n},
                                                   rewriter.getBF16Type()))
             : kernelOperand(rewriter, loc, rhs, shape.batch, shape.n, paddedK);
-  LoweringConfigAttr config = op.getLoweringConfigAttr();
   int64_t kernelK = paddedK;
-  if (config.getPrecision() == "tf32x3") {
+  if (exact) {
     // f32 accuracy from TF32: a b = hi hi + hi lo + lo hi (+ lo lo, below
     // f32 rounding), one GEMM over K three times as long.
     lhs = splitTf32(rewriter, loc, lhs, {true, true, false});
     rhs = splitTf32(rewriter, loc, rhs, {true, false, true});
     kernelK = 3 * paddedK;
   } else if (spec.tf32) {
-    lhs = roundToTf32(rewriter, loc, lhs);
-    rhs = roundToTf32(rewriter, loc, rhs);
+    if (!lhsRounded)
+      lhs = roundToTf32(rewriter, loc, lhs);
+    if (!rhsRounded)
+      rhs = roundToTf32(rewriter, loc, rhs);
   }
 
   int64_t tiles = spec.splitK * shape.batch *

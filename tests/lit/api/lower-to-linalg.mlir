@@ -4,16 +4,16 @@
 
 // For CUDA the configurator runs before the lowering (with torch's f32 matmul
 // precision), the configured matmul becomes a dispatch of Nova's GEMM kernel
-// (its rhs transposed to K-major and both operands rounded to TF32 by linalg
-// around it), and nothing of the nova dialect, its module attributes
-// included, is left.
+// (its rhs transposed to K-major and rounded to TF32 by Nova's transpose
+// kernel, its lhs rounded by linalg), and nothing of the nova dialect, its
+// module attributes included, is left.
 // CUDA: IR Dump After NovaConfigureKernels
 // CUDA: module attributes {nova.target = #nova.target<arch = "sm_90"
 // CUDA: nova.matmul {{.*}}kernel = "wgmma_tma", precision = "tf32"
 // CUDA: {{^}}module {
 // CUDA-NOT: nova.
-// CUDA: "hal.executable.source"
-// CUDA-SAME: sym_name = "nova_gemm_tf32_f32_64x64x32_s4_c1_g1_k1_tma"
+// CUDA: "hal.executable.source"{{.*}}sym_name = "nova_transpose_f32_tf32"
+// CUDA: "hal.executable.source"{{.*}}sym_name = "nova_gemm_tf32_f32_64x64x32_s4_c1_g1_k1_tma"
 // CUDA: linalg.generic
 // CUDA-NOT: nova.
 // CUDA: "flow.dispatch"{{.*}}@nova_gemm_tf32_f32_64x64x32_s4_c1_g1_k1_tma::@nova_gemm_tf32_f32_64x64x32_s4_c1_g1_k1_tma

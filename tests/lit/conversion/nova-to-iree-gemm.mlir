@@ -52,9 +52,15 @@ func.func @tn_split_k(%a: tensor<4096x64xbf16>, %b: tensor<4096x128xbf16>) -> te
 
 // -----
 
-// TF32 reads only K-major operands: a rhs stored [K, N] is transposed.
+// TF32 reads only K-major operands: a rhs stored [K, N] is transposed and
+// rounded to TF32 in one pass by Nova's transpose kernel (32 x 32 tiles: 2
+// along R, 3 along C); the lhs is rounded by linalg.
 // CHECK-LABEL: func.func @tf32_nn
-// CHECK:         linalg.generic {{.*}} ins(%arg1 : tensor<64x96xf32>) outs(%{{.+}} : tensor<96x64xf32>)
+// CHECK:         %[[BT:.+]] = "flow.dispatch"(%c6, %arg1, %c64_i32, %c96_i32, %c3_i32, %c6_i32) <{entry_points = [@nova_transpose_f32_tf32::@nova_transpose_f32_tf32]{{.*}} -> tensor<96x64xf32>
+// CHECK:         %[[A:.+]] = tensor.expand_shape %arg0
+// CHECK:         %[[B:.+]] = tensor.expand_shape %[[BT]]
+// CHECK:         linalg.generic {{.*}} ins(%[[A]] : tensor<1x128x64xf32>)
+// CHECK-NOT:     linalg.generic {{.*}} ins(%[[B]]
 // CHECK:         "flow.dispatch"{{.*}}@nova_gemm_tf32_f32_64x64x32_s2_c1_g1_k1_tma::
 func.func @tf32_nn(%a: tensor<128x64xf32>, %b: tensor<64x96xf32>) -> tensor<128x96xf32> {
   %0 = nova.matmul %a, %b {lowering_config = #nova.lowering_config<tile_sizes = [64, 64, 32], warp_layout = [1, 1], mma_shape = [64, 64, 8], pipeline_stages = 2, swizzle = 128, kernel = "wgmma_tma", precision = "tf32", producer_warpgroups = 1>} : tensor<128x64xf32>, tensor<64x96xf32> -> tensor<128x96xf32>

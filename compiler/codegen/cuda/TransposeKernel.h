@@ -1,0 +1,41 @@
+//===- TransposeKernel.h - batched f32 transposes for TF32 GEMM operands -*- C++ -*-===//
+//
+// dst[z, c, r] = round(src[z, r, c]) for a batch of f32 [R, C] matrices,
+// where round is TF32 rounding to nearest (the tensor cores would truncate)
+// or nothing. TF32 wgmma reads both operands K-major, so an M- or N-major
+// f32 operand is transposed once in memory; IREE's own transpose of the
+// 16384 x 32000 logits gradient ran at ~0.4 TB/s on the H200. Each block
+// moves one 32 x 32 tile through shared memory (rows padded to 33 words: no
+// bank conflicts either way), both global sides coalesced.
+//
+// ABI: (src, dst; R, C, tiles along C, tiles per matrix as i32). Block
+// (32 x 8) threads as kTransposeBlock in x, grid x = batch * tiles per
+// matrix.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef NOVA_CODEGEN_CUDA_TRANSPOSEKERNEL_H
+#define NOVA_CODEGEN_CUDA_TRANSPOSEKERNEL_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
+
+#include <string>
+
+namespace mlir::nova::cuda {
+
+constexpr int64_t kTransposeTile = 32, kTransposeBlock = 256;
+
+/// "nova_transpose_f32" or, rounding to TF32, "nova_transpose_f32_tf32".
+std::string transposeKernelName(bool roundToTf32);
+
+OwningOpRef<ModuleOp> buildTransposeKernel(MLIRContext *context,
+                                           bool roundToTf32);
+
+/// The kernel's PTX (built once per process); empty with the diagnostics in
+/// `error` on failure.
+std::string transposePtx(bool roundToTf32, std::string &error);
+
+} // namespace mlir::nova::cuda
+
+#endif // NOVA_CODEGEN_CUDA_TRANSPOSEKERNEL_H
