@@ -11,13 +11,16 @@
 #   probe   warm-start time (two processes), the gpt-42m tf32 profile, and a
 #           step with caller transients (bench-artifacts-tr, prepared with
 #           NOVA_STEP_TRANSIENTS=1): direct, ordered, then Nova's train row
+#   nova    the attention and GEMM kernel checks, gpt-42m bf16/tf32 checks vs
+#           eager CUDA, Nova's rows (gpt-42m bf16/tf32, gpt-146m bf16) and
+#           the gpt-42m tf32 and bf16 profiles (peers: phases 42m, 146m)
 #   gate    gated steps (bench-artifacts-gate, prepared with
 #           NOVA_STEP_TRANSIENTS=1): direct and ordered probes, then the
 #           gpt-42m bf16 check, Nova's rows and the gpt-42m bf16 profile
 # Carry .whl, bench-artifacts and .nova-commit (nova bench prepare output).
 # Results: $OUT/<phase>.jsonl and $OUT/<phase>.log.
 set -uo pipefail
-phase=${1:?phase: kernels, smoke, 42m, 146m, probe or gate}
+phase=${1:?phase: kernels, smoke, nova, 42m, 146m, probe or gate}
 . tools/device/gpu-env.sh
 export PYTHONUNBUFFERED=1
 out=${OUT:-/tmp}/$phase.jsonl
@@ -41,6 +44,19 @@ bench() { python3 -m nova.cli bench "$@" --artifacts bench-artifacts --json-out 
       for flags in --cuda_use_streams=false --cuda_allow_inline_execution=true; do
         NOVA_IREE_RUNTIME_FLAGS=$flags bench profile --model gpt-42m --dtype bf16 --batch 32 --steps 3 --top 40
       done
+      ;;
+    nova)
+      python3 tools/attention_check.py run --dir bench-artifacts/attention-check | tee "${OUT:-/tmp}/attention-check.jsonl"
+      python3 tools/gemm_check.py run --dir bench-artifacts/gemm-check | tee "${OUT:-/tmp}/gemm-check.jsonl"
+      bench check --model gpt-42m --dtype bf16 --batch 32 --steps 12
+      bench check --model gpt-42m --dtype tf32 --batch 32 --steps 12
+      bench train --model gpt-42m --dtype bf16 --batch 32 --modes nova
+      bench train --model gpt-42m --dtype tf32 --batch 32 --modes nova
+      bench train --model gpt-146m --dtype bf16 --batch 16 --modes nova
+      bench profile --model gpt-42m --dtype tf32 --batch 32 --steps 2 --top 30
+      bench profile --model gpt-42m --dtype bf16 --batch 32 --steps 3 --top 30
+      [ -d bench-artifacts-gate ] && timeout 70 python3 tools/device/transients_probe.py \
+        bench-artifacts-gate/train-modelgpt-42m-dtypebf16-batch32 ordered-side
       ;;
     42m)
       bench train --model gpt-42m --dtype bf16 --batch 32

@@ -8,6 +8,7 @@ watchdog that prints the timeline's semaphores and every thread's stack.
 direct:  one step through Session.invoke_async with an already reached wait
          fence (no torch ordering): is it IREE alone?
 ordered-sync: the same, the host waiting for each step before the next.
+ordered-side: "ordered" with torch's current stream a non-blocking stream.
 ordered: three steps through nova.load_exported_step (torch's stream ordering
          of runtime/ordering.py), then float(loss).
 load:    where a warm start's time goes: torch's CUDA context, loading the
@@ -113,6 +114,13 @@ def main() -> None:
         _watchdog(40, describe_more)
         faulthandler.dump_traceback_later(50, exit=True)
         sync = mode == "ordered-sync"  # the host waits for each step before the next
+        if mode == "ordered-side":
+            # torch's current stream a non-blocking one instead of the legacy
+            # default stream (which other blocking work synchronizes with)
+            side_stream = torch.cuda.Stream()
+            side_stream.wait_stream(torch.cuda.current_stream())
+            torch.cuda.set_stream(side_stream)
+            example = tuple(t.clone() for t in example)
         for i in range(3):
             start = time.perf_counter()
             loss = step(*example)

@@ -1,0 +1,24 @@
+// RUN: nova-opt %s --allow-unregistered-dialect --convert-nova-to-iree-kernels | %python %lit_tools/print-executable-objects.py | FileCheck %s
+
+// A TF32 GEMM whose rhs is stored [K, N] (N-major): Nova's transpose kernel
+// makes it K-major and rounds it to TF32 in the same pass. One 32 x 32 tile a
+// block of 256 threads: four coalesced loads along C, rounding (+0x1000,
+// clear the low 13 bits), a padded shared tile (33 words a row), a barrier,
+// four coalesced stores along R.
+
+// CHECK-LABEL: .visible .entry nova_transpose_f32_tf32(
+// CHECK-COUNT-2: .param .u64 .ptr .global
+// CHECK-COUNT-4: .param .u32
+// CHECK:      .maxntid 256, 1, 1
+// CHECK:      .shared .align 16 .b8 nova_transpose_tile[4224];
+// CHECK:      ld.global.nc.b32
+// CHECK:      add.s32 {{.*}}, 4096;
+// CHECK:      and.b32 {{.*}}, -8192;
+// CHECK:      st.shared.b32
+// CHECK:      bar.sync 0;
+// CHECK:      ld.shared.b32
+// CHECK:      st.global.b32
+func.func @tf32_nn(%a: tensor<128x64xf32>, %b: tensor<64x96xf32>) -> tensor<128x96xf32> {
+  %0 = nova.matmul %a, %b {lowering_config = #nova.lowering_config<tile_sizes = [64, 64, 32], warp_layout = [1, 1], mma_shape = [64, 64, 8], pipeline_stages = 2, swizzle = 128, kernel = "wgmma_tma", precision = "tf32", producer_warpgroups = 1>} : tensor<128x64xf32>, tensor<64x96xf32> -> tensor<128x96xf32>
+  return %0 : tensor<128x96xf32>
+}
