@@ -76,6 +76,7 @@ bench() { python3 -m nova.cli bench "$@" --artifacts bench-artifacts --json-out 
     gate)
       g=bench-artifacts-gate/train-modelgpt-42m-dtypebf16-batch32
       timeout 100 python3 tools/device/transients_probe.py $g direct; echo "direct rc=$?"
+      timeout 110 python3 tools/device/transients_probe.py $g direct-chain; echo "direct-chain rc=$?"
       timeout 70 python3 tools/device/transients_probe.py $g ordered-sync; echo "ordered-sync rc=$?"
       if timeout 70 python3 tools/device/transients_probe.py $g ordered; then
         gb() { timeout 200 python3 -m nova.cli bench "$@" --artifacts bench-artifacts-gate --json-out "$out"; }

@@ -9,6 +9,8 @@ direct:  one step through Session.invoke_async with an already reached wait
          fence (no torch ordering): is it IREE alone?
 ordered-sync: the same, the host waiting for each step before the next.
 ordered-side: "ordered" with torch's current stream a non-blocking stream.
+direct-chain: five direct calls back to back (IREE chaining them through the
+         globals' timepoints), no torch work in between.
 ordered: three steps through nova.load_exported_step (torch's stream ordering
          of runtime/ordering.py), then float(loss).
 load:    where a warm start's time goes: torch's CUDA context, loading the
@@ -73,7 +75,7 @@ def main() -> None:
         print(json.dumps({"probe": "load", "artifact": artifact.name, "torch_context_s": torch_s,
                           "load_exported_step_s": load_s, "state_upload_s": upload_s, "first_step_s": first_s,
                           "second_step_s": second_s}), flush=True)
-    elif mode == "direct":
+    elif mode in ("direct", "direct-chain"):
         step._upload(program)
         torch.cuda.synchronize()
         from nova.runtime.train_program import _StepIO, transient_bytes
@@ -90,12 +92,21 @@ def main() -> None:
         device = train.session.hal_device
         wait_sem, done = device.create_semaphore(0), device.create_semaphore(0)
         _watchdog(90, lambda: f"done={done.query()}")
+        faulthandler.dump_traceback_later(100, exit=True)
+        # direct-chain: five calls back to back, no torch work in between
+        # (the ready word is set once past them all), each signalling `done`.
+        calls = 5 if mode == "direct-chain" else 1
+        if gated:
+            io._ready.fill_(calls)
+            torch.cuda.synchronize()
         start = time.perf_counter()
-        train.session.invoke_async("step", io.views, rt.HalFence.create_at(wait_sem, 0), rt.HalFence.create_at(done, 1))
+        for k in range(1, calls + 1):
+            train.session.invoke_async("step", io.views, rt.HalFence.create_at(wait_sem, 0),
+                                       rt.HalFence.create_at(done, k))
         returned = time.perf_counter() - start
-        print(f"direct: call returned after {returned * 1e3:.1f} ms, done={done.query()}", flush=True)
-        rt.HalFence.create_at(done, 1).wait()
-        print(f"direct: step done after {(time.perf_counter() - start) * 1e3:.1f} ms; loss {float(io.loss)}", flush=True)
+        print(f"{mode}: {calls} calls returned after {returned * 1e3:.1f} ms, done={done.query()}", flush=True)
+        rt.HalFence.create_at(done, calls).wait()
+        print(f"{mode}: done after {(time.perf_counter() - start) * 1e3:.1f} ms; loss {float(io.loss)}", flush=True)
     else:
         def describe() -> str:
             t = train.timeline
