@@ -687,7 +687,10 @@ def _decomposition_table() -> dict[Any, Callable[..., Any]]:
 
 
 def _trace(
-    fn: Callable[..., Any], example_inputs: Sequence[Tensor], random: random_ops.RandomStreams | None = None
+    fn: Callable[..., Any],
+    example_inputs: Sequence[Tensor],
+    random: random_ops.RandomStreams | None = None,
+    stack_traces: bool = True,
 ) -> torch.fx.GraphModule:
     # scaled_dot_product_attention without mask or dropout becomes one
     # nova.attention node (and nova.attention_backward); the other calls
@@ -710,9 +713,9 @@ def _trace(
             fn,
             tracing_mode="fake",
             decomposition_table=table,
-            record_stack_traces=True,
+            record_stack_traces=stack_traces,
         )(*example_inputs)
-        gm = _functionalized(gm, example_inputs)
+        gm = _functionalized(gm, example_inputs, stack_traces)
     _finish_locations(gm)
     return gm
 
@@ -728,7 +731,9 @@ class _AtenViews(torch.fx.Interpreter):
         return super().call_function(target, args, kwargs)
 
 
-def _functionalized(gm: torch.fx.GraphModule, example_inputs: Sequence[Tensor]) -> torch.fx.GraphModule:
+def _functionalized(
+    gm: torch.fx.GraphModule, example_inputs: Sequence[Tensor], stack_traces: bool = True
+) -> torch.fx.GraphModule:
     """`gm` without in-place ops (a model's `copy_` or `add_`, an activation's
     inplace path): retraced through functionalization when it has any. The
     retrace runs the graph node by node, so each new node keeps the source
@@ -744,7 +749,7 @@ def _functionalized(gm: torch.fx.GraphModule, example_inputs: Sequence[Tensor]) 
     return make_fx(
         torch.func.functionalize(lambda *xs: interpreter.run(*xs), remove="mutations"),
         tracing_mode="fake",
-        record_stack_traces=True,
+        record_stack_traces=stack_traces,
     )(*example_inputs)
 
 
@@ -813,6 +818,7 @@ def capture_train_step(
     max_grad_norm: float | None = None,
     gradient_accumulation_steps: int = 1,
     world_size: int = 1,
+    stack_traces: bool = True,
 ) -> CapturedGraph:
     """Traces forward + backward + optimizer update as one graph (see module doc).
 
@@ -827,7 +833,9 @@ def capture_train_step(
     followed by `optimizer.step()`; the step's loss is the mean loss. With
     `world_size` > 1 (data parallelism) each gradient is averaged over the
     ranks (`nova::all_reduce`, torch DDP's semantics) before clipping and the
-    update; the loss stays the rank's own.
+    update; the loss stays the rank's own. `stack_traces` False records no
+    source location per node (a quarter of a gpt-146m capture's time): for
+    callers that capture again with them when they need to name a line.
     """
     if max_grad_norm is not None and not max_grad_norm > 0:
         raise ValueError(f"max_grad_norm must be positive, got {max_grad_norm}")
@@ -932,7 +940,7 @@ def capture_train_step(
     buffer_names = [n for n, _ in model.named_buffers()]
     updated_buffers: list[str] = []  # filled while tracing
     random = random_ops.RandomStreams(example[-1])
-    gm = _trace(train_step, example, random)
+    gm = _trace(train_step, example, random, stack_traces)
     if not random.count:
         _drop_last_input(gm)
     layout = dataclasses.replace(layout, updated_buffers=tuple(updated_buffers), random=bool(random.count))

@@ -23,6 +23,7 @@ import hashlib
 import importlib.util
 import json
 import logging
+import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -141,6 +142,15 @@ def cache_key(captured: capture.CapturedGraph, target: str, allow_fallback: bool
         extra["f32_matmul_precision"] = captured.f32_matmul_precision
         extra["gpu"] = compiling_gpu(target)  # the configurator plans for it
     return structural_hash(captured.graph_module, extra)
+
+
+def _is_compile_error(e: BaseException) -> bool:
+    """Whether `e` is Nova's or iree-compile's diagnostic of a graph that
+    does not compile (the compiler module is loaded if it raised one)."""
+    from nova.runtime import NovaCompileError
+
+    compiler = sys.modules.get("nova.compiler")
+    return isinstance(e, NovaCompileError) or (compiler is not None and isinstance(e, compiler.CompilerError))
 
 
 class _Compiler:
@@ -277,20 +287,36 @@ class TrainStep:
         else:
             log.info("nova.jit: new batch signature %s: capturing", signature)
             self._check_world()
+
+            def capture_step(stack_traces: bool) -> capture.CapturedGraph:
+                return capture.capture_train_step(
+                    self.model,
+                    self.optimizer,
+                    self.loss_fn,
+                    tuple(batch),
+                    autocast_dtype=self.autocast_dtype,
+                    max_grad_norm=self.max_grad_norm,
+                    gradient_accumulation_steps=self.gradient_accumulation_steps,
+                    world_size=self.world.size,
+                    stack_traces=stack_traces,
+                )
+
             start = time.perf_counter()
-            captured = capture.capture_train_step(
-                self.model,
-                self.optimizer,
-                self.loss_fn,
-                tuple(batch),
-                autocast_dtype=self.autocast_dtype,
-                max_grad_norm=self.max_grad_norm,
-                gradient_accumulation_steps=self.gradient_accumulation_steps,
-                world_size=self.world.size,
-            )
+            # Without source locations (faster); only a step that fails to
+            # compile is captured again with them, so its error names the
+            # user's line.
+            captured = capture_step(stack_traces=False)
             announce(f"nova: {type(self.model).__name__}: capture {time.perf_counter() - start:.2f}s")
             device = next(self.model.parameters()).device
-            program = self._compiler.load(captured, device, name=type(self.model).__name__)
+            name = type(self.model).__name__
+            try:
+                program = self._compiler.load(captured, device, name=name)
+            except Exception as e:
+                if not _is_compile_error(e):
+                    raise
+                log.info("nova.jit: compiling failed; capturing again with source locations for the error")
+                captured = capture_step(stack_traces=True)
+                program = self._compiler.load(captured, device, name=name)
             program.index_bounds = index_checks.index_bounds(captured)
             self._programs[signature] = program
         return program

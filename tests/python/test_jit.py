@@ -349,6 +349,32 @@ def test_unsupported_op_names_op_and_source_line():
     assert f"test_jit.py:{line}:" in err.value.diagnostics
 
 
+def test_steps_are_captured_with_locations_only_when_they_fail(monkeypatch):
+    # Recording a source location per node is a quarter of a capture's time:
+    # nova.jit captures without, and again with them only to name the line
+    # of an error.
+    from nova import capture
+
+    calls = []
+    original = capture.capture_train_step
+
+    def recording(*args, **kwargs):
+        calls.append(kwargs["stack_traces"])
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(capture, "capture_train_step", recording)
+    model = nn.Linear(8, 1)
+    step = nova.jit(model, torch.optim.SGD(model.parameters(), lr=0.1), lambda out, y: (out - y).square().mean())
+    step(torch.randn(4, 8), torch.randn(4, 1))
+    assert calls == [False]
+    calls.clear()
+    failing = AtanHead()
+    step = nova.jit(failing, torch.optim.SGD(failing.parameters(), lr=0.1))
+    with pytest.raises(Exception, match="unsupported torch op"):
+        step(torch.randn(4, 8))
+    assert calls == [False, True]
+
+
 def test_cumsum_trains_like_eager_without_fallback():
     torch.manual_seed(0)
     eager_model = PrefixSums()
