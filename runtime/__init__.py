@@ -8,9 +8,10 @@ from .cache import CacheInfo, ExecutableCache, cache_info, default_cache, reset_
 from .iree_compile import NovaCompileError, compile_to_vmfb, toolchain_version
 from .session import DeviceArray, Session, to_host
 from .structural_hash import structural_hash
-from .train_program import TrainProgram
+from .train_program import TrainProgram, Zeros
 
 __all__ = [
+    "Zeros",
     "CacheInfo",
     "DeviceArray",
     "ExecutableCache",

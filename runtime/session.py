@@ -87,6 +87,14 @@ _KDL_CUDA = 2
 ArgType = Union[rt.DeviceArray, rt.HalBufferView, torch.Tensor, np.ndarray, np.generic, int, float]
 
 
+def _element_type(dtype: torch.dtype) -> Any:
+    """IREE's element type of a torch dtype."""
+    element_type = rt.array_interop.map_dtype_to_element_type(torch_to_numpy(torch.empty(0, dtype=dtype)).dtype)
+    if element_type is None:
+        raise TypeError(f"dtype {dtype} has no IREE element type")
+    return element_type
+
+
 def to_host(x: Union[rt.DeviceArray, np.ndarray], copy: bool = True) -> np.ndarray:
     """Device array -> numpy (bf16 as ml_dtypes.bfloat16). Explicit host copy.
 
@@ -239,6 +247,18 @@ class Session:
         """The reflection metadata IREE attached to function `name`."""
         return dict(self._function(name).reflection)
 
+    def zeros(self, shape: Sequence[int], dtype: torch.dtype) -> rt.DeviceArray:
+        """A fresh device buffer of zeros, filled by the device (no host or
+        torch allocation: e.g. optimizer state before its first step)."""
+        bv = rt.HalBufferView(self.allocate(max(1, math.prod(shape) * dtype.itemsize)), list(shape),
+                              _element_type(dtype))
+        fill = rt.HalCommandBuffer(self._device)
+        fill.fill(bv.get_buffer(), np.zeros(1, dtype=np.uint8), end=True)
+        sem = self._device.create_semaphore(0)
+        self._device.queue_execute(fill, rt.HalFence.create_at(sem, 0), rt.HalFence.create_at(sem, 1))
+        rt.HalFence.create_at(sem, 1).wait()
+        return rt.DeviceArray(self._device, bv, implicit_host_transfer=False)
+
     def shared_tensor(self, shape: Sequence[int], dtype: torch.dtype) -> tuple[rt.HalBufferView, torch.Tensor]:
         """A fresh IREE buffer and a torch tensor over the same memory.
 
@@ -246,11 +266,8 @@ class Session:
         on its own stream: IREE owns the memory, so an asynchronous call holds
         no torch allocation and imports nothing per call.
         """
-        element_type = rt.array_interop.map_dtype_to_element_type(torch_to_numpy(torch.empty(0, dtype=dtype)).dtype)
-        if element_type is None:
-            raise TypeError(f"dtype {dtype} has no IREE element type")
         size = math.prod(shape) * dtype.itemsize
-        bv = rt.HalBufferView(self.allocate(max(1, size)), list(shape), element_type)
+        bv = rt.HalBufferView(self.allocate(max(1, size)), list(shape), _element_type(dtype))
         device_type, device_id = (_KDL_CUDA, self._cuda_index) if self._kind == "cuda" else (_KDL_CPU, 0)
         t = self._export_dlpack(bv, device_type, device_id)
         if t is None:

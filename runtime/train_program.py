@@ -16,6 +16,7 @@ allocation.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from collections.abc import Sequence
 
@@ -26,7 +27,16 @@ from .session import Session
 
 _log = logging.getLogger(__name__)
 
-__all__ = ["TrainProgram", "transient_bytes"]
+__all__ = ["TrainProgram", "Zeros", "transient_bytes"]
+
+
+@dataclasses.dataclass(frozen=True)
+class Zeros:
+    """A state tensor of zeros (optimizer state before its first step),
+    made on the device by `load_state` instead of uploaded."""
+
+    shape: tuple[int, ...]
+    dtype: torch.dtype
 
 
 def transient_bytes(reflection: dict[str, str]) -> int | None:
@@ -53,12 +63,17 @@ class TrainProgram:
         self._cuda = session.device_kind == "cuda"
         self._io: _StepIO | None = None  # made at the first step, from its batch
 
-    def load_state(self, tensors: Sequence[torch.Tensor]) -> None:
-        """Copies `tensors` into the module's globals (after pending steps)."""
+    def load_state(self, tensors: Sequence[torch.Tensor | Zeros]) -> None:
+        """Copies `tensors` into the module's globals (after pending steps);
+        `Zeros` entries are made on the device."""
         if len(tensors) != self.num_state:
             raise ValueError(f"load_state: expected {self.num_state} tensors, got {len(tensors)}")
         self.timeline.wait()
-        self.session.invoke("load_state", *[self.session.to_device(t) for t in tensors])
+        self.session.invoke(
+            "load_state",
+            *[self.session.zeros(t.shape, t.dtype) if isinstance(t, Zeros) else self.session.to_device(t)
+              for t in tensors],
+        )
 
     def read_state(self) -> list[torch.Tensor]:
         """Copies of the globals as torch tensors, after pending steps."""

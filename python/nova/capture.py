@@ -412,11 +412,13 @@ def train_step_inputs(
     model: nn.Module,
     optimizer: torch.optim.Optimizer,
     batch: Sequence[Tensor] | None,
-) -> list[Tensor]:
+    missing_state: Callable[[Tensor], Any] | None = None,
+) -> list[Any]:
     """Flat input list for `captured` from the live model and optimizer.
 
     Hyperparameters are read fresh from `optimizer.param_groups`; missing
-    optimizer state (before the first step) is zeros.
+    optimizer state (before the first step) is zeros like its parameter, or
+    what `missing_state(param)` returns for it.
     """
     layout = _layout_of(captured)
     rule = _check_layout_current(layout, model, optimizer)
@@ -433,7 +435,9 @@ def train_step_inputs(
         pstate = optimizer.state.get(named[n], {})
         for key in layout.state_keys:
             s = pstate.get(key)
-            states.append(s if s is not None else torch.zeros_like(p, memory_format=torch.preserve_format))
+            if s is None:
+                s = missing_state(p) if missing_state else torch.zeros_like(p, memory_format=torch.preserve_format)
+            states.append(s)
     seed = [draw_seed(params[0].device)] if layout.random and batch else []
     return [*params, *buffers, *states, *_hypers(rule, optimizer, params[0].device, 0), *batch, *seed]
 

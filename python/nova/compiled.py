@@ -36,7 +36,7 @@ from torch import Tensor, nn
 import nova
 from nova import capture, distributed, index_checks
 from nova.progress import announce
-from nova.runtime import Session, TrainProgram, default_cache, structural_hash, toolchain_version
+from nova.runtime import Session, TrainProgram, Zeros, default_cache, structural_hash, toolchain_version
 
 log = logging.getLogger(__name__)
 
@@ -337,7 +337,11 @@ class TrainStep:
             # Moving between programs (a new batch shape) goes through torch.
             self.sync()
         assert program.train is not None and program.layout is not None
-        inputs = capture.train_step_inputs(program.layout, self.model, self.optimizer, None)
+        # Missing optimizer state is made as zeros on the device: no torch
+        # allocation (whose cached blocks would stay reserved beside IREE's).
+        inputs = capture.train_step_inputs(
+            program.layout, self.model, self.optimizer, None, missing_state=lambda p: Zeros(tuple(p.shape), p.dtype)
+        )
         program.train.load_state(inputs[: num_state_tensors(program.layout)])
         self._active = program
         self._steps_on_device = 0

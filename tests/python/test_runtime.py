@@ -378,6 +378,18 @@ def test_unaligned_and_strided_torch_inputs_fall_back_to_copy(session: Session):
     np.testing.assert_array_equal(to_host(out_y), np.full(16, 2.0, np.float32))
 
 
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16, torch.int64])
+def test_zeros_are_made_on_the_device(session: Session, dtype: torch.dtype):
+    # What load_state uploads for optimizer state that does not exist yet:
+    # filled by the device, so the buffer's previous contents must not show.
+    poison = session.to_device(torch.full((3, 5), 7, dtype=dtype))
+    del poison  # its memory may be reused
+    zeros = session.zeros((3, 5), dtype)
+    out = session.to_torch(zeros, device="cpu")
+    assert out.dtype == dtype and out.shape == (3, 5)
+    assert torch.equal(out, torch.zeros(3, 5, dtype=dtype))
+
+
 def test_unknown_function_lists_names(session: Session):
     with pytest.raises(KeyError, match="step"):
         session.invoke("nope")

@@ -119,6 +119,28 @@ def test_steps_chain_through_fences_and_wait(transients: str, monkeypatch: pytes
         assert float((a - b).norm() / b.norm()) < 1e-4
 
 
+def test_missing_optimizer_state_is_made_on_the_device(monkeypatch: pytest.MonkeyPatch):
+    # AdamW's m and v before the first step: zeros made by the device when
+    # the state is uploaded, never torch tensors (on CUDA their cached
+    # blocks would stay reserved next to the module's own state).
+    model, optimizer, batch = _wide_mlp_setup()
+    eager_model = copy.deepcopy(model)
+    eager_opt = torch.optim.AdamW(eager_model.parameters(), lr=1e-3)
+    step = nova.jit(model, optimizer, nn.functional.cross_entropy)
+    step(*batch)  # compiles and uploads
+    step.load()  # drops the module's state; the next step uploads it again
+
+    def no_torch_zeros(*args, **kwargs):
+        raise AssertionError("optimizer state materialized by torch")
+
+    monkeypatch.setattr(torch, "zeros_like", no_torch_zeros)
+    assert not optimizer.state
+    loss = step(*batch)
+    monkeypatch.undo()
+    eager = nn.functional.cross_entropy(eager_model(batch[0]), batch[1])
+    assert abs(float(loss) - float(eager)) <= 1e-5 * float(eager)
+
+
 def test_export_runs_with_iree_run_module_from_archive(tmp_path: Path):
     out = tmp_path / "export"
     subprocess.run(
