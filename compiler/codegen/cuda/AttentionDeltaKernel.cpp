@@ -24,13 +24,8 @@ OwningOpRef<ModuleOp> cuda::buildAttentionDeltaKernel(MLIRContext *context,
   KernelBuilder k(b, loc);
   SmallVector<Type> params(3, k.global);
   params.append(11, k.i32);
-  auto func =
-      gpu::GPUFuncOp::create(b, loc, name, b.getFunctionType(params, {}));
-  func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
-  func.setKnownBlockSizeAttr(
-      b.getDenseI32ArrayAttr({int32_t(kAttentionDeltaBlock), 1, 1}));
-  Block &entry = func.getBody().front();
-  b.setInsertionPointToStart(&entry);
+  Block &entry =
+      createKernelFunc(b, name, params, kAttentionDeltaBlock).getBody().front();
   auto arg = [&](unsigned i) { return entry.getArgument(i); };
   Value rows = arg(3), t = arg(4), h = arg(5);
   Value thread = k.add(

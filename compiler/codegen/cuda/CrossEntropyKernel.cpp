@@ -290,13 +290,9 @@ cuda::buildCrossEntropyKernel(MLIRContext *context,
   int64_t pointers = spec.backward ? 5 : 4;
   SmallVector<Type> params(pointers, LLVM::LLVMPointerType::get(context, 1));
   params.append(2, b.getI32Type());
-  auto func = gpu::GPUFuncOp::create(b, loc, spec.kernelName(),
-                                     b.getFunctionType(params, {}));
-  func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
-  func.setKnownBlockSizeAttr(
-      b.getDenseI32ArrayAttr({int32_t(spec.threads), 1, 1}));
-  Block &entry = func.getBody().front();
-  b.setInsertionPointToStart(&entry);
+  Block &entry = createKernelFunc(b, spec.kernelName(), params, spec.threads)
+                     .getBody()
+                     .front();
   RowKernel k(b, loc, spec);
   k.classes = entry.getArgument(pointers);
   k.ignore = entry.getArgument(pointers + 1);

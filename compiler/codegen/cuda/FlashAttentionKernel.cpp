@@ -228,15 +228,10 @@ gpu::GPUFuncOp AttentionBuilder::createKernel(OpBuilder &b,
       /*alignment=*/1024, /*addrSpace=*/3);
   SmallVector<Type> params(pointers, LLVM::LLVMPointerType::get(context, 1));
   params.append(integers, b.getI32Type());
-  auto func = gpu::GPUFuncOp::create(b, loc, spec.kernelName(),
-                                     b.getFunctionType(params, {}));
-  func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
-  func.setKnownBlockSizeAttr(
-      b.getDenseI32ArrayAttr({int32_t(spec.threads()), 1, 1}));
+  auto func = createKernelFunc(b, spec.kernelName(), params, spec.threads());
   // .minnctapersm 1 pins the register count at entry; without it ptxas may
   // ignore setmaxnreg (C7508) and spill the consumers.
   func->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(),
                 b.getI32IntegerAttr(1));
-  b.setInsertionPointToStart(&func.getBody().front());
   return func;
 }

@@ -1004,13 +1004,9 @@ OwningOpRef<ModuleOp> cuda::buildFusedRowsKernel(MLIRContext *context,
       createKernelModule(b, spec.kernelName, "sm_80", "+ptx70");
   int64_t pointers = op.getInputs().size() + op.getNumResults();
   SmallVector<Type> params(pointers, LLVM::LLVMPointerType::get(context, 1));
-  auto func = gpu::GPUFuncOp::create(b, loc, spec.kernelName,
-                                     b.getFunctionType(params, {}));
-  func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
-  func.setKnownBlockSizeAttr(
-      b.getDenseI32ArrayAttr({int32_t(32 * spec.warps), 1, 1}));
-  Block &entry = func.getBody().front();
-  b.setInsertionPointToStart(&entry);
+  Block &entry = createKernelFunc(b, spec.kernelName, params, 32 * spec.warps)
+                     .getBody()
+                     .front();
   RowsKernel kernel(b, loc, plan, spec, op.getBody().front());
   kernel.build(entry);
   gpu::ReturnOp::create(b, loc);

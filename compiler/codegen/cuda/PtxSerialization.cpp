@@ -46,6 +46,18 @@ OwningOpRef<ModuleOp> nova::cuda::createKernelModule(OpBuilder &b,
   return module;
 }
 
+gpu::GPUFuncOp nova::cuda::createKernelFunc(OpBuilder &b, StringRef name,
+                                            TypeRange params,
+                                            int64_t threads) {
+  auto func = gpu::GPUFuncOp::create(b, b.getUnknownLoc(), name,
+                                     b.getFunctionType(params, {}));
+  func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
+  func.setKnownBlockSizeAttr(
+      b.getDenseI32ArrayAttr({int32_t(threads), 1, 1}));
+  b.setInsertionPointToStart(&func.getBody().front());
+  return func;
+}
+
 FailureOr<std::string> nova::cuda::serializeToPtx(ModuleOp module) {
   // PTX text ("isa"), JIT-compiled by the driver for the GPU it runs on.
   gpu::GPUToNVVMPipelineOptions options;

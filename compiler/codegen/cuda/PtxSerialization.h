@@ -3,6 +3,7 @@
 #ifndef NOVA_CODEGEN_CUDA_PTXSERIALIZATION_H
 #define NOVA_CODEGEN_CUDA_PTXSERIALIZATION_H
 
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
 
@@ -19,6 +20,12 @@ std::unique_ptr<MLIRContext> createKernelContext();
 /// `features` (e.g. "sm_90a", "+ptx83"), `b` set to insert into it.
 OwningOpRef<ModuleOp> createKernelModule(OpBuilder &b, StringRef name,
                                          StringRef chip, StringRef features);
+
+/// `gpu.func @name(params)`, a kernel of `threads` threads a block (its known
+/// block size), in the gpu.module `b` inserts into; `b` is left at the start
+/// of its entry block.
+gpu::GPUFuncOp createKernelFunc(OpBuilder &b, StringRef name,
+                                TypeRange params, int64_t threads);
 
 /// Lowers `module`, which holds one `gpu.module` with an `#nvvm.target`,
 /// through MLIR's gpu-lower-to-nvvm pipeline and returns its PTX.

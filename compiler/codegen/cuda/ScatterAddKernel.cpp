@@ -24,14 +24,11 @@ OwningOpRef<ModuleOp> cuda::buildScatterAddKernel(MLIRContext *context) {
   // Global-memory pointers, so loads and the atomic are ld/red.global.
   Type ptr = LLVM::LLVMPointerType::get(context, /*addressSpace=*/1);
   Type i32 = b.getI32Type(), i64 = b.getI64Type(), f32 = b.getF32Type();
-  auto func = gpu::GPUFuncOp::create(
-      b, loc, kScatterKernel,
-      b.getFunctionType({ptr, ptr, ptr, i32, i32, i32}, {}));
-  func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
-  func.setKnownBlockSizeAttr(
-      b.getDenseI32ArrayAttr({int32_t(kScatterBlockSize), 1, 1}));
-  Block &body = func.getBody().front();
-  b.setInsertionPointToStart(&body);
+  Block &body = createKernelFunc(b, kScatterKernel,
+                                 {ptr, ptr, ptr, i32, i32, i32},
+                                 kScatterBlockSize)
+                    .getBody()
+                    .front();
   Value dest = body.getArgument(0), indices = body.getArgument(1),
         updates = body.getArgument(2), total = body.getArgument(3),
         rowSize = body.getArgument(4), rows = body.getArgument(5);

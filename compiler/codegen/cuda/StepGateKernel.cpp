@@ -24,13 +24,8 @@ OwningOpRef<ModuleOp> cuda::buildStepGateKernel(MLIRContext *context,
   KernelBuilder k(b, loc);
   SmallVector<Type> params(2 + 2 * inputs, k.global);
   params.append(inputs, k.i32);
-  auto func =
-      gpu::GPUFuncOp::create(b, loc, name, b.getFunctionType(params, {}));
-  func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
-  func.setKnownBlockSizeAttr(
-      b.getDenseI32ArrayAttr({int32_t(kStepGateBlock), 1, 1}));
-  Block &entry = func.getBody().front();
-  b.setInsertionPointToStart(&entry);
+  Block &entry =
+      createKernelFunc(b, name, params, kStepGateBlock).getBody().front();
   Value ready = entry.getArgument(0);
   Value epoch = entry.getArgument(1 + inputs);
   Value thread = k.id(gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x));

@@ -19,13 +19,10 @@ OwningOpRef<ModuleOp> cuda::buildStridedCastKernel(MLIRContext *context) {
   KernelBuilder k(b, loc);
   SmallVector<Type> params(2, k.global);
   params.append(4, k.i32);
-  auto func = gpu::GPUFuncOp::create(b, loc, kStridedCastKernel,
-                                     b.getFunctionType(params, {}));
-  func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
-  func.setKnownBlockSizeAttr(
-      b.getDenseI32ArrayAttr({int32_t(kStridedCastBlock), 1, 1}));
-  Block &entry = func.getBody().front();
-  b.setInsertionPointToStart(&entry);
+  Block &entry = createKernelFunc(b, kStridedCastKernel, params,
+                                  kStridedCastBlock)
+                     .getBody()
+                     .front();
   Value src = entry.getArgument(0), dst = entry.getArgument(1),
         rows = entry.getArgument(2), width = entry.getArgument(3),
         stride = entry.getArgument(4), offset = entry.getArgument(5);

@@ -29,13 +29,8 @@ OwningOpRef<ModuleOp> cuda::buildTransposeKernel(MLIRContext *context,
   KernelBuilder k(b, loc);
   SmallVector<Type> params(2, k.global);
   params.append(4, k.i32);
-  auto func =
-      gpu::GPUFuncOp::create(b, loc, name, b.getFunctionType(params, {}));
-  func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
-  func.setKnownBlockSizeAttr(
-      b.getDenseI32ArrayAttr({int32_t(kTransposeBlock), 1, 1}));
-  Block &entry = func.getBody().front();
-  b.setInsertionPointToStart(&entry);
+  Block &entry =
+      createKernelFunc(b, name, params, kTransposeBlock).getBody().front();
   Value src = entry.getArgument(0), dst = entry.getArgument(1);
   Value rows = entry.getArgument(2), cols = entry.getArgument(3);
   Value tilesC = entry.getArgument(4), tilesPerMatrix = entry.getArgument(5);

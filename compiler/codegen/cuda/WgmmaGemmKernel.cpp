@@ -574,13 +574,8 @@ OwningOpRef<ModuleOp> cuda::buildWgmmaGemmKernel(MLIRContext *context,
       /*alignment=*/1024, /*addrSpace=*/3);
 
   Type ptr = LLVM::LLVMPointerType::get(context, 1), i32 = b.getI32Type();
-  auto func = gpu::GPUFuncOp::create(
-      b, loc, name,
-      b.getFunctionType({ptr, ptr, ptr, ptr, i32, i32, i32, i32}, {}));
-  func->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
-  func.setKnownBlockSizeAttr(
-      b.getDenseI32ArrayAttr({int32_t(spec.threads()), 1, 1}));
-  b.setInsertionPointToStart(&func.getBody().front());
+  auto func = createKernelFunc(b, name, {ptr, ptr, ptr, ptr, i32, i32, i32, i32},
+                               spec.threads());
   GemmKernel(b, loc, spec).body(func, smem);
   return module;
 }
