@@ -65,7 +65,7 @@ import math
 import os
 import re
 import shlex
-from typing import Any, Optional, Sequence, Union
+from typing import Any, Callable, Optional, Sequence, Union
 
 import numpy as np
 import torch
@@ -254,9 +254,7 @@ class Session:
                               _element_type(dtype))
         fill = rt.HalCommandBuffer(self._device)
         fill.fill(bv.get_buffer(), np.zeros(1, dtype=np.uint8), end=True)
-        sem = self._device.create_semaphore(0)
-        self._device.queue_execute(fill, rt.HalFence.create_at(sem, 0), rt.HalFence.create_at(sem, 1))
-        rt.HalFence.create_at(sem, 1).wait()
+        self._run_queued(lambda wait, signal: self._device.queue_execute(fill, wait, signal))
         return rt.DeviceArray(self._device, bv, implicit_host_transfer=False)
 
     def shared_tensor(self, shape: Sequence[int], dtype: torch.dtype) -> tuple[rt.HalBufferView, torch.Tensor]:
@@ -419,15 +417,19 @@ class Session:
         # queue_copy copies the whole source buffer; imported buffers are
         # whole allocations, so the view starts at offset 0.
         dst = self.allocate(src.get_buffer().byte_length())
-        sem = self._device.create_semaphore(0)
-        self._device.queue_copy(
-            src.get_buffer(),
-            dst,
-            wait_semaphores=rt.HalFence.create_at(sem, 0),
-            signal_semaphores=rt.HalFence.create_at(sem, 1),
+        self._run_queued(
+            lambda wait, signal: self._device.queue_copy(
+                src.get_buffer(), dst, wait_semaphores=wait, signal_semaphores=signal
+            )
         )
-        rt.HalFence.create_at(sem, 1).wait()
         return rt.HalBufferView(dst, src.shape, src.element_type)
+
+    def _run_queued(self, submit: Callable[[rt.HalFence, rt.HalFence], None]) -> None:
+        """Enqueues `submit(wait, signal)` on the device (its wait already
+        reached) and waits until it has run."""
+        sem = self._device.create_semaphore(0)
+        submit(rt.HalFence.create_at(sem, 0), rt.HalFence.create_at(sem, 1))
+        rt.HalFence.create_at(sem, 1).wait()
 
     def allocate(self, size: int) -> rt.HalBuffer:
         """A fresh (unpooled, so exportable) device buffer of `size` bytes."""

@@ -60,22 +60,17 @@ std::string globalSymbol(StringRef name, size_t index) {
   return symbol;
 }
 
+/// `util.global private mutable @symbol`, initialised with `initialValue`
+/// when given.
 Operation *createGlobal(OpBuilder &b, Location loc, StringRef symbol,
-                        RankedTensorType type, StringRef scope,
-                        StringRef key) {
-  MLIRContext *context = b.getContext();
+                        RankedTensorType type, Attribute initialValue = {}) {
   SmallVector<NamedAttribute> props = {
       b.getNamedAttr("sym_name", b.getStringAttr(symbol)),
       b.getNamedAttr("sym_visibility", b.getStringAttr("private")),
       b.getNamedAttr("type", TypeAttr::get(type)),
       b.getNamedAttr("is_mutable", b.getUnitAttr())};
-  if (!scope.empty()) {
-    std::string body =
-        ("parameter.named<\"" + scope + "\"::\"" + key + "\">").str();
-    props.push_back(b.getNamedAttr(
-        "initial_value",
-        ireeAttr(context, "flow", body, type)));
-  }
+  if (initialValue)
+    props.push_back(b.getNamedAttr("initial_value", initialValue));
   OperationState state(loc, "util.global");
   state.propertiesAttr = b.getDictionaryAttr(props);
   return b.create(state);
@@ -502,6 +497,7 @@ void ConvertTrainStepToIREEPass::makeUpdatesInPlace(func::FuncOp func) {
 FailureOr<SmallVector<Value>> gateInputs(OpBuilder &b, Location loc,
                                          ModuleOp module, ValueRange inputs,
                                          Value ready) {
+  SmallVector<int64_t> words; // per input
   for (Value v : inputs) {
     auto type = cast<RankedTensorType>(v.getType());
     if (!type.hasStaticShape() ||
@@ -510,6 +506,7 @@ FailureOr<SmallVector<Value>> gateInputs(OpBuilder &b, Location loc,
                          << type << " is not whole 32-bit words";
       return failure();
     }
+    words.push_back(type.getNumElements() * type.getElementTypeBitWidth() / 32);
   }
   if (failed(nova_to_iree::requireUnregisteredDialects(module)))
     return failure();
@@ -531,16 +528,9 @@ FailureOr<SmallVector<Value>> gateInputs(OpBuilder &b, Location loc,
   {
     OpBuilder::InsertionGuard g(b);
     b.setInsertionPointToStart(module.getBody());
-    Operation *global = createGlobal(b, loc, epochSymbol, epochType, "", "");
     // Its own initial value; no other global is an i32 zero of this shape.
-    DictionaryAttr props = cast<DictionaryAttr>(global->getPropertiesAsAttribute());
-    NamedAttrList list(props);
-    list.set("initial_value",
-             DenseElementsAttr::get(epochType, b.getI32IntegerAttr(0).getValue()));
-    if (failed(global->setPropertiesFromAttribute(
-            list.getDictionary(b.getContext()),
-            [&] { return module.emitError(); })))
-      return failure();
+    createGlobal(b, loc, epochSymbol, epochType,
+                 DenseElementsAttr::get(epochType, b.getI32IntegerAttr(0).getValue()));
   }
   nova_to_iree::KernelDispatchBuilder dispatch(b, loc, /*poison=*/false);
   dispatch.input(ready);
@@ -549,10 +539,8 @@ FailureOr<SmallVector<Value>> gateInputs(OpBuilder &b, Location loc,
   dispatch.result(epochType, loadGlobal(b, loc, epochSymbol, epochType));
   for (Value v : inputs)
     dispatch.result(cast<RankedTensorType>(v.getType()));
-  for (Value v : inputs) {
-    auto type = cast<RankedTensorType>(v.getType());
-    dispatch.constant(type.getNumElements() * type.getElementTypeBitWidth() / 32);
-  }
+  for (int64_t w : words)
+    dispatch.constant(w);
   ResultRange results = dispatch.create(
       name, name, arith::ConstantIndexOp::create(b, loc, 1));
   storeGlobal(b, loc, epochSymbol, results[0]);
@@ -589,8 +577,15 @@ void ConvertTrainStepToIREEPass::runOnOperation() {
     std::string name = stateNames.empty() ? "state" + std::to_string(i)
                                           : std::string(stateNames[i]);
     symbols.push_back(globalSymbol(name, i));
-    createGlobal(b, loc, symbols.back(), cast<RankedTensorType>(stateTypes[i]),
-                 parameterScope, name);
+    auto stateType = cast<RankedTensorType>(stateTypes[i]);
+    // From the parameter archive's key `name` when there is a scope.
+    Attribute initialValue;
+    if (!parameterScope.empty())
+      initialValue = ireeAttr(
+          context, "flow",
+          "parameter.named<\"" + parameterScope + "\"::\"" + name + "\">",
+          stateType);
+    createGlobal(b, loc, symbols.back(), stateType, initialValue);
   }
 
   b.setInsertionPoint(func);
