@@ -245,24 +245,24 @@ LogicalResult lowerToGemmKernel(IRRewriter &rewriter, ModuleOp module,
   // f32 operands are transposed (and, for TF32, rounded in the same pass)
   // by Nova's transpose kernel; bf16 ones by IREE.
   bool lhsRounded = false, rhsRounded = false;
-  auto transpose = [&](Value x, bool &rounded) -> FailureOr<Value> {
-    if (!spec.tf32)
-      return transposeInner(rewriter, loc, x);
+  auto transposeIf = [&](bool needed, Value &x, bool &rounded) -> LogicalResult {
+    if (!needed)
+      return success();
+    if (!spec.tf32) {
+      x = transposeInner(rewriter, loc, x);
+      return success();
+    }
     rounded = !exact;
-    return transposeOnDevice(rewriter, loc, module, op, x, rounded);
+    FailureOr<Value> t = transposeOnDevice(rewriter, loc, module, op, x, rounded);
+    if (succeeded(t))
+      x = *t;
+    return t;
   };
-  if (op.getTransposeLhs() && !spec.aMnMajor) {
-    FailureOr<Value> t = transpose(lhs, lhsRounded);
-    if (failed(t))
-      return failure();
-    lhs = *t;
-  }
-  if (!op.getTransposeRhs() && !spec.bMnMajor) {
-    FailureOr<Value> t = transpose(rhs, rhsRounded);
-    if (failed(t))
-      return failure();
-    rhs = *t;
-  }
+  if (failed(transposeIf(op.getTransposeLhs() && !spec.aMnMajor, lhs,
+                         lhsRounded)) ||
+      failed(transposeIf(!op.getTransposeRhs() && !spec.bMnMajor, rhs,
+                         rhsRounded)))
+    return failure();
   int64_t kAlign = 16 / spec.elementBytes();
   int64_t paddedK = (shape.k + kAlign - 1) / kAlign * kAlign;
   // MN-major operands ([batch, K, rows]) need no padding: K % 8 == 0 there.

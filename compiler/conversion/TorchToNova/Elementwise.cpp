@@ -65,18 +65,28 @@ RankedTensorType computeType(Converter &cv, Operation *op,
   return type;
 }
 
+/// Operands 0 and 1 of `op` (self, other) as `type`.
+FailureOr<std::pair<Value, Value>> binaryOperands(Converter &cv, Operation *op,
+                                                  RankedTensorType type) {
+  FailureOr<Value> lhs = cv.operandAs(op->getOperand(0), type);
+  if (failed(lhs))
+    return failure();
+  FailureOr<Value> rhs = cv.operandAs(op->getOperand(1), type);
+  if (failed(rhs))
+    return failure();
+  return std::make_pair(*lhs, *rhs);
+}
+
 /// `mul.{Tensor,Scalar}`, `div`, `maximum`, ...: (self, other).
 template <typename OpT>
 LogicalResult convertBinary(Converter &cv, Operation *op) {
   RankedTensorType type = cv.resultType(op);
   RankedTensorType compute = computeType(cv, op, type);
-  FailureOr<Value> lhs = cv.operandAs(op->getOperand(0), compute);
-  if (failed(lhs))
+  FailureOr<std::pair<Value, Value>> operands = binaryOperands(cv, op, compute);
+  if (failed(operands))
     return failure();
-  FailureOr<Value> rhs = cv.operandAs(op->getOperand(1), compute);
-  if (failed(rhs))
-    return failure();
-  Value result = cv.create<OpT>(*lhs, *rhs);
+  auto [lhs, rhs] = *operands;
+  Value result = cv.create<OpT>(lhs, rhs);
   return cv.replace(op, cv.castTo(result, type.getElementType()));
 }
 
@@ -98,16 +108,14 @@ template <typename OpT>
 LogicalResult convertAddSub(Converter &cv, Operation *op) {
   RankedTensorType type = cv.resultType(op);
   RankedTensorType compute = computeType(cv, op, type);
-  FailureOr<Value> lhs = cv.operandAs(op->getOperand(0), compute);
-  if (failed(lhs))
+  FailureOr<std::pair<Value, Value>> operands = binaryOperands(cv, op, compute);
+  if (failed(operands))
     return failure();
-  FailureOr<Value> rhs = cv.operandAs(op->getOperand(1), compute);
-  if (failed(rhs))
-    return failure();
-  FailureOr<Value> scaled = scaleByAlpha(cv, op, *rhs);
+  auto [lhs, rhs] = *operands;
+  FailureOr<Value> scaled = scaleByAlpha(cv, op, rhs);
   if (failed(scaled))
     return failure();
-  Value result = cv.create<OpT>(*lhs, *scaled);
+  Value result = cv.create<OpT>(lhs, *scaled);
   return cv.replace(op, cv.castTo(result, type.getElementType()));
 }
 
@@ -115,16 +123,14 @@ LogicalResult convertAddSub(Converter &cv, Operation *op) {
 LogicalResult convertRsub(Converter &cv, Operation *op) {
   RankedTensorType type = cv.resultType(op);
   RankedTensorType compute = computeType(cv, op, type);
-  FailureOr<Value> self = cv.operandAs(op->getOperand(0), compute);
-  if (failed(self))
+  FailureOr<std::pair<Value, Value>> operands = binaryOperands(cv, op, compute);
+  if (failed(operands))
     return failure();
-  FailureOr<Value> other = cv.operandAs(op->getOperand(1), compute);
-  if (failed(other))
-    return failure();
-  FailureOr<Value> scaled = scaleByAlpha(cv, op, *self);
+  auto [self, other] = *operands;
+  FailureOr<Value> scaled = scaleByAlpha(cv, op, self);
   if (failed(scaled))
     return failure();
-  Value result = cv.create<SubOp>(*other, *scaled);
+  Value result = cv.create<SubOp>(other, *scaled);
   return cv.replace(op, cv.castTo(result, type.getElementType()));
 }
 
@@ -188,25 +194,23 @@ LogicalResult convertDivMode(Converter &cv, Operation *op) {
   RankedTensorType type = cv.resultType(op);
   if (!isa<IntegerType>(type.getElementType()))
     return cv.reject("rounding division of floating-point tensors is not supported");
-  FailureOr<Value> lhs = cv.operandAs(op->getOperand(0), type);
-  if (failed(lhs))
+  FailureOr<std::pair<Value, Value>> operands = binaryOperands(cv, op, type);
+  if (failed(operands))
     return failure();
-  FailureOr<Value> rhs = cv.operandAs(op->getOperand(1), type);
-  if (failed(rhs))
-    return failure();
-  Value quotient = cv.create<DivOp>(*lhs, *rhs);
+  auto [lhs, rhs] = *operands;
+  Value quotient = cv.create<DivOp>(lhs, rhs);
   if (*mode == "trunc")
     return cv.replace(op, quotient);
   RankedTensorType boolType = type.clone(cv.b().getI1Type());
   Value zero = cv.splat(type, 0.0);
   Value remainder =
-      cv.create<SubOp>(*lhs, cv.create<MulOp>(quotient, *rhs));
+      cv.create<SubOp>(lhs, cv.create<MulOp>(quotient, rhs));
   Value inexact = cv.create<CompareOp>(boolType, CompareDirection::NE,
                                        remainder, zero);
   Value signsDiffer = cv.create<CompareOp>(
       boolType, CompareDirection::NE,
       cv.create<CompareOp>(boolType, CompareDirection::LT, remainder, zero),
-      cv.create<CompareOp>(boolType, CompareDirection::LT, *rhs, zero));
+      cv.create<CompareOp>(boolType, CompareDirection::LT, rhs, zero));
   Value adjust = cv.create<SelectOp>(
       type,
       cv.create<SelectOp>(boolType, inexact, signsDiffer,
@@ -286,13 +290,11 @@ LogicalResult convertPow(Converter &cv, Operation *op) {
       return failure();
     return cv.replace(op, powByConstant(cv, *base, exponent->toDouble()));
   }
-  FailureOr<Value> base = cv.operandAs(op->getOperand(0), type);
-  if (failed(base))
+  FailureOr<std::pair<Value, Value>> operands = binaryOperands(cv, op, type);
+  if (failed(operands))
     return failure();
-  FailureOr<Value> exponent = cv.operandAs(op->getOperand(1), type);
-  if (failed(exponent))
-    return failure();
-  return cv.replace(op, cv.create<PowOp>(*base, *exponent).getResult());
+  auto [base, exponent] = *operands;
+  return cv.replace(op, cv.create<PowOp>(base, exponent).getResult());
 }
 
 /// max(min(x, hi), lo) for the bounds that are not None; `lo`/`hi` are the
@@ -377,14 +379,12 @@ LogicalResult convertCompare(Converter &cv, Operation *op) {
     return failure();
   RankedTensorType type = cv.resultType(op);
   RankedTensorType operandType = withElementType(type, signless(*dtype));
-  FailureOr<Value> lhs = cv.operandAs(op->getOperand(0), operandType);
-  if (failed(lhs))
+  FailureOr<std::pair<Value, Value>> operands = binaryOperands(cv, op, operandType);
+  if (failed(operands))
     return failure();
-  FailureOr<Value> rhs = cv.operandAs(op->getOperand(1), operandType);
-  if (failed(rhs))
-    return failure();
+  auto [lhs, rhs] = *operands;
   return cv.replace(
-      op, cv.create<CompareOp>(type, direction, *lhs, *rhs).getResult());
+      op, cv.create<CompareOp>(type, direction, lhs, rhs).getResult());
 }
 
 /// `where.{self,Scalar,ScalarSelf,ScalarOther}`: (condition, self, other).
@@ -428,22 +428,20 @@ LogicalResult convertLogical(Converter &cv, Operation *op) {
   RankedTensorType type = cv.resultType(op);
   if (!type.getElementType().isInteger(1))
     return cv.reject("only boolean results are supported");
-  FailureOr<Value> lhs = cv.operandAs(op->getOperand(0), type);
-  if (failed(lhs))
+  FailureOr<std::pair<Value, Value>> operands = binaryOperands(cv, op, type);
+  if (failed(operands))
     return failure();
-  FailureOr<Value> rhs = cv.operandAs(op->getOperand(1), type);
-  if (failed(rhs))
-    return failure();
+  auto [lhs, rhs] = *operands;
   Value result;
   switch (logic) {
   case Logic::And:
-    result = cv.create<SelectOp>(type, *lhs, *rhs, cv.splat(type, 0.0));
+    result = cv.create<SelectOp>(type, lhs, rhs, cv.splat(type, 0.0));
     break;
   case Logic::Or:
-    result = cv.create<SelectOp>(type, *lhs, cv.splat(type, 1.0), *rhs);
+    result = cv.create<SelectOp>(type, lhs, cv.splat(type, 1.0), rhs);
     break;
   case Logic::Xor:
-    result = cv.create<CompareOp>(type, CompareDirection::NE, *lhs, *rhs);
+    result = cv.create<CompareOp>(type, CompareDirection::NE, lhs, rhs);
     break;
   }
   return cv.replace(op, result);
