@@ -32,6 +32,7 @@ from nova.capture import (
 )
 from nova.importer import import_to_torch_mlir
 from nova.models import MLP, make_gpt
+from training_checks import eager_step
 
 REPO = Path(__file__).resolve().parents[2]
 LIT_INPUTS = REPO / "tests" / "lit" / "torch-inputs"
@@ -59,21 +60,6 @@ def _graph_step(cg: CapturedGraph, model: nn.Module, opt: torch.optim.Optimizer,
     return apply_train_step_outputs(cg, model, opt, outs).item()
 
 
-def _eager_step(
-    model: nn.Module,
-    opt: torch.optim.Optimizer,
-    loss_fn: Callable[..., Tensor] | None,
-    batch: tuple[Tensor, ...],
-    autocast_dtype: torch.dtype | None,
-) -> float:
-    opt.zero_grad()
-    with torch.autocast("cpu", dtype=autocast_dtype or torch.bfloat16, enabled=autocast_dtype is not None):
-        loss = model(*batch) if loss_fn is None else loss_fn(model(*batch[:-1]), batch[-1])
-    loss.backward()
-    opt.step()
-    return loss.item()
-
-
 def _train_both(
     model: nn.Module,
     make_opt: Callable[[nn.Module], torch.optim.Optimizer],
@@ -88,7 +74,7 @@ def _train_both(
     lg, le = [], []
     for batch in batches:
         lg.append(_graph_step(cg, m_graph, o_graph, batch))
-        le.append(_eager_step(m_eager, o_eager, loss_fn, batch, autocast_dtype))
+        le.append(float(eager_step(m_eager, o_eager, batch, loss_fn, autocast_dtype)))
     return lg, le, m_graph, o_graph, m_eager, o_eager
 
 
@@ -182,7 +168,7 @@ def test_lr_change_needs_no_recapture() -> None:
             o.param_groups[0]["lr"] = lr
         before = {k: v.clone() for k, v in m_graph.state_dict().items()}
         lg = _graph_step(cg, m_graph, o_graph, batch)
-        le = _eager_step(m_eager, o_eager, F.cross_entropy, batch, None)
+        le = float(eager_step(m_eager, o_eager, batch, F.cross_entropy))
         assert lg == pytest.approx(le, rel=1e-5), i
         if lr == 0.0:  # parameters must not move at all
             for k, v in m_graph.state_dict().items():
@@ -235,7 +221,7 @@ def test_optimizer_op_matches_torch_optim(kind: str, kw: dict[str, Any]) -> None
     cg = capture_train_step(lin, opt, loss_fn, (x, x), None)
     for _ in range(STEPS):
         _graph_step(cg, lin, opt, (x, x))
-        _eager_step(lin_ref, opt_ref, loss_fn, (x, x), None)
+        eager_step(lin_ref, opt_ref, (x, x), loss_fn)
     _assert_params_close(lin, lin_ref, rtol=1e-6, atol=1e-7)
     _assert_state_close(opt, opt_ref, rtol=1e-6, atol=1e-7)
 

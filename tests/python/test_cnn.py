@@ -19,7 +19,7 @@ import torch.nn.functional as F
 from torch import nn
 
 import nova
-from training_checks import assert_matches_captured_reference, assert_parameters_track
+from training_checks import assert_matches_captured_reference, assert_parameters_track, eager_step
 
 
 @pytest.fixture(autouse=True)
@@ -76,10 +76,7 @@ def _assert_trains_like_eager(make_model, batch_shape, classes, steps=4, lr=1e-2
     for _ in range(steps):
         x = torch.randn(batch_shape, generator=gen)
         y = torch.randint(0, classes, batch_shape[:1], generator=gen)
-        loss = F.cross_entropy(eager(x), y)
-        loss.backward()
-        eager_opt.step()
-        eager_opt.zero_grad(set_to_none=True)
+        loss = eager_step(eager, eager_opt, (x, y), F.cross_entropy)
         nova_loss = step(x, y)
         assert abs(float(nova_loss) - float(loss)) <= 1e-4 * abs(float(loss))
     step.sync()
@@ -129,10 +126,7 @@ def test_eval_mode_is_its_own_program():
         compiled.train(mode == "train")
         x = torch.randn((4, 3, 16, 16), generator=gen)
         y = torch.randint(0, 10, (4,), generator=gen)
-        loss = F.cross_entropy(eager(x), y)
-        loss.backward()
-        eager_opt.step()
-        eager_opt.zero_grad(set_to_none=True)
+        loss = eager_step(eager, eager_opt, (x, y), F.cross_entropy)
         assert abs(float(step(x, y)) - float(loss)) <= 1e-4 * float(loss), mode
     step.sync()
     assert len(step._programs) == 2
@@ -173,10 +167,7 @@ def test_batch_norm_1d_trains_like_eager(track_running_stats: bool):
     gen = torch.Generator().manual_seed(2)
     for _ in range(3):
         x, y = torch.randn(16, 8, generator=gen), torch.randn(16, 1, generator=gen)
-        loss = F.mse_loss(eager(x), y)
-        loss.backward()
-        eager_opt.step()
-        eager_opt.zero_grad(set_to_none=True)
+        loss = eager_step(eager, eager_opt, (x, y), F.mse_loss)
         assert abs(float(step(x, y)) - float(loss)) <= 1e-4 * float(loss)
     step.sync()
     layout = next(iter(step._programs.values())).layout
@@ -239,10 +230,7 @@ def test_buffers_a_forward_writes_are_step_state():
     gen = torch.Generator().manual_seed(6)
     for _ in range(3):
         x, y = 3 * torch.randn(4, 8, generator=gen), torch.randint(0, 3, (4,), generator=gen)
-        loss = F.cross_entropy(eager(x), y)
-        loss.backward()
-        eager_opt.step()
-        eager_opt.zero_grad(set_to_none=True)
+        loss = eager_step(eager, eager_opt, (x, y), F.cross_entropy)
         assert abs(float(step(x, y)) - float(loss)) <= 1e-5 * float(loss)
     step.sync()
     layout = next(iter(step._programs.values())).layout

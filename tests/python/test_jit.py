@@ -27,6 +27,7 @@ from torch import Tensor, nn
 
 import nova
 from nova.models import MLP, make_gpt
+from training_checks import eager_step
 
 
 @pytest.fixture(autouse=True)
@@ -50,15 +51,6 @@ def gpt_batches(n: int, batch: int = 2) -> list[tuple[Tensor, Tensor]]:
         (torch.randint(0, 256, (batch, 32), generator=g), torch.randint(0, 256, (batch, 32), generator=g))
         for _ in range(n)
     ]
-
-
-def eager_step(model, opt, batch, loss_fn, autocast_dtype):
-    with torch.autocast("cpu", dtype=autocast_dtype, enabled=autocast_dtype is not None):
-        loss = model(*batch) if loss_fn is None else loss_fn(model(*batch[:-1]), batch[-1])
-    loss.backward()
-    opt.step()
-    opt.zero_grad(set_to_none=True)
-    return loss.detach().float()
 
 
 def train_both(make_model, make_opt, batches, loss_fn=None, autocast_dtype=None):

@@ -28,7 +28,7 @@ import torch
 from torch import nn
 
 import nova
-from training_checks import CausalLM, assert_matches_captured_reference, assert_parameters_track
+from training_checks import CausalLM, assert_matches_captured_reference, assert_parameters_track, eager_step
 
 transformers = pytest.importorskip("transformers")
 
@@ -141,10 +141,7 @@ def test_transformers_model_trains_like_eager(family):
     eager_opt = torch.optim.AdamW(eager.parameters(), lr=1e-3)
     step = nova.jit(compiled, torch.optim.AdamW(compiled.parameters(), lr=1e-3))
     for ids, labels in _batches(5):
-        loss = eager(ids, labels)
-        loss.backward()
-        eager_opt.step()
-        eager_opt.zero_grad(set_to_none=True)
+        loss = eager_step(eager, eager_opt, (ids, labels))
         nova_loss = step(ids, labels)
         assert abs(float(nova_loss) - float(loss)) <= 1e-4 * abs(float(loss))
     step.sync()
@@ -202,10 +199,7 @@ def test_vision_model_trains_like_eager(make_model, size):
     gen = torch.Generator().manual_seed(3)
     for _ in range(4):
         pixels, labels = torch.randn(4, 3, size, size, generator=gen), torch.randint(0, 5, (4,), generator=gen)
-        loss = eager(pixels, labels)
-        loss.backward()
-        eager_opt.step()
-        eager_opt.zero_grad(set_to_none=True)
+        loss = eager_step(eager, eager_opt, (pixels, labels))
         assert abs(float(step(pixels, labels)) - float(loss)) <= 1e-4 * abs(float(loss))
     step.sync()
     assert_parameters_track(eager, compiled, init)

@@ -26,6 +26,18 @@ class CausalLM(nn.Module):
         return self.model(input_ids=ids, labels=labels).loss
 
 
+def eager_step(model, opt, batch, loss_fn=None, autocast_dtype=None):
+    """One eager training step: the loss (`model(*batch)`, or `loss_fn` of
+    the model's output on all but the last batch tensor and the last),
+    backward, the optimizer's step; returns the loss."""
+    with torch.autocast("cpu", dtype=autocast_dtype, enabled=autocast_dtype is not None):
+        loss = model(*batch) if loss_fn is None else loss_fn(model(*batch[:-1]), batch[-1])
+    loss.backward()
+    opt.step()
+    opt.zero_grad(set_to_none=True)
+    return loss.detach().float()
+
+
 def without_key_bias(name: str, p: torch.Tensor, heads: int | None = None) -> torch.Tensor:
     """`p` without a key projection's bias: its true gradient is 0, so AdamW
     moves it on rounding noise (in eager and in Nova alike). A fused
