@@ -280,28 +280,35 @@ def _atomic_write(path: Path, data: bytes) -> None:
 # -- the process-wide default cache (the only global mutable state) ---------
 
 _default: Optional[ExecutableCache] = None
+# The settings _default was made for: ($NOVA_CACHE_DIR, $HOME) as set then.
+_default_settings: Optional[tuple[Optional[str], Optional[str]]] = None
 _default_lock = threading.Lock()
 
 
 def default_cache() -> ExecutableCache:
     """The process-wide cache for the current NOVA_CACHE_DIR.
 
-    Re-created when NOVA_CACHE_DIR changes, so a changed setting is never
-    silently ignored (tests rely on this too).
+    Re-created when NOVA_CACHE_DIR (or HOME) changes, so a changed setting
+    is never silently ignored (tests rely on this too). nova.jit asks once a
+    step: unchanged settings cost two dict lookups, not a path expansion.
     """
-    global _default
+    global _default, _default_settings
+    settings = (os.environ.get("NOVA_CACHE_DIR"), os.environ.get("HOME"))
     with _default_lock:
-        wanted = default_cache_dir()
-        if _default is None or _default.directory != wanted:
-            _default = ExecutableCache(wanted)
+        if _default is None or _default_settings != settings:
+            wanted = default_cache_dir()
+            if _default is None or _default.directory != wanted:
+                _default = ExecutableCache(wanted)
+            _default_settings = settings
         return _default
 
 
 def reset_default_cache() -> None:
     """Drops the default cache (memory entries and counters)."""
-    global _default
+    global _default, _default_settings
     with _default_lock:
         _default = None
+        _default_settings = None
 
 
 def cache_info() -> CacheInfo:

@@ -176,9 +176,10 @@ class CudaStreamTimeline(Timeline):
         except Exception:  # a failed call: the worker surfaces its error
             self._blocking = False
         if self._blocking:
+            # Done: work torch enqueues from now on runs after it anyway.
             self._release(k)
-        else:
-            self._jobs.put(lambda: self._after_iree(k))
+            return
+        self._jobs.put(lambda: self._after_iree(k))
         self._cuda.stream_wait_value(torch.cuda.current_stream().cuda_stream, self._flag_device, k)
 
     def wait(self) -> None:

@@ -121,6 +121,7 @@ class _StepIO:
         hypers_bv, self.hypers = session.shared_tensor((num_hypers,), torch.float32)
         self._cuda = session.device_kind == "cuda"
         self._host = torch.empty((self._HOST_SLOTS, num_hypers), dtype=torch.float32, pin_memory=self._cuda)
+        self._host_values = self._host.numpy()  # written by numpy: no torch op
         self._copied = [torch.cuda.Event() if self._cuda else None for _ in range(self._HOST_SLOTS)]
         self._slot = 0
         shared = [session.shared_tensor(tuple(b.shape), b.dtype) for b in batch]
@@ -147,7 +148,7 @@ class _StepIO:
         slot, self._slot = self._slot, (self._slot + 1) % self._HOST_SLOTS
         if self._cuda:
             self._copied[slot].synchronize()  # long done: the copy of HOST_SLOTS steps ago
-        self._host[slot] = torch.tensor(list(values), dtype=torch.float32)
+        self._host_values[slot] = values
         self.hypers.copy_(self._host[slot], non_blocking=self._cuda)
         if self._cuda:
             self._copied[slot].record()

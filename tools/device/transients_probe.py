@@ -15,6 +15,13 @@ ordered: three steps through nova.load_exported_step (torch's stream ordering
          of runtime/ordering.py), then float(loss).
 load:    where a warm start's time goes: torch's CUDA context, loading the
          module (IREE device, executables), the state upload, the first step.
+api:     (any artifact) where the host time between steps goes: steps through
+         nova.load_exported_step under torch.profiler, the CUDA driver/runtime
+         calls (CUPTI) summed per name and those overlapping the longest GPU
+         gaps, and the host time of each piece of TrainProgram.step.
+sync-loop: (transients artifact) 30 direct calls, the host waiting for each
+         (torch's stream synchronized before each call, no stream waits on
+         either side): the step time without IREE's alloca/dealloca.
 """
 
 from __future__ import annotations
@@ -75,7 +82,9 @@ def main() -> None:
         print(json.dumps({"probe": "load", "artifact": artifact.name, "torch_context_s": torch_s,
                           "load_exported_step_s": load_s, "state_upload_s": upload_s, "first_step_s": first_s,
                           "second_step_s": second_s}), flush=True)
-    elif mode in ("direct", "direct-chain"):
+    elif mode == "api":
+        _api_probe(step, example, train)
+    elif mode in ("direct", "direct-chain", "sync-loop"):
         step._upload(program)
         torch.cuda.synchronize()
         from nova.runtime.train_program import _StepIO, transient_bytes
@@ -95,10 +104,31 @@ def main() -> None:
         faulthandler.dump_traceback_later(100, exit=True)
         # direct-chain: five calls back to back, no torch work in between
         # (the ready word is set once past them all), each signalling `done`.
-        calls = 5 if mode == "direct-chain" else 1
+        calls = {"direct": 1, "direct-chain": 20, "sync-loop": 30}[mode]
         if gated:
-            io._ready.fill_(calls)
+            io._ready.fill_(1 << 30 if mode == "sync-loop" else calls)
             torch.cuda.synchronize()
+        if mode == "sync-loop":
+            returned_s, waited_s = [], []
+            start = time.perf_counter()
+            for k in range(1, calls + 1):
+                io.batch[0].copy_(example[0])
+                io.batch[1].copy_(example[1])
+                torch.cuda.current_stream().synchronize()
+                t = time.perf_counter()
+                train.session.invoke_async("step", io.views, rt.HalFence.create_at(wait_sem, 0),
+                                           rt.HalFence.create_at(done, k))
+                t1 = time.perf_counter()
+                rt.HalFence.create_at(done, k).wait()
+                returned_s.append(t1 - t)
+                waited_s.append(time.perf_counter() - t1)
+                if k == 5:  # after warmup
+                    start = time.perf_counter()
+            per_step = (time.perf_counter() - start) / (calls - 5)
+            print(json.dumps({"probe": "sync-loop", "artifact": artifact.name, "step_ms": per_step * 1e3,
+                              "call_return_ms": 1e3 * sum(returned_s[5:]) / (calls - 5),
+                              "wait_ms": 1e3 * sum(waited_s[5:]) / (calls - 5), "loss": float(io.loss)}), flush=True)
+            return
         start = time.perf_counter()
         for k in range(1, calls + 1):
             train.session.invoke_async("step", io.views, rt.HalFence.create_at(wait_sem, 0),
@@ -149,6 +179,84 @@ def main() -> None:
         float(loss)
         total = time.perf_counter() - start
         print(f"ordered: 20 steps enqueued in {enqueue * 1e3:.1f} ms, done in {total * 1e3:.1f} ms", flush=True)
+
+
+def _api_probe(step, example, train) -> None:
+    """See the module doc (mode api)."""
+    import torch
+    from torch.profiler import ProfilerActivity, profile
+
+    for _ in range(3):
+        step(*example)
+    torch.cuda.synchronize()
+    # Host time of each piece of TrainProgram.step (calls wrapped in timers).
+    pieces: dict[str, float] = {}
+
+    def timed(name, fn):
+        def wrapper(*a, **k):
+            t = time.perf_counter()
+            try:
+                return fn(*a, **k)
+            finally:
+                pieces[name] = pieces.get(name, 0.0) + time.perf_counter() - t
+        return wrapper
+
+    session, timeline = train.session, train.timeline
+    session.invoke_async = timed("invoke_async", session.invoke_async)
+    timeline.begin = timed("timeline.begin", timeline.begin)
+    timeline.commit = timed("timeline.commit", timeline.commit)
+    train._io.write_hypers = timed("write_hypers", train._io.write_hypers)
+    steps = 20
+    t0 = time.perf_counter()
+    for _ in range(steps):
+        t = time.perf_counter()
+        step(*example)
+        pieces["step()"] = pieces.get("step()", 0.0) + time.perf_counter() - t
+    torch.cuda.synchronize()
+    wall = (time.perf_counter() - t0) / steps
+    print(json.dumps({"probe": "api-pieces", "step_ms": wall * 1e3,
+                      **{k: v * 1e3 / steps for k, v in pieces.items()}}), flush=True)
+    # Per profiled step: when its call starts and returns (record_function),
+    # when IREE's thread launches its first and last kernel, and when the GPU
+    # runs its first and last kernel, all on CUPTI's clock.
+    from torch.profiler import record_function
+
+    inner = session.invoke_async
+
+    def marked(*a, **k):
+        with record_function("nova_invoke"):
+            return inner(*a, **k)
+
+    session.invoke_async = marked
+    with profile(activities=[ProfilerActivity.CUDA, ProfilerActivity.CPU]) as prof:
+        for _ in range(6):
+            step(*example)
+        torch.cuda.synchronize()
+    invokes, launches, kernels = [], [], []
+    for e in prof.events():
+        r = (e.time_range.start, e.time_range.end, e.name)
+        if e.device_type == torch.autograd.DeviceType.CUDA:
+            kernels.append(r)
+        elif e.name == "nova_invoke":
+            invokes.append(r)
+        elif e.name == "cuLaunchKernel":
+            launches.append(r)
+    invokes.sort()
+    kernels = sorted(k for k in kernels if not k[2].startswith("Memcpy"))
+    for i, (s0, s1, _) in enumerate(invokes):
+        nxt = invokes[i + 1][0] if i + 1 < len(invokes) else float("inf")
+        ks = [k for k in kernels if s0 <= k[0] < nxt]
+        ls = [l for l in launches if s0 <= l[0] < nxt]
+        if not ks or not ls:
+            continue
+        busy = sum(k[1] - k[0] for k in ks)
+        print(json.dumps({"probe": "api-step", "call_us": round(s1 - s0), "first_launch_us": round(ls[0][0] - s0),
+                          "last_launch_us": round(ls[-1][1] - s0), "launches": len(ls),
+                          "first_kernel_us": round(ks[0][0] - s0), "last_kernel_end_us": round(ks[-1][1] - s0),
+                          "kernel_busy_us": round(busy), "kernels": len(ks),
+                          "return_after_last_kernel_us": round(s1 - ks[-1][1]),
+                          "next_call_after_return_us": round(nxt - s1) if nxt != float("inf") else None}),
+              flush=True)
 
 
 if __name__ == "__main__":

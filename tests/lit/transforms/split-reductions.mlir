@@ -1,11 +1,16 @@
 // RUN: nova-opt %s --split-input-file --nova-split-reductions | FileCheck %s
+// RUN: nova-opt %s --split-input-file --nova-split-reductions=rows-per-thread=256 | FileCheck %s --check-prefix=FIXED
 
-// A bias-gradient sum over all tokens: two stages, in f32 for bf16.
+// A bias-gradient sum over all tokens: two stages, in f32 for bf16; each
+// loops over about sqrt(8192) rows (64 + 128), or 256 + 32 when fixed.
 // CHECK-LABEL: func.func @bf16_sum
-// CHECK-NEXT:    %[[R:.*]] = nova.reshape %arg0 : tensor<8192x64xbf16> -> tensor<256x32x64xbf16>
-// CHECK-NEXT:    %[[W:.*]] = nova.cast %[[R]] : tensor<256x32x64xbf16> -> tensor<256x32x64xf32>
-// CHECK-NEXT:    %[[S1:.*]] = nova.reduce_sum %[[W]] dims = [0] : tensor<256x32x64xf32> -> tensor<32x64xf32>
-// CHECK-NEXT:    %[[S2:.*]] = nova.reduce_sum %[[S1]] dims = [0] : tensor<32x64xf32> -> tensor<64xf32>
+// CHECK-NEXT:    %[[R:.*]] = nova.reshape %arg0 : tensor<8192x64xbf16> -> tensor<64x128x64xbf16>
+// CHECK-NEXT:    %[[W:.*]] = nova.cast %[[R]] : tensor<64x128x64xbf16> -> tensor<64x128x64xf32>
+// CHECK-NEXT:    %[[S1:.*]] = nova.reduce_sum %[[W]] dims = [0] : tensor<64x128x64xf32> -> tensor<128x64xf32>
+// CHECK-NEXT:    %[[S2:.*]] = nova.reduce_sum %[[S1]] dims = [0] : tensor<128x64xf32> -> tensor<64xf32>
+// FIXED-LABEL: func.func @bf16_sum
+// FIXED:         nova.reduce_sum %{{.*}} dims = [0] : tensor<256x32x64xf32> -> tensor<32x64xf32>
+// FIXED-NEXT:    nova.reduce_sum %{{.*}} dims = [0] : tensor<32x64xf32> -> tensor<64xf32>
 // CHECK-NEXT:    %[[N:.*]] = nova.cast %[[S2]] : tensor<64xf32> -> tensor<64xbf16>
 // CHECK-NEXT:    return %[[N]]
 func.func @bf16_sum(%x: tensor<8192x64xbf16>) -> tensor<64xbf16> {
@@ -17,9 +22,9 @@ func.func @bf16_sum(%x: tensor<8192x64xbf16>) -> tensor<64xbf16> {
 
 // Several leading dims, keepdim, max: no widening, unit dims restored.
 // CHECK-LABEL: func.func @max_keepdim
-// CHECK-NEXT:    %[[R:.*]] = nova.reshape %arg0 : tensor<4x2048x8xf32> -> tensor<256x32x8xf32>
-// CHECK-NEXT:    %[[M1:.*]] = nova.reduce_max %[[R]] dims = [0] : tensor<256x32x8xf32> -> tensor<32x8xf32>
-// CHECK-NEXT:    %[[M2:.*]] = nova.reduce_max %[[M1]] dims = [0] : tensor<32x8xf32> -> tensor<8xf32>
+// CHECK-NEXT:    %[[R:.*]] = nova.reshape %arg0 : tensor<4x2048x8xf32> -> tensor<64x128x8xf32>
+// CHECK-NEXT:    %[[M1:.*]] = nova.reduce_max %[[R]] dims = [0] : tensor<64x128x8xf32> -> tensor<128x8xf32>
+// CHECK-NEXT:    %[[M2:.*]] = nova.reduce_max %[[M1]] dims = [0] : tensor<128x8xf32> -> tensor<8xf32>
 // CHECK-NEXT:    %[[K:.*]] = nova.reshape %[[M2]] : tensor<8xf32> -> tensor<1x1x8xf32>
 // CHECK-NEXT:    return %[[K]]
 func.func @max_keepdim(%x: tensor<4x2048x8xf32>) -> tensor<1x1x8xf32> {
@@ -45,12 +50,12 @@ func.func @unchanged(%a: tensor<1024x64xf32>, %b: tensor<64x8192xf32>) -> (tenso
 // A reduction to a scalar (a loss's sum and its count of targets over the
 // tokens): row-wise over [parts, R / parts] first, then over the parts.
 // CHECK-LABEL: func.func @to_scalar
-// CHECK-NEXT:    %[[R:.*]] = nova.reshape %arg0 : tensor<16384xi64> -> tensor<64x256xi64>
-// CHECK-NEXT:    %[[S1:.*]] = nova.reduce_sum %[[R]] dims = [1] : tensor<64x256xi64> -> tensor<64xi64>
-// CHECK-NEXT:    %[[S2:.*]] = nova.reduce_sum %[[S1]] dims = [0] : tensor<64xi64> -> tensor<i64>
-// CHECK-NEXT:    %[[M:.*]] = nova.reshape %arg1 : tensor<32x512xf32> -> tensor<64x256xf32>
-// CHECK-NEXT:    %[[M1:.*]] = nova.reduce_max %[[M]] dims = [1] : tensor<64x256xf32> -> tensor<64xf32>
-// CHECK-NEXT:    %[[M2:.*]] = nova.reduce_max %[[M1]] dims = [0] : tensor<64xf32> -> tensor<f32>
+// CHECK-NEXT:    %[[R:.*]] = nova.reshape %arg0 : tensor<16384xi64> -> tensor<128x128xi64>
+// CHECK-NEXT:    %[[S1:.*]] = nova.reduce_sum %[[R]] dims = [1] : tensor<128x128xi64> -> tensor<128xi64>
+// CHECK-NEXT:    %[[S2:.*]] = nova.reduce_sum %[[S1]] dims = [0] : tensor<128xi64> -> tensor<i64>
+// CHECK-NEXT:    %[[M:.*]] = nova.reshape %arg1 : tensor<32x512xf32> -> tensor<128x128xf32>
+// CHECK-NEXT:    %[[M1:.*]] = nova.reduce_max %[[M]] dims = [1] : tensor<128x128xf32> -> tensor<128xf32>
+// CHECK-NEXT:    %[[M2:.*]] = nova.reduce_max %[[M1]] dims = [0] : tensor<128xf32> -> tensor<f32>
 // CHECK-NEXT:    %[[K:.*]] = nova.reshape %[[M2]] : tensor<f32> -> tensor<1x1xf32>
 // CHECK-NEXT:    return %[[S2]], %[[K]]
 func.func @to_scalar(%c: tensor<16384xi64>, %x: tensor<32x512xf32>) -> (tensor<i64>, tensor<1x1xf32>) {
