@@ -74,12 +74,18 @@ void buildLowerToLinalgPipeline(OpPassManager &pm,
   pm.addPass(createConvertNovaCollectivesToIREE(collectives));
   StringRef target = options.target;
   if (target.consume_front("cuda")) {
+    std::string arch = target.consume_front(":") ? target.str() : "";
+    // TF32 GEMM operands rounded in the kernels that make them.
+    NovaRoundTf32OperandsOptions rounding;
+    rounding.target = arch;
+    rounding.f32MatmulPrecision = options.f32MatmulPrecision;
+    pm.addPass(createNovaRoundTf32Operands(rounding));
     // Fusion first: a column sum then keeps its first stage in the kernel
     // that produces its input, and only the second is split.
     pm.addPass(createNovaFuseElementwise());
     pm.addPass(createNovaSplitReductions());
     NovaConfigureKernelsOptions configure;
-    configure.target = target.consume_front(":") ? target.str() : "";
+    configure.target = arch;
     configure.f32MatmulPrecision = options.f32MatmulPrecision;
     configure.smCount = options.smCount;
     configure.sharedMemoryPerSm = options.sharedMemoryPerSm;

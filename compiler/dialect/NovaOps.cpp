@@ -2,6 +2,7 @@
 
 #include "compiler/dialect/NovaOps.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Matchers.h"
@@ -282,6 +283,31 @@ OpFoldResult NegOp::fold(FoldAdaptor) {
   if (auto inner = getInput().getDefiningOp<NegOp>())
     return foldTo(*this, inner.getInput());
   return {};
+}
+
+OpFoldResult RoundTf32Op::fold(FoldAdaptor) {
+  if (auto inner = getInput().getDefiningOp<RoundTf32Op>())
+    return inner.getResult();
+  return {};
+}
+
+Value RoundTf32Op::buildScalar(OpBuilder &b, Location loc, Value x) {
+  // Add half of the dropped 13 bits' range, then clear them: to nearest,
+  // ties away from zero (the carry may round up into the exponent).
+  Type intType = b.getI32Type();
+  if (auto vector = dyn_cast<VectorType>(x.getType()))
+    intType = vector.clone(intType);
+  auto constant = [&](int32_t v) -> Value {
+    TypedAttr value = b.getI32IntegerAttr(v);
+    if (auto vector = dyn_cast<VectorType>(intType))
+      value = DenseElementsAttr::get(vector, value);
+    return arith::ConstantOp::create(b, loc, value);
+  };
+  Value bits = arith::BitcastOp::create(b, loc, intType, x);
+  Value rounded = arith::AndIOp::create(
+      b, loc, arith::AddIOp::create(b, loc, bits, constant(0x1000)),
+      constant(int32_t(0xFFFFE000u)));
+  return arith::BitcastOp::create(b, loc, x.getType(), rounded);
 }
 
 LogicalResult GeluOp::verify() {

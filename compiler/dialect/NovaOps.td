@@ -128,6 +128,23 @@ def Nova_SigmoidOp : Nova_UnaryOp<"sigmoid", Nova_FloatTensor> {
   let summary = "Elementwise logistic sigmoid";
 }
 
+def Nova_RoundTf32Op : Nova_UnaryOp<"round_tf32", RankedTensorOf<[F32]>> {
+  let summary = "f32 rounded to the nearest TF32 value (10 mantissa bits)";
+  let description = [{
+    Each element rounded to 10 mantissa bits, ties away from zero, and kept
+    as f32 (its 13 low mantissa bits zero): what a TF32 tensor-core product
+    should see of an f32 operand (the tensor cores would truncate, biasing
+    each product by about -5e-4). Idempotent.
+  }];
+  let hasFolder = 1;
+  let extraClassDeclaration = [{
+    /// `x` (f32 or a vector of f32) rounded to TF32, built from arith ops:
+    /// the one definition of the rounding for every lowering.
+    static ::mlir::Value buildScalar(::mlir::OpBuilder &b,
+                                     ::mlir::Location loc, ::mlir::Value x);
+  }];
+}
+
 def Nova_GeluOp : Nova_Op<"gelu", [Pure]> {
   let summary = "Elementwise GELU, exact (erf) or tanh-approximated";
   let arguments = (ins Nova_FloatTensor:$input,

@@ -93,6 +93,30 @@ def NovaSplitReductions : Pass<"nova-split-reductions"> {
   let dependentDialects = ["::mlir::nova::NovaDialect"];
 }
 
+def NovaRoundTf32Operands : Pass<"nova-round-tf32-operands", "::mlir::ModuleOp"> {
+  let summary = "Round the operands of TF32 matmuls where they are made";
+  let description = [{
+    Under f32-matmul-precision "high" or "medium" on a target with Nova's
+    TF32 GEMM (sm_90), each f32 value that some nova.matmul reads as it lies
+    (K-contiguous: an lhs without `transpose_lhs`, an rhs with
+    `transpose_rhs`) goes through one nova.round_tf32 placed right after the
+    value is made, and every matmul reads the rounded value, so that
+    nova-fuse-elementwise puts the rounding into the kernel producing the
+    operand instead of the GEMM's lowering adding a pass over it. Values
+    only ever transposed for their GEMMs are left to the transpose kernel,
+    which rounds them in the same pass; "highest" (three TF32 products)
+    rounds nothing.
+  }];
+  let options = [
+    Option<"target", "target", "std::string", /*default=*/"\"\"",
+           "Known target (sm_80, sm_86, sm_89, sm_90) when the module has no nova.target">,
+    Option<"f32MatmulPrecision", "f32-matmul-precision", "std::string",
+           /*default=*/"\"highest\"",
+           "torch's float32 matmul precision: highest, high or medium">
+  ];
+  let dependentDialects = ["::mlir::nova::NovaDialect"];
+}
+
 def NovaBucketAllReduce : Pass<"nova-bucket-all-reduce"> {
   let summary = "Merge gradient all-reduces into buckets placed where their "
                 "last gradient is produced";

@@ -314,6 +314,34 @@ def test_split_reductions_keep_results(nova_opt, run):
     np.testing.assert_array_equal(mx, x.reshape(-1, 24).max(axis=0))
 
 
+def test_round_tf32_to_nearest(run):
+    """nova.round_tf32 rounds each f32 to 11 significant bits, to nearest with
+    ties away from zero, and keeps f32 (against frexp arithmetic, not the bit
+    trick the lowering uses), including ties, carries into the exponent,
+    negatives, zeros and subnormals."""
+    text = """
+    func.func @main(%x: tensor<4096xf32>) -> tensor<4096xf32> {
+      %r = nova.round_tf32 %x : tensor<4096xf32>
+      return %r : tensor<4096xf32>
+    }
+    """
+    g = rng(11)
+    x = (g.standard_normal(4096) * np.exp2(g.integers(-20, 20, 4096))).astype(np.float32)
+    bits = x.view(np.uint32)
+    bits[:512] = (bits[:512] & np.uint32(0xFFFFE000)) | np.uint32(0x1000)  # exact ties
+    bits[512:576] = np.uint32(0x3FFFF000) + np.arange(64, dtype=np.uint32)  # carry into the exponent
+    x[576:580] = [0.0, -0.0, 1e-42, -3e-41]
+    (r,) = run(text, x)
+    # The quantum: 11 significant bits, or TF32's 10 mantissa bits below the
+    # smallest normal exponent (subnormals keep the same mantissa positions).
+    x64 = x.astype(np.float64)
+    _, e = np.frexp(x64)
+    quantum = np.exp2(np.maximum(e - 11, -136).astype(np.float64))
+    expected = (np.sign(x64) * np.floor(np.abs(x64) / quantum + 0.5) * quantum).astype(np.float32)
+    np.testing.assert_array_equal(r.view(np.uint32) & np.uint32(0x1FFF), 0)
+    np.testing.assert_array_equal(r, expected)
+
+
 # -- Shape ops -----------------------------------------------------------------
 
 

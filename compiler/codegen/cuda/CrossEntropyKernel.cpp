@@ -7,6 +7,7 @@
 #include "compiler/codegen/cuda/CrossEntropyKernel.h"
 #include "compiler/codegen/cuda/KernelBuilder.h"
 #include "compiler/codegen/cuda/PtxSerialization.h"
+#include "compiler/dialect/NovaOps.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -22,9 +23,9 @@ constexpr double kLog2e = 1.4426950408889634, kLn2 = 0.69314718055994531;
 
 std::string CrossEntropySpec::kernelName() const {
   StringRef element = elementBytes == 4 ? "f32" : f16 ? "f16" : "bf16";
-  return llvm::formatv("nova_cross_entropy_{0}_{1}_i{2}_t{3}_v{4}_u{5}",
+  return llvm::formatv("nova_cross_entropy_{0}_{1}_i{2}_t{3}_v{4}_u{5}{6}",
                        backward ? "bwd" : "fwd", element, 8 * targetBytes,
-                       threads, vector, unroll)
+                       threads, vector, unroll, roundTf32 ? "_tf32" : "")
       .str();
 }
 
@@ -260,6 +261,8 @@ struct RowKernel : KernelBuilder {
           Value d = fmul(g, p);
           if (!element.isF32())
             d = arith::TruncFOp::create(b, loc, element, d);
+          else if (spec.roundTf32)
+            d = RoundTf32Op::buildScalar(b, loc, d);
           out.push_back(d);
         }
         Value v = vector::FromElementsOp::create(b, loc, vectorType, out);

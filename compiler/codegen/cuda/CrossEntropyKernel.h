@@ -10,7 +10,9 @@
 // (shuffles) and the CTA (shared memory); thread 0 writes lse = (max +
 // log2 sum) ln 2 and loss = lse - x[target] (0 where target == ignore).
 // Backward: grad = g (2^((x - lse) log2 e) - [j == target]) rounded to the
-// logits' type, g = grad_loss[row] (0 on ignored rows), written as vectors.
+// logits' type, g = grad_loss[row] (0 on ignored rows), written as vectors;
+// f32 grads can be rounded to TF32 as they are written (`roundTf32`, for a
+// TF32 GEMM that reads them: no pass over them of its own).
 //
 // ABI: forward (logits, target, loss f32, lse f32; C, ignore_index),
 // backward (grad_loss f32, logits, target, lse, grad_logits; C,
@@ -39,6 +41,7 @@ struct CrossEntropySpec {
   int64_t threads = 256;    // per row
   int64_t vector = 8;       // logits per load
   int64_t unroll = 2;       // vector loads in flight per thread
+  bool roundTf32 = false;   // backward, f32: grads rounded to TF32
 
   std::string kernelName() const;
 };

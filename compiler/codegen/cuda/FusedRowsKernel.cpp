@@ -34,7 +34,7 @@ int64_t numElements(Value v) {
 bool isElementwise(Operation *op) {
   return isa<AddOp, SubOp, MulOp, DivOp, MaxOp, MinOp, NegOp, AbsOp, ExpOp,
              LogOp, TanhOp, ErfOp, SqrtOp, RsqrtOp, ReluOp, SigmoidOp,
-             CompareOp, SelectOp, CastOp>(op);
+             RoundTf32Op, CompareOp, SelectOp, CastOp>(op);
 }
 
 bool isBool(Value v) {
@@ -581,6 +581,7 @@ struct RowsKernel : KernelBuilder {
         .Case([&](SigmoidOp) {
           return fdiv(cf(1.0), fadd(cf(1.0), exp(arith::NegFOp::create(b, loc, x[0]))));
         })
+        .Case([&](RoundTf32Op) { return RoundTf32Op::buildScalar(b, loc, x[0]); })
         .Case([&](SelectOp) { return select(x[0], x[1], x[2]); })
         .Case([&](CompareOp c) {
           using P = arith::CmpFPredicate;

@@ -2,7 +2,9 @@
 //
 // A nova.cross_entropy / nova.cross_entropy_backward the configurator gave
 // a "cross_entropy_rows" config becomes one dispatch of Nova's row kernel
-// (compiler/codegen/cuda/CrossEntropyKernel.h), one CTA per logits row.
+// (compiler/codegen/cuda/CrossEntropyKernel.h), one CTA per logits row. An
+// f32 backward whose only user rounds it to TF32 (nova-round-tf32-operands,
+// for the head's GEMMs) rounds as it writes, and that user goes.
 //
 //===----------------------------------------------------------------------===//
 
@@ -31,6 +33,25 @@ FailureOr<cuda::CrossEntropySpec> kernelSpec(Operation *op, Value logits,
   return cuda::crossEntropySpec(config, backward, type.getElementType(),
                                 tensorType(target).getElementType(),
                                 type.getDimSize(1), why);
+}
+
+/// The only user of `grad` when all it does is round `grad` to TF32: a
+/// nova.round_tf32, or a nova.fused region of just that.
+Operation *tf32RoundingOf(Value grad) {
+  if (!grad.hasOneUse())
+    return nullptr;
+  Operation *user = *grad.getUsers().begin();
+  if (isa<RoundTf32Op>(user))
+    return user;
+  auto fused = dyn_cast<FusedOp>(user);
+  if (!fused || fused->getNumOperands() != 1 || fused->getNumResults() != 1)
+    return nullptr;
+  Block &body = fused.getBody().front();
+  auto round = dyn_cast<RoundTf32Op>(body.front());
+  if (!round || round.getInput() != body.getArgument(0) ||
+      body.getTerminator()->getOperand(0) != round.getResult())
+    return nullptr;
+  return fused;
 }
 
 LogicalResult declareKernel(ModuleOp module, Operation *op,
@@ -95,8 +116,15 @@ LogicalResult nova_to_iree::injectCrossEntropyKernels(ModuleOp module,
   if (failed(requireUnregisteredDialects(ops.front().first)))
     return failure();
   IRRewriter rewriter(module.getContext());
-  for (auto &[op, spec] : ops)
+  for (auto &[op, spec] : ops) {
+    Operation *rounding = spec.backward && spec.elementBytes == 4
+                              ? tf32RoundingOf(op->getResult(0))
+                              : nullptr;
+    spec.roundTf32 = rounding != nullptr;
     if (failed(lower(rewriter, module, op, spec, poisonOutputs)))
       return failure();
+    if (rounding)
+      rewriter.replaceOp(rounding, rounding->getOperand(0));
+  }
   return success();
 }

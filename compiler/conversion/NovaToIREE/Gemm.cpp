@@ -132,20 +132,31 @@ FailureOr<Value> transposeOnDevice(OpBuilder &b, Location loc, ModuleOp module,
       .create(name, name, arith::ConstantIndexOp::create(b, loc, batch * tiles))[0];
 }
 
-/// f32 rounded to the nearest TF32 (10 mantissa bits; ties away from zero).
+/// f32 rounded to the nearest TF32 (see nova.round_tf32).
 Value roundToTf32(OpBuilder &b, Location loc, Value x) {
   return elementwise(
       b, loc, tensorType(x), x, [](OpBuilder &nb, Location l, ValueRange v) {
-        Type i32 = nb.getI32Type();
-        Value bits = arith::BitcastOp::create(nb, l, i32, v[0]);
-        Value rounded = arith::AndIOp::create(
-            nb, l,
-            arith::AddIOp::create(
-                nb, l, bits, arith::ConstantIntOp::create(nb, l, 0x1000, 32)),
-            arith::ConstantIntOp::create(nb, l, int32_t(0xFFFFE000u), 32));
-        return arith::BitcastOp::create(nb, l, nb.getF32Type(), rounded)
-            .getResult();
+        return RoundTf32Op::buildScalar(nb, l, v[0]);
       });
+}
+
+/// Whether `v` is already rounded to TF32: a nova.round_tf32 result, seen
+/// through reshapes and out of the nova.fused region that computes it
+/// (nova-round-tf32-operands put it there).
+bool isRoundedToTf32(Value v) {
+  while (Operation *def = v.getDefiningOp()) {
+    if (isa<RoundTf32Op>(def))
+      return true;
+    if (auto reshape = dyn_cast<ReshapeOp>(def)) {
+      v = reshape.getInput();
+    } else if (auto fused = dyn_cast<FusedOp>(def)) {
+      v = fused.getBody().front().getTerminator()->getOperand(
+          cast<OpResult>(v).getResultNumber());
+    } else {
+      return false;
+    }
+  }
+  return false;
 }
 
 /// `x` [batch, rows, K] as TF32 parts side by side along K: per entry of
@@ -284,9 +295,9 @@ LogicalResult lowerToGemmKernel(IRRewriter &rewriter, ModuleOp module,
     rhs = splitTf32(rewriter, loc, rhs, {true, false, true});
     kernelK = 3 * paddedK;
   } else if (spec.tf32) {
-    if (!lhsRounded)
+    if (!lhsRounded && !isRoundedToTf32(op.getLhs()))
       lhs = roundToTf32(rewriter, loc, lhs);
-    if (!rhsRounded)
+    if (!rhsRounded && !isRoundedToTf32(op.getRhs()))
       rhs = roundToTf32(rewriter, loc, rhs);
   }
 

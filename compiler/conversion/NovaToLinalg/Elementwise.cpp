@@ -50,6 +50,10 @@ Value sigmoid(OpBuilder &b, Location loc, ValueRange args) {
                                arith::AddFOp::create(b, loc, one, expNeg));
 }
 
+Value roundTf32(OpBuilder &b, Location loc, ValueRange args) {
+  return RoundTf32Op::buildScalar(b, loc, args[0]);
+}
+
 /// Whether a float op rounds its result, and so computes low-precision floats
 /// in f32 (see computeType); min/max/neg/abs/relu are exact in any format.
 enum class Rounding { Exact, Rounds };
@@ -280,6 +284,8 @@ void nova_to_linalg::populateElementwisePatterns(RewritePatternSet &patterns) {
                                             exact);
   patterns.add<ElementwiseLowering<SigmoidOp>>(context, sigmoid, nullptr,
                                                rounds);
+  patterns.add<ElementwiseLowering<RoundTf32Op>>(context, roundTf32, nullptr,
+                                                 exact);
   patterns.add<CompareLowering, SelectLowering, CastLowering, ConstantLowering,
                IotaLowering>(context);
 }

@@ -33,3 +33,25 @@ func.func @cross_entropy(%x: tensor<64x32000xbf16>, %t: tensor<64xi64>, %g: tens
   %dx = nova.cross_entropy_backward %g, %x, %t, %lse {ignore_index = -100} : tensor<64xf32>, tensor<64x32000xbf16>, tensor<64xi64>, tensor<64xf32> -> tensor<64x32000xbf16>
   return %loss, %dx : tensor<64xf32>, tensor<64x32000xbf16>
 }
+
+// An f32 backward whose only user rounds it to TF32 (for the head's TF32
+// GEMMs: a bare nova.round_tf32, or a nova.fused region of just that) rounds
+// as it writes: the "_tf32" kernel, and the rounding goes.
+// CHECK-LABEL: func.func @cross_entropy_tf32
+// CHECK:     %[[B1:.+]] = "flow.dispatch"
+// CHECK-SAME:  entry_points = [@[[K:nova_cross_entropy_bwd_f32_i64_t[0-9]+_v[0-9]+_u[0-9]+_tf32]]::@[[K]]]
+// CHECK:     %[[B2:.+]] = "flow.dispatch"
+// CHECK-SAME:  entry_points = [@[[K]]::@[[K]]]
+// CHECK-NOT: nova.
+// CHECK:     return %[[B1]], %[[B2]]
+func.func @cross_entropy_tf32(%x: tensor<64x32000xf32>, %t: tensor<64xi64>, %g: tensor<64xf32>, %lse: tensor<64xf32>) -> (tensor<64x32000xf32>, tensor<64x32000xf32>) {
+  %dx = nova.cross_entropy_backward %g, %x, %t, %lse {ignore_index = -100} : tensor<64xf32>, tensor<64x32000xf32>, tensor<64xi64>, tensor<64xf32> -> tensor<64x32000xf32>
+  %r = nova.round_tf32 %dx : tensor<64x32000xf32>
+  %dx2 = nova.cross_entropy_backward %g, %x, %t, %lse {ignore_index = -100} : tensor<64xf32>, tensor<64x32000xf32>, tensor<64xi64>, tensor<64xf32> -> tensor<64x32000xf32>
+  %r2 = nova.fused(%dx2) : (tensor<64x32000xf32>) -> tensor<64x32000xf32> {
+  ^bb0(%a: tensor<64x32000xf32>):
+    %y = nova.round_tf32 %a : tensor<64x32000xf32>
+    nova.yield %y : tensor<64x32000xf32>
+  }
+  return %r, %r2 : tensor<64x32000xf32>, tensor<64x32000xf32>
+}

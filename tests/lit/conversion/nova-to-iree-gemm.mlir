@@ -69,6 +69,29 @@ func.func @tf32_nn(%a: tensor<128x64xf32>, %b: tensor<64x96xf32>) -> tensor<128x
 
 // -----
 
+// TF32 operands rounded where they are made (nova-round-tf32-operands), here
+// by nova.round_tf32 itself and by a nova.fused region yielding one through a
+// reshape, are not rounded again.
+// CHECK-LABEL: func.func @tf32_rounded_operands
+// CHECK:         nova.round_tf32 %arg0
+// CHECK:         nova.fused
+// CHECK-NOT:     linalg.generic
+// CHECK:         "flow.dispatch"{{.*}}@nova_gemm_tf32_f32_64x64x32_s2_c1_g1_k1_tma::
+func.func @tf32_rounded_operands(%a: tensor<128x64xf32>, %b: tensor<96x64xf32>) -> tensor<128x96xf32> {
+  %ra = nova.round_tf32 %a : tensor<128x64xf32>
+  %f = nova.fused(%b) : (tensor<96x64xf32>) -> tensor<96x64xf32> {
+  ^bb0(%x: tensor<96x64xf32>):
+    %y = nova.mul %x, %x : tensor<96x64xf32>
+    %r = nova.round_tf32 %y : tensor<96x64xf32>
+    %v = nova.reshape %r : tensor<96x64xf32> -> tensor<96x64xf32>
+    nova.yield %v : tensor<96x64xf32>
+  }
+  %0 = nova.matmul %ra, %f {transpose_rhs, lowering_config = #nova.lowering_config<tile_sizes = [64, 64, 32], warp_layout = [1, 1], mma_shape = [64, 64, 8], pipeline_stages = 2, swizzle = 128, kernel = "wgmma_tma", precision = "tf32", producer_warpgroups = 1>} : tensor<128x64xf32>, tensor<96x64xf32> -> tensor<128x96xf32>
+  return %0 : tensor<128x96xf32>
+}
+
+// -----
+
 // TF32: K = 30 f32 is 120 bytes, not a multiple of 16, so both operands are
 // zero-padded to 32, then rounded to nearest TF32 (+0x1000, clear 13 bits);
 // the batch is the tensor maps' third dim; a persistent grid of 4 CTAs; C

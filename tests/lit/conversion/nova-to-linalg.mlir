@@ -66,6 +66,20 @@ func.func @unary_f32(%x: tensor<4xf32>) -> tensor<4xf32> {
   return %9 : tensor<4xf32>
 }
 
+// Rounding to TF32: +0x1000 on the bits, then the 13 low mantissa bits cleared.
+// CHECK-LABEL: func.func @round_tf32
+// CHECK:       linalg.generic
+// CHECK:       %[[BITS:[[:alnum:]_]+]] = arith.bitcast %{{.+}} : f32 to i32
+// CHECK-DAG:   %[[MASK:[[:alnum:]_-]+]] = arith.constant -8192 : i32
+// CHECK-DAG:   %[[HALF:[[:alnum:]_]+]] = arith.constant 4096 : i32
+// CHECK:       %[[UP:[[:alnum:]_]+]] = arith.addi %[[BITS]], %[[HALF]] : i32
+// CHECK-NEXT:  %[[CUT:[[:alnum:]_]+]] = arith.andi %[[UP]], %[[MASK]] : i32
+// CHECK-NEXT:  arith.bitcast %[[CUT]] : i32 to f32
+func.func @round_tf32(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = nova.round_tf32 %x : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
 // bf16 arithmetic computes in f32 and rounds once; max is exact in bf16.
 // CHECK-LABEL: func.func @bf16_opmath
 // CHECK:       ^bb0(%[[A:[[:alnum:]_]+]]: bf16, %[[B:[[:alnum:]_]+]]: bf16, %{{.+}}: bf16):

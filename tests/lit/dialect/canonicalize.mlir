@@ -529,3 +529,15 @@ func.func @flip_cumsum_flip_other_dim(%x: tensor<2x5xf32>) -> tensor<2x5xf32> {
   %2 = nova.reverse %1 dims = [0] : tensor<2x5xf32>
   return %2 : tensor<2x5xf32>
 }
+
+// -----
+
+// Rounding to TF32 twice is rounding once.
+// CHECK-LABEL: func.func @round_tf32_twice
+// CHECK-NEXT: %[[R:.*]] = nova.round_tf32 %arg0 : tensor<4xf32>
+// CHECK-NEXT: return %[[R]]
+func.func @round_tf32_twice(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = nova.round_tf32 %x : tensor<4xf32>
+  %1 = nova.round_tf32 %0 : tensor<4xf32>
+  return %1 : tensor<4xf32>
+}

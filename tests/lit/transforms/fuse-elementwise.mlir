@@ -164,3 +164,22 @@ func.func @gradient_cast(%p: tensor<32x16xf32>, %g: tensor<16x32xbf16>, %m: tens
   %y = nova.matmul %x, %g2 : tensor<8x16xf32>, tensor<16x32xf32> -> tensor<8x32xf32>
   return %np, %nm, %nv, %y : tensor<32x16xf32>, tensor<32x16xf32>, tensor<32x16xf32>, tensor<8x32xf32>
 }
+
+// -----
+
+// A TF32 GEMM operand's rounding joins the region that makes the operand;
+// the unrounded value is a result too where something else reads it.
+// CHECK-LABEL: func.func @round_tf32_joins
+// CHECK:       %[[F:.*]]:2 = nova.fused(%arg0)
+// CHECK:         %[[G:.*]] = nova.tanh
+// CHECK-NEXT:    %[[R:.*]] = nova.round_tf32 %[[G]]
+// CHECK-NEXT:    nova.yield %[[R]], %[[G]]
+// CHECK:       nova.matmul %[[F]]#0, %arg1
+// CHECK:       return %{{.*}}, %[[F]]#1
+func.func @round_tf32_joins(%x: tensor<64x128xf32>, %w: tensor<32x128xf32>) -> (tensor<64x32xf32>, tensor<64x128xf32>) {
+  %s = nova.mul %x, %x : tensor<64x128xf32>
+  %g = nova.tanh %s : tensor<64x128xf32>
+  %r = nova.round_tf32 %g : tensor<64x128xf32>
+  %y = nova.matmul %r, %w {transpose_rhs} : tensor<64x128xf32>, tensor<32x128xf32> -> tensor<64x32xf32>
+  return %y, %g : tensor<64x32xf32>, tensor<64x128xf32>
+}

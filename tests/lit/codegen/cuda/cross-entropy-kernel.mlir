@@ -10,8 +10,15 @@
 // REMARK: remark: cross-entropy backward 64x32000: 256 threads per row, 8-wide loads, 2 in flight
 // REMARK: remark: cross-entropy 4x10: 32 threads per row, 2-wide loads, 4 in flight
 
-// (Executables print last-declared first.) A class count only 2-wide f32
-// loads divide, i32 targets.
+// (Executables print last-declared first.) An f32 backward for TF32 GEMMs
+// rounds its gradients to TF32 as it writes them (+0x1000, 13 bits cleared).
+// CHECK-LABEL: .visible .entry nova_cross_entropy_bwd_f32_i64_t{{[0-9]+}}_v{{[0-9]+}}_u{{[0-9]+}}_tf32(
+// CHECK:     ex2.approx.ftz.f32
+// CHECK:     add.s32 {{.*}}, 4096;
+// CHECK:     and.b32 {{.*}}, -8192;
+// CHECK:     st.global.v{{[24]}}.b32
+
+// A class count only 2-wide f32 loads divide, i32 targets.
 // CHECK-LABEL: .visible .entry nova_cross_entropy_fwd_f32_i32_t32_v2_u4(
 // CHECK:     ld.global{{.*}}.v2.b32
 
@@ -41,4 +48,10 @@ func.func @cross_entropy(%x: tensor<64x32000xbf16>, %t: tensor<64xi64>, %g: tens
   %dx = nova.cross_entropy_backward %g, %x, %t, %lse {ignore_index = -100} : tensor<64xf32>, tensor<64x32000xbf16>, tensor<64xi64>, tensor<64xf32> -> tensor<64x32000xbf16>
   %l2, %lse2 = nova.cross_entropy %y, %u {ignore_index = -100} : tensor<4x10xf32>, tensor<4xi32> -> tensor<4xf32>, tensor<4xf32>
   return %loss, %dx, %l2 : tensor<64xf32>, tensor<64x32000xbf16>, tensor<4xf32>
+}
+
+func.func @cross_entropy_tf32(%x: tensor<64x32000xf32>, %t: tensor<64xi64>, %g: tensor<64xf32>, %lse: tensor<64xf32>) -> tensor<64x32000xf32> {
+  %dx = nova.cross_entropy_backward %g, %x, %t, %lse {ignore_index = -100} : tensor<64xf32>, tensor<64x32000xf32>, tensor<64xi64>, tensor<64xf32> -> tensor<64x32000xf32>
+  %r = nova.round_tf32 %dx : tensor<64x32000xf32>
+  return %r : tensor<64x32000xf32>
 }

@@ -90,3 +90,23 @@ func.func @partials(%x: tensor<16384x512xf32>) -> (tensor<4096x512xf32>, tensor<
   }
   return %r#0, %r#1 : tensor<4096x512xf32>, tensor<16384x512xbf16>
 }
+
+// -----
+
+// A TF32 GEMM operand rounded where it is made (nova-round-tf32-operands):
+// +0x1000, then the 13 low mantissa bits cleared, in the kernel's registers.
+// DISPATCH-LABEL: func.func @rounded_tf32
+// DISPATCH:  "flow.dispatch"(%{{.*}}, %arg0) <{entry_points = [@[[K:nova_fused_rows_1024x256_v4_w4_s2_0x[0-9a-f]+]]::@[[K]]]
+// CHECK-LABEL: .visible .entry nova_fused_rows_1024x256_v4_w4_s2_
+// CHECK:      add.s32 {{.*}}, 4096;
+// CHECK:      and.b32 {{.*}}, -8192;
+// CHECK:      st.global.v4.b32
+func.func @rounded_tf32(%x: tensor<1024x256xf32>) -> tensor<1024x256xf32> {
+  %r = nova.fused(%x) : (tensor<1024x256xf32>) -> tensor<1024x256xf32> {
+  ^bb0(%a: tensor<1024x256xf32>):
+    %y = nova.mul %a, %a : tensor<1024x256xf32>
+    %t = nova.round_tf32 %y : tensor<1024x256xf32>
+    nova.yield %t : tensor<1024x256xf32>
+  }
+  return %r : tensor<1024x256xf32>
+}
