@@ -14,9 +14,9 @@
 #   nova    the attention and GEMM kernel checks, gpt-42m bf16/tf32 checks vs
 #           eager CUDA, Nova's rows (gpt-42m bf16/tf32, gpt-146m bf16) and
 #           the gpt-42m tf32 and bf16 profiles (peers: phases 42m, 146m)
-#   ab      gpt-42m bf16 profiled from bench-artifacts-old (an earlier
-#           commit's artifact) and bench-artifacts, then where the host
-#           time of a step goes (transients_probe.py api)
+#   ab      gpt-42m bf16 and tf32 profiled from bench-artifacts-old (an
+#           earlier commit's artifacts) and bench-artifacts, then where the
+#           host time of a step goes (transients_probe.py api)
 #   gate    gated steps (bench-artifacts-gate, prepared with
 #           NOVA_STEP_TRANSIENTS=1): direct and ordered probes, then the
 #           gpt-42m bf16 check, Nova's rows and the gpt-42m bf16 profile
@@ -91,8 +91,11 @@ bench() { python3 -m nova.cli bench "$@" --artifacts bench-artifacts --json-out 
       else echo "ordered probe failed"; fi
       ;;
     ab)
-      for a in bench-artifacts-old bench-artifacts; do
-        python3 -m nova.cli bench profile --artifacts $a --json-out "$out" --model gpt-42m --dtype bf16 --batch 32 --steps 3 --top 40
+      for d in bf16 tf32; do
+        for a in bench-artifacts-old bench-artifacts; do
+          [ -d $a/train-modelgpt-42m-dtype$d-batch32 ] && python3 -m nova.cli bench profile --artifacts $a \
+            --json-out "$out" --model gpt-42m --dtype $d --batch 32 --steps 3 --top 40
+        done
       done
       python3 tools/device/transients_probe.py bench-artifacts/train-modelgpt-42m-dtypebf16-batch32 api 2>&1 \
         | grep '^{' | tee -a "$out"
