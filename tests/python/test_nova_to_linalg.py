@@ -345,30 +345,6 @@ def test_round_tf32_to_nearest(run):
 # -- Shape ops -----------------------------------------------------------------
 
 
-def test_transpose_of_split_slice(run):
-    """A transpose of a dim-splitting reshape of a slice (attention heads out
-    of a packed qkv; here with a strided slice too) reads the slice's input
-    through one composed map and gives what the three ops give."""
-    text = """
-    func.func @main(%x: tensor<3x10x96xf32>) -> (tensor<3x4x10x8xf32>, tensor<3x2x2x5x8xf32>) {
-      %s = nova.slice %x[0:3:1, 0:10:1, 32:64:1] : tensor<3x10x96xf32> -> tensor<3x10x32xf32>
-      %r = nova.reshape %s : tensor<3x10x32xf32> -> tensor<3x10x4x8xf32>
-      %t = nova.transpose %r permutation = [0, 2, 1, 3] : tensor<3x10x4x8xf32> -> tensor<3x4x10x8xf32>
-      %s2 = nova.slice %x[0:3:1, 0:10:2, 1:65:2] : tensor<3x10x96xf32> -> tensor<3x5x32xf32>
-      %r2 = nova.reshape %s2 : tensor<3x5x32xf32> -> tensor<3x5x4x8xf32>
-      %u = nova.reshape %r2 : tensor<3x5x4x8xf32> -> tensor<3x5x4x8xf32>
-      %t2 = nova.transpose %u permutation = [0, 2, 1, 3] : tensor<3x5x4x8xf32> -> tensor<3x4x5x8xf32>
-      %v = nova.reshape %t2 : tensor<3x4x5x8xf32> -> tensor<3x2x2x5x8xf32>
-      return %t, %v : tensor<3x4x10x8xf32>, tensor<3x2x2x5x8xf32>
-    }
-    """
-    x = rng(12).standard_normal((3, 10, 96)).astype(np.float32)
-    t, v = run(text, x)
-    np.testing.assert_array_equal(t, x[:, :, 32:64].reshape(3, 10, 4, 8).transpose(0, 2, 1, 3))
-    expected = x[:, 0:10:2, 1:65:2].reshape(3, 5, 4, 8).transpose(0, 2, 1, 3).reshape(3, 2, 2, 5, 8)
-    np.testing.assert_array_equal(v, expected)
-
-
 def test_broadcast(run):
     text = """
     func.func @main(%a: tensor<1x4xf32>, %b: tensor<3xf32>, %c: tensor<f32>)

@@ -40,11 +40,7 @@ struct BroadcastInDimLowering : OpConversionPattern<BroadcastInDimOp> {
 };
 
 /// A linalg.generic over the result reading input dim permutation[i] at
-/// result dim i. A transpose of a dim-splitting reshape of a slice (the
-/// heads of an attention's packed q/k/v: slice, [B, T, H*D] -> [B, T, H, D],
-/// then [B, H, T, D]) reads the slice's input directly: the map composes
-/// the three, so IREE makes one copy instead of a strided slice copy and a
-/// transpose.
+/// result dim i.
 struct TransposeLowering : OpConversionPattern<TransposeOp> {
   using OpConversionPattern::OpConversionPattern;
 
@@ -53,51 +49,13 @@ struct TransposeLowering : OpConversionPattern<TransposeOp> {
                   ConversionPatternRewriter &rewriter) const override {
     MLIRContext *context = rewriter.getContext();
     ArrayRef<int64_t> permutation = op.getPermutation();
-    // exprs[j]: the input's index j in terms of the result's.
     SmallVector<AffineExpr> exprs(permutation.size());
     for (auto [i, p] : llvm::enumerate(permutation))
       exprs[p] = getAffineDimExpr(i, context);
-    Value source = adaptor.getInput();
-    if (std::optional<SmallVector<AffineExpr>> sliced =
-            throughSplitOfSlice(op.getInput(), exprs)) {
-      exprs = std::move(*sliced);
-      source = rewriter.getRemappedValue(
-          op.getInput().getDefiningOp<ReshapeOp>().getInput()
-              .getDefiningOp<SliceOp>()
-              .getInput());
-    }
     AffineMap map = AffineMap::get(permutation.size(), 0, exprs, context);
     rewriter.replaceOp(op, copyThroughMap(rewriter, op.getLoc(), op.getType(),
-                                          source, map));
+                                          adaptor.getInput(), map));
     return success();
-  }
-
-  /// When `value` is a reshape that only splits dims of a slice's result:
-  /// the slice input's index in terms of `exprs`, `value`'s index.
-  static std::optional<SmallVector<AffineExpr>>
-  throughSplitOfSlice(Value value, ArrayRef<AffineExpr> exprs) {
-    auto reshape = value.getDefiningOp<ReshapeOp>();
-    auto slice = reshape ? reshape.getInput().getDefiningOp<SliceOp>()
-                         : SliceOp();
-    if (!slice)
-      return std::nullopt;
-    ArrayRef<int64_t> split = reshape.getType().getShape();
-    ArrayRef<int64_t> sliced = slice.getType().getShape();
-    if (split.size() <= sliced.size())
-      return std::nullopt;
-    std::optional<SmallVector<ReassociationIndices>> groups =
-        getReassociationIndicesForCollapse(split, sliced);
-    if (!groups)
-      return std::nullopt;
-    SmallVector<AffineExpr> result;
-    for (auto [k, group] : llvm::enumerate(*groups)) {
-      // Row-major within the group, then the slice's start and stride.
-      AffineExpr index = getAffineConstantExpr(0, value.getContext());
-      for (int64_t j : group)
-        index = index * split[j] + exprs[j];
-      result.push_back(index * slice.getStride()[k] + slice.getStart()[k]);
-    }
-    return result;
   }
 };
 

@@ -66,17 +66,6 @@ func.func @unary_f32(%x: tensor<4xf32>) -> tensor<4xf32> {
   return %9 : tensor<4xf32>
 }
 
-// The heads of a packed q/k/v (slice, split the last dim, transpose) read the
-// slice's input through one composed map: one copy, no strided slice copy.
-// CHECK-LABEL: func.func @packed_heads
-// CHECK:       linalg.generic {{.*}} ins(%arg0 : tensor<2x8x48xf32>) outs(%{{.+}} : tensor<2x4x8x4xf32>)
-func.func @packed_heads(%x: tensor<2x8x48xf32>) -> tensor<2x4x8x4xf32> {
-  %s = nova.slice %x[0:2:1, 0:8:1, 16:32:1] : tensor<2x8x48xf32> -> tensor<2x8x16xf32>
-  %r = nova.reshape %s : tensor<2x8x16xf32> -> tensor<2x8x4x4xf32>
-  %t = nova.transpose %r permutation = [0, 2, 1, 3] : tensor<2x8x4x4xf32> -> tensor<2x4x8x4xf32>
-  return %t : tensor<2x4x8x4xf32>
-}
-
 // Rounding to TF32: +0x1000 on the bits, then the 13 low mantissa bits cleared.
 // CHECK-LABEL: func.func @round_tf32
 // CHECK:       linalg.generic
