@@ -26,7 +26,7 @@ eager. The enqueue itself still waits in IREE 3.13's CUDA HAL: a call's
 is reached, and its `queue_dealloca` until the call's work is done, so on
 CUDA the call returns when the step has run. When a call has already run by
 the time it returns, both directions are done on the calling thread instead:
-torch's stream is released at once, and the next call waits on the host for
+torch's stream needs no wait for it, and the next call waits on the host for
 torch's event before it is enqueued (the worker's two thread hand-offs cost
 ~1 ms a gpt-42m step on the H200: 863k -> 907k tokens/s). The worker takes
 over again whenever a call returns before it has run.
@@ -170,7 +170,7 @@ class CudaStreamTimeline(Timeline):
                 self._barrier, rt.HalFence.create_at(self._done, 0), rt.HalFence.create_at(self._done, k)
             )
         # IREE 3.13's CUDA HAL returns from a call only once it has run (see
-        # the module doc): then torch's stream is released at once.
+        # the module doc): then torch's stream needs no wait for it.
         try:
             self._blocking = self._done.query() >= k
         except Exception:  # a failed call: the worker surfaces its error
