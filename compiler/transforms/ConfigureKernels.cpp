@@ -64,7 +64,8 @@ struct ConfigureKernelsPass
     FailureOr<TargetAttr> target = resolveTarget(module);
     if (failed(target))
       return signalPassFailure();
-    FailureOr<cuda::GemmPrecision> f32Precision = resolveF32Precision();
+    FailureOr<cuda::GemmPrecision> f32Precision =
+        cuda::f32MatmulPrecision(module, f32MatmulPrecision);
     if (failed(f32Precision))
       return signalPassFailure();
 
@@ -236,12 +237,9 @@ struct ConfigureKernelsPass
              << "no " << kTargetAttrName
              << " on the module: set one or pass target=<arch> (known: "
              << llvm::join(cuda::knownArchitectures(), ", ") << ")";
-    std::optional<TargetAttr> known =
-        cuda::getKnownTarget(module.getContext(), target);
-    if (!known)
-      return module.emitError()
-             << "unknown target '" << target << "' (known: "
-             << llvm::join(cuda::knownArchitectures(), ", ") << ")";
+    FailureOr<TargetAttr> known = cuda::lookupKnownTarget(module, target);
+    if (failed(known))
+      return failure();
     if (smCount < 0 || sharedMemoryPerSm < 0)
       return module.emitError()
              << "sm-count and shared-memory-per-sm must be positive";
@@ -255,16 +253,6 @@ struct ConfigureKernelsPass
     return resolved;
   }
 
-  FailureOr<cuda::GemmPrecision> resolveF32Precision() {
-    if (f32MatmulPrecision == "highest")
-      return cuda::GemmPrecision::TF32x3;
-    if (f32MatmulPrecision == "high" || f32MatmulPrecision == "medium")
-      return cuda::GemmPrecision::TF32;
-    getOperation().emitError()
-        << "f32-matmul-precision must be highest, high or medium, got '"
-        << f32MatmulPrecision << "'";
-    return failure();
-  }
 };
 
 } // namespace

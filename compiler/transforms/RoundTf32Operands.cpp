@@ -14,12 +14,12 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "compiler/codegen/cuda/GemmConfigurator.h"
 #include "compiler/codegen/cuda/KnownTargets.h"
 #include "compiler/dialect/NovaOps.h"
 #include "compiler/transforms/Passes.h"
 
 #include "llvm/ADT/SetVector.h"
-#include "llvm/ADT/StringExtras.h"
 
 namespace mlir::nova {
 #define GEN_PASS_DEF_NOVAROUNDTF32OPERANDS
@@ -38,14 +38,12 @@ struct NovaRoundTf32OperandsPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    if (f32MatmulPrecision == "highest")
-      return; // exact f32 (three TF32 products): nothing is rounded
-    if (f32MatmulPrecision != "high" && f32MatmulPrecision != "medium") {
-      module.emitError() << "f32-matmul-precision must be highest, high or "
-                            "medium, got '"
-                         << f32MatmulPrecision << "'";
+    FailureOr<cuda::GemmPrecision> precision =
+        cuda::f32MatmulPrecision(module, f32MatmulPrecision);
+    if (failed(precision))
       return signalPassFailure();
-    }
+    if (*precision != cuda::GemmPrecision::TF32)
+      return; // exact f32 (three TF32 products): nothing is rounded
     FailureOr<TargetAttr> resolved = resolveTarget(module);
     if (failed(resolved))
       return signalPassFailure();
@@ -96,13 +94,7 @@ struct NovaRoundTf32OperandsPass
       return existing;
     if (target.empty())
       return TargetAttr(); // none: nova-configure-kernels reports it
-    std::optional<TargetAttr> known =
-        cuda::getKnownTarget(module.getContext(), target);
-    if (!known)
-      return module.emitError()
-             << "unknown target '" << target << "' (known: "
-             << llvm::join(cuda::knownArchitectures(), ", ") << ")";
-    return *known;
+    return cuda::lookupKnownTarget(module, target);
   }
 };
 

@@ -9,6 +9,8 @@
 #include "compiler/codegen/cuda/KnownTargets.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Operation.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <cmath>
@@ -53,6 +55,17 @@ struct Candidate {
 };
 
 } // namespace
+
+FailureOr<GemmPrecision> cuda::f32MatmulPrecision(Operation *op,
+                                                  StringRef torch) {
+  if (torch == "highest")
+    return GemmPrecision::TF32x3;
+  if (torch == "high" || torch == "medium")
+    return GemmPrecision::TF32;
+  return op->emitError()
+         << "f32-matmul-precision must be highest, high or medium, got '"
+         << torch << "'";
+}
 
 StringRef cuda::stringifyPrecision(GemmPrecision precision) {
   switch (precision) {

@@ -29,6 +29,11 @@ enum class GemmPrecision { BF16, F16, TF32, TF32x3 };
 
 StringRef stringifyPrecision(GemmPrecision precision);
 
+/// f32 matmuls' precision for torch's `torch.get_float32_matmul_precision()`:
+/// "highest" -> TF32x3 (f32 accuracy), "high" and "medium" -> TF32; else an
+/// error on `op`.
+FailureOr<GemmPrecision> f32MatmulPrecision(Operation *op, StringRef torch);
+
 /// One matmul: result[batch, M, N] = A[batch, M, K] * B[batch, K, N].
 struct GemmProblem {
   int64_t batch = 1, m = 0, n = 0, k = 0;

@@ -4,6 +4,9 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Operation.h"
+#include "llvm/ADT/StringExtras.h"
 
 using namespace mlir;
 using namespace mlir::nova;
@@ -79,4 +82,12 @@ int64_t cuda::computeCapability(TargetAttr target) {
 double cuda::smClockGhz(TargetAttr target) {
   const KnownGpu *gpu = lookup(target.getArch());
   return gpu ? gpu->clockMhz / 1000.0 : 1.5;
+}
+
+FailureOr<TargetAttr> cuda::lookupKnownTarget(Operation *op, StringRef arch) {
+  std::optional<TargetAttr> known = getKnownTarget(op->getContext(), arch);
+  if (!known)
+    return op->emitError() << "unknown target '" << arch << "' (known: "
+                           << llvm::join(knownArchitectures(), ", ") << ")";
+  return *known;
 }

@@ -24,6 +24,9 @@ std::optional<TargetAttr> getKnownTarget(MLIRContext *context, StringRef arch);
 /// The architectures getKnownTarget knows, for diagnostics.
 ArrayRef<StringRef> knownArchitectures();
 
+/// getKnownTarget, or an error on `op` naming the known architectures.
+FailureOr<TargetAttr> lookupKnownTarget(Operation *op, StringRef arch);
+
 /// The architecture's compute capability as an integer (sm_90a -> 90).
 int64_t computeCapability(TargetAttr target);
 
