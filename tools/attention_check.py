@@ -1,7 +1,7 @@
 """Nova's sm_90 fused attention kernels (forward and backward) on the H200:
 every case against an f64 reference (forward output, log-sum-exp, dQ, dK,
 dV) on random data, with NaN-poisoned outputs, odd sequence lengths, head
-dim 128 and no causal mask, and in the models' layout ("packed": q, k, v
+dim 128 and no causal mask, bf16 and f32 under TF32, and in the models' layout ("packed": q, k, v
 read from the qkv projection [B, T, 3 H D], out and the gradients written
 as [B, T, H D] rows). Speed is `nova bench attention`'s.
 
@@ -22,21 +22,29 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import kernel_check_cli  # noqa: E402
 
-# (name, B, H, T, D, causal, packed)
+# (name, B, H, T, D, causal, packed, dtype); f32 runs in TF32 ("high").
 CASES = [
-    ("gpt42m", 32, 8, 512, 64, True, False),
-    ("gpt146m", 16, 12, 1024, 64, True, False),
-    ("odd_t200", 2, 3, 200, 64, True, False),
-    ("odd_t333_d128", 1, 2, 333, 128, True, False),
-    ("d128", 8, 8, 1024, 128, True, False),
-    ("noncausal_t300", 2, 4, 300, 64, False, False),
-    ("noncausal_t1000_d128", 2, 2, 1000, 128, False, False),
-    ("packed_gpt42m", 32, 8, 512, 64, True, True),
-    ("packed_odd_t333_h3", 3, 3, 333, 64, True, True),
-    ("packed_t300_d128", 2, 4, 300, 128, True, True),
+    ("gpt42m", 32, 8, 512, 64, True, False, "bf16"),
+    ("gpt146m", 16, 12, 1024, 64, True, False, "bf16"),
+    ("odd_t200", 2, 3, 200, 64, True, False, "bf16"),
+    ("odd_t333_d128", 1, 2, 333, 128, True, False, "bf16"),
+    ("d128", 8, 8, 1024, 128, True, False, "bf16"),
+    ("noncausal_t300", 2, 4, 300, 64, False, False, "bf16"),
+    ("noncausal_t1000_d128", 2, 2, 1000, 128, False, False, "bf16"),
+    ("packed_gpt42m", 32, 8, 512, 64, True, True, "bf16"),
+    ("packed_odd_t333_h3", 3, 3, 333, 64, True, True, "bf16"),
+    ("packed_t300_d128", 2, 4, 300, 128, True, True, "bf16"),
+    ("tf32_gpt42m", 32, 8, 512, 64, True, False, "f32"),
+    ("tf32_odd_t201", 2, 3, 201, 64, True, False, "f32"),
+    ("tf32_noncausal_t300", 2, 4, 300, 64, False, False, "f32"),
+    ("tf32_packed_gpt42m", 32, 8, 512, 64, True, True, "f32"),
+    ("tf32_packed_odd_t333_h3", 3, 3, 333, 64, True, True, "f32"),
 ]
 
-TOLERANCE = 2e-2  # bf16 operands and outputs; the reference is f64
+# Max |error| / max |reference|, the reference in f64 on the same inputs:
+# bf16 operands and outputs; TF32 products (inputs, P and dS rounded to
+# TF32) with f32 outputs.
+TOLERANCE = {"bf16": 2e-2, "f32": 5e-4}
 
 
 def prepare(out: Path, target: str) -> None:
@@ -44,11 +52,21 @@ def prepare(out: Path, target: str) -> None:
 
     out.mkdir(parents=True, exist_ok=True)
     cases = []
-    for name, b, h, t, d, causal, packed in CASES:
-        vmfb, kernels = compile_case(b, h, t, d, causal, target, packed)
+    for name, b, h, t, d, causal, packed, dtype in CASES:
+        vmfb, kernels = compile_case(b, h, t, d, causal, target, packed, dtype)
         (out / f"{name}.vmfb").write_bytes(vmfb)
         cases.append(
-            {"name": name, "b": b, "h": h, "t": t, "d": d, "causal": causal, "packed": packed, "kernels": kernels}
+            {
+                "name": name,
+                "b": b,
+                "h": h,
+                "t": t,
+                "d": d,
+                "causal": causal,
+                "packed": packed,
+                "dtype": dtype,
+                "kernels": kernels,
+            }
         )
         print(name, kernels, flush=True)
     (out / "cases.json").write_text(json.dumps({"target": target, "cases": cases}, indent=1))
@@ -65,12 +83,13 @@ def run(directory: Path, iters: int) -> int:
     spec = json.loads((directory / "cases.json").read_text())
 
     def first_row(case: dict) -> dict:
-        keys = ("b", "h", "t", "d", "causal")
+        keys = ("b", "h", "t", "d", "causal", "dtype")
         return {"bench": "attention_check", "case": case["name"], **{k: case[k] for k in keys}}
 
     def check(case: dict, row: dict) -> None:
         b, h, t, d, causal = case["b"], case["h"], case["t"], case["d"], case["causal"]
-        q, k, v, do = random_operands(b, h, t, d, seed=zlib.crc32(case["name"].encode()))
+        dtype = case["dtype"]
+        q, k, v, do = random_operands(b, h, t, d, seed=zlib.crc32(case["name"].encode()), dtype=dtype)
         ref = reference(q, k, v, do, causal, 1 / math.sqrt(d))
         session = Session((directory / f"{case['name']}.vmfb").read_bytes(), "cuda")
         if case.get("packed"):
@@ -85,7 +104,7 @@ def run(directory: Path, iters: int) -> int:
         torch.cuda.synchronize()
         row["nan_or_inf"] = int(sum((~torch.isfinite(x.float())).sum() for x in got))
         row["max_rel_err"] = {n: max_rel_err(x, r) for n, x, r in zip(("out", "lse", "dq", "dk", "dv"), got, ref)}
-        row["ok"] = row["nan_or_inf"] == 0 and max(row["max_rel_err"].values()) < TOLERANCE
+        row["ok"] = row["nan_or_inf"] == 0 and max(row["max_rel_err"].values()) < TOLERANCE[dtype]
 
     return kernel_check_cli.run_cases(spec["cases"], first_row, check)
 

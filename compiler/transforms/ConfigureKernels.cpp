@@ -69,7 +69,7 @@ struct ConfigureKernelsPass
     if (failed(f32Precision))
       return signalPassFailure();
 
-    configureAttentionOps(module, *target);
+    configureAttentionOps(module, *target, *f32Precision);
     configureCrossEntropyOps(module, *target);
     configureFusedOps(module, *target);
     module.walk([&](MatmulOp op) {
@@ -108,7 +108,8 @@ struct ConfigureKernelsPass
   /// Attention ops Nova has a kernel for on `target` get its config (an
   /// attribute the kernel injection reads); the others are left for the
   /// decomposition.
-  void configureAttentionOps(ModuleOp module, TargetAttr target) {
+  void configureAttentionOps(ModuleOp module, TargetAttr target,
+                             cuda::GemmPrecision f32Precision) {
     module.walk([&](Operation *op) {
       auto forward = dyn_cast<AttentionOp>(op);
       auto backward = dyn_cast<AttentionBackwardOp>(op);
@@ -120,7 +121,11 @@ struct ConfigureKernelsPass
       problem.backward = bool(backward);
       problem.causal = forward ? forward.getCausal() : backward.getCausal();
       problem.hasMask = bool(forward ? forward.getMask() : backward.getMask());
-      problem.bf16 = type.getElementType().isBF16();
+      Type element = type.getElementType();
+      if (element.isBF16())
+        problem.precision = cuda::GemmPrecision::BF16;
+      else if (element.isF32())
+        problem.precision = f32Precision;
       Value key = forward ? forward.getKey() : backward.getKey();
       Value value = forward ? forward.getValue() : backward.getValue();
       std::string why;

@@ -105,7 +105,10 @@ def NovaRoundTf32Operands : Pass<"nova-round-tf32-operands", "::mlir::ModuleOp">
     operand instead of the GEMM's lowering adding a pass over it. Values
     only ever transposed for their GEMMs are left to the transpose kernel,
     which rounds them in the same pass; "highest" (three TF32 products)
-    rounds nothing.
+    rounds nothing. The f32 q, k, v (and dO) of nova.attention and
+    nova.attention_backward are rounded as well, at the tensor they are
+    transposes, reshapes or slices of where only attention reads those
+    views (Nova's TF32 attention reads them where they lie).
   }];
   let options = [
     Option<"target", "target", "std::string", /*default=*/"\"\"",

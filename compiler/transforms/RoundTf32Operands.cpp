@@ -11,6 +11,10 @@
 // transpose_lhs, an rhs with transpose_rhs) are rounded, and every GEMM
 // then reads them rounded; a value only ever transposed for its GEMMs is
 // left to Nova's transpose kernel, which rounds in the same pass.
+// Attention's f32 q, k, v and dO are rounded too (its TF32 kernel reads
+// them where they lie), at the tensor they are views of when only
+// attention reads it through them (q, k and v of the packed qkv
+// projection: the rounding joins the kernel that adds its bias).
 //
 //===----------------------------------------------------------------------===//
 
@@ -87,6 +91,49 @@ struct NovaRoundTf32OperandsPass
     for (OpOperand *operand : operands)
       if (kMajor.contains(operand->get()))
         operand->set(round(operand->get()));
+
+    SmallVector<OpOperand *> attentionOperands;
+    module.walk([&](Operation *op) {
+      SmallVector<OpOperand *> inputs;
+      if (auto forward = dyn_cast<AttentionOp>(op))
+        inputs = {&forward.getQueryMutable(), &forward.getKeyMutable(),
+                  &forward.getValueMutable()};
+      else if (auto backward = dyn_cast<AttentionBackwardOp>(op))
+        inputs = {&backward.getQueryMutable(), &backward.getKeyMutable(),
+                  &backward.getValueMutable(), &backward.getGradOutMutable()};
+      for (OpOperand *input : inputs)
+        if (cast<RankedTensorType>(input->get().getType())
+                .getElementType()
+                .isF32())
+          attentionOperands.push_back(input);
+    });
+    for (OpOperand *operand : attentionOperands) {
+      OpOperand *use = viewedUse(operand);
+      use->set(round(use->get()));
+    }
+  }
+
+  /// Whether only attention ops read `v`, directly or through views.
+  static bool onlyAttentionReads(Value v) {
+    return llvm::all_of(v.getUsers(), [](Operation *user) {
+      if (isa<AttentionOp, AttentionBackwardOp>(user))
+        return true;
+      return isa<TransposeOp, ReshapeOp, SliceOp>(user) &&
+             onlyAttentionReads(user->getResult(0));
+    });
+  }
+
+  /// The use to round for attention operand `operand`: down its chain of
+  /// transposes, reshapes and slices as far as only attention reads the
+  /// views (the kernel reads through them where the data lies).
+  static OpOperand *viewedUse(OpOperand *operand) {
+    while (Operation *def = operand->get().getDefiningOp()) {
+      if (!isa<TransposeOp, ReshapeOp, SliceOp>(def) ||
+          !onlyAttentionReads(def->getResult(0)))
+        break;
+      operand = &def->getOpOperand(0);
+    }
+    return operand;
   }
 
   FailureOr<TargetAttr> resolveTarget(ModuleOp module) {

@@ -2,7 +2,8 @@
 (cuDNN and flash backends), forward and backward, same run, same GPU.
 
 Each case is one nova module `@main(q, k, v, dout) -> (out, lse, dq, dk, dv)`
-(a nova.attention and its nova.attention_backward on bf16 [B, H, T, D]),
+(a nova.attention and its nova.attention_backward on bf16 [B, H, T, D], or
+f32 computed in TF32),
 compiled for the target on the build box (`nova bench prepare --attention`).
 Times are the device time per call of each side's attention kernels (CUPTI);
 FLOPs as FlashAttention counts them: forward 4 B H T^2 D (halved when
@@ -29,12 +30,13 @@ def case_name(b: int, h: int, t: int, d: int, causal: bool) -> str:
     return f"attention-b{b}-h{h}-t{t}-d{d}{'-causal' if causal else ''}"
 
 
-def module_text(b: int, h: int, t: int, d: int, causal: bool, packed: bool = False) -> str:
-    """`@main(q, k, v, dout) -> (out, lse, dq, dk, dv)` on [B, H, T, D]; with
-    `packed`, the model's layout instead: `@main(qkv [B, T, 3 H D], dout
-    [B T, H D]) -> (out [B, T, H D], lse, dqkv [B, T, 3 H D])`, q, k, v the
-    transposed head views of qkv (what a GPT's attention captures as)."""
-    x = f"tensor<{b}x{h}x{t}x{d}xbf16>"
+def module_text(b: int, h: int, t: int, d: int, causal: bool, packed: bool = False, dtype: str = "bf16") -> str:
+    """`@main(q, k, v, dout) -> (out, lse, dq, dk, dv)` on [B, H, T, D] of
+    `dtype` (bf16 or f32); with `packed`, the model's layout instead:
+    `@main(qkv [B, T, 3 H D], dout [B T, H D]) -> (out [B, T, H D], lse, dqkv
+    [B, T, 3 H D])`, q, k, v the transposed head views of qkv (what a GPT's
+    attention captures as)."""
+    x = f"tensor<{b}x{h}x{t}x{d}x{dtype}>"
     lse = f"tensor<{b}x{h}x{t}xf32>"
     attrs = ("causal, " if causal else "") + f"scale = {1 / math.sqrt(d)!r} : f64"
     attention = (
@@ -49,11 +51,11 @@ def module_text(b: int, h: int, t: int, d: int, causal: bool, packed: bool = Fal
             + f"  return %o, %lse, %dq, %dk, %dv : {x}, {lse}, {x}, {x}, {x}\n}}\n"
         )
     c = h * d
-    rows = f"tensor<{b}x{t}x{c}xbf16>"
-    qkv = f"tensor<{b}x{t}x{3 * c}xbf16>"
-    tokens = f"tensor<{b}x{t}x{h}x{d}xbf16>"
+    rows = f"tensor<{b}x{t}x{c}x{dtype}>"
+    qkv = f"tensor<{b}x{t}x{3 * c}x{dtype}>"
+    tokens = f"tensor<{b}x{t}x{h}x{d}x{dtype}>"
     heads = "permutation = [0, 2, 1, 3]"
-    lines = [f"func.func @main(%qkv: {qkv}, %g: tensor<{b * t}x{c}xbf16>) -> ({rows}, {lse}, {qkv}) {{"]
+    lines = [f"func.func @main(%qkv: {qkv}, %g: tensor<{b * t}x{c}x{dtype}>) -> ({rows}, {lse}, {qkv}) {{"]
     for i, name in enumerate("qkv"):
         lines += [
             f"  %{name}0 = nova.slice %qkv[0:{b}:1, 0:{t}:1, {i * c}:{(i + 1) * c}:1] : {qkv} -> {rows}",
@@ -61,7 +63,7 @@ def module_text(b: int, h: int, t: int, d: int, causal: bool, packed: bool = Fal
             f"  %{name} = nova.transpose %{name}1 {heads} : {tokens} -> {x}",
         ]
     lines += [
-        f"  %do1 = nova.reshape %g : tensor<{b * t}x{c}xbf16> -> {tokens}",
+        f"  %do1 = nova.reshape %g : tensor<{b * t}x{c}x{dtype}> -> {tokens}",
         f"  %do = nova.transpose %do1 {heads} : {tokens} -> {x}",
         attention.rstrip("\n"),
         f"  %y1 = nova.transpose %o {heads} : {x} -> {tokens}",
@@ -87,15 +89,16 @@ def pack_heads(*xs):
     return torch.cat([x.transpose(1, 2).flatten(2) for x in xs], dim=2)
 
 
+# f32 operands run under torch's "high" precision: TF32.
 _PIPELINE = (
-    "builtin.module(nova-configure-kernels{{target={arch}}}, "
+    "builtin.module(nova-configure-kernels{{target={arch} f32-matmul-precision=high}}, "
     "convert-nova-to-iree-kernels{{poison-outputs=true}}, "
     "convert-nova-to-linalg, canonicalize, cse)"
 )
 
 
 def compile_case(
-    b: int, h: int, t: int, d: int, causal: bool, target: str, packed: bool = False
+    b: int, h: int, t: int, d: int, causal: bool, target: str, packed: bool = False, dtype: str = "bf16"
 ) -> tuple[bytes, list[str]]:
     """The case's vmfb for `target` and the Nova kernels it dispatches; fails
     if the attention did not take Nova's kernels."""
@@ -104,7 +107,7 @@ def compile_case(
 
     arch = target.split(":", 1)[1]
     text = compiler.run_pipeline(
-        module_text(b, h, t, d, causal, packed), _PIPELINE.format(arch=arch), allow_unregistered_dialects=True
+        module_text(b, h, t, d, causal, packed, dtype), _PIPELINE.format(arch=arch), allow_unregistered_dialects=True
     )
     kernels = sorted({part.split("::", 1)[0] for part in text.split("entry_points = [@")[1:]})
     if not (any("attention_fwd" in k for k in kernels) and any("attention_bwd" in k for k in kernels)):
@@ -139,11 +142,12 @@ def max_rel_err(got, ref) -> float:
     return float((got.detach().double() - ref).abs().max() / ref.abs().max())
 
 
-def random_operands(b: int, h: int, t: int, d: int, seed: int):
+def random_operands(b: int, h: int, t: int, d: int, seed: int, dtype: str = "bf16"):
     import torch
 
     g = torch.Generator(device="cuda").manual_seed(seed)
-    return [torch.randn(b, h, t, d, device="cuda", generator=g).to(torch.bfloat16) for _ in range(4)]
+    torch_dtype = torch.bfloat16 if dtype == "bf16" else torch.float32
+    return [torch.randn(b, h, t, d, device="cuda", generator=g).to(torch_dtype) for _ in range(4)]
 
 
 def bench(artifacts: Path, iters: int) -> list[dict[str, Any]]:

@@ -41,16 +41,18 @@ cuda::configureAttention(const AttentionProblem &problem, TargetAttr target,
     why = "Nova has attention kernels for sm_90 only";
     return std::nullopt;
   }
-  if (!problem.bf16) {
-    why = "the attention kernel computes in bf16 only";
+  bool tf32 = problem.precision == GemmPrecision::TF32;
+  if (problem.precision != GemmPrecision::BF16 && !tf32) {
+    why = "the attention kernel computes in bf16 or (f32 operands under "
+          "'high' precision) TF32 only";
     return std::nullopt;
   }
   if (problem.hasMask) {
     why = "the attention kernel takes no additive mask";
     return std::nullopt;
   }
-  if (problem.headDim != 64 && problem.headDim != 128) {
-    why = "head dim is not 64 or 128";
+  if (problem.headDim != 64 && (tf32 || problem.headDim != 128)) {
+    why = tf32 ? "head dim is not 64 (TF32)" : "head dim is not 64 or 128";
     return std::nullopt;
   }
   if (problem.t < 1 || problem.t > (1 << 24) || problem.batchHeads < 1 ||
@@ -63,16 +65,19 @@ cuda::configureAttention(const AttentionProblem &problem, TargetAttr target,
   spec.backward = problem.backward;
   spec.causal = problem.causal;
   spec.headDim = problem.headDim;
+  spec.tf32 = tf32;
   // Forward: 128 query rows (64 per consumer) against 128-key blocks.
-  // Backward: 128 keys (64 per consumer) against 64-query blocks.
+  // Backward: 128 keys (64 per consumer) against 64-query blocks. f32
+  // tiles take twice the shared memory: half the step.
   spec.blockM = 128;
-  spec.blockN = problem.backward ? 64 : 128;
+  spec.blockN = (problem.backward ? 64 : 128) / (tf32 ? 2 : 1);
   // A block's work on one SM, in cycles: both consumers' MMAs (2 in the
   // forward, 5 in the backward, of 64 x blockN x D each) plus their
   // exponentials, which do not overlap them.
   double clockGhz = smClockGhz(target);
-  auto peakAttr = dyn_cast_or_null<IntegerAttr>(target.getPeakTflops().get("bf16"));
-  double peakTflops = peakAttr ? double(peakAttr.getInt()) : 989;
+  auto peakAttr = dyn_cast_or_null<IntegerAttr>(
+      target.getPeakTflops().get(tf32 ? "tf32" : "bf16"));
+  double peakTflops = peakAttr ? double(peakAttr.getInt()) : tf32 ? 494 : 989;
   double flopsPerCycle = peakTflops * 1e12 / (clockGhz * 1e9) / target.getSmCount();
   double mmas = problem.backward ? 5 : 2;
   double blockFlops = FlashAttentionSpec::kConsumers * mmas * 2.0 * 64 *
@@ -98,10 +103,11 @@ cuda::configureAttention(const AttentionProblem &problem, TargetAttr target,
   plan.estimateUs = flops / (peakTflops * 1e12) * 1e6 *
                     double(target.getSmCount()) / double(ctas);
   SmallVector<int64_t> tile = {spec.blockM, spec.blockN, problem.headDim};
-  SmallVector<int64_t> mma = {64, problem.backward ? problem.headDim : spec.blockN, 16};
+  SmallVector<int64_t> mma = {
+      64, problem.backward ? problem.headDim : spec.blockN, spec.kStep()};
   plan.config = LoweringConfigAttr::get(
       context, tile, /*warp_layout=*/{FlashAttentionSpec::kConsumers, 1}, mma,
-      spec.stages, /*swizzle=*/128, "flash_wgmma", "bf16",
+      spec.stages, /*swizzle=*/128, "flash_wgmma", tf32 ? "tf32" : "bf16",
       /*producer_warpgroups=*/1, /*cluster_m=*/1, /*cluster_n=*/1,
       /*split_k=*/1, ctas, /*raster_group=*/1);
   return plan;

@@ -1,7 +1,8 @@
 //===- AttentionConfigurator.h - analytic attention configurator -*- C++ -*-===//
 //
 // Chooses how one nova.attention (or its backward) runs on a GPU: whether
-// Nova has a kernel for it there (sm_90, bf16, head dim 64 or 128), its
+// Nova has a kernel for it there (sm_90; bf16 with head dim 64 or 128, or
+// f32 under TF32 precision with head dim 64), its
 // blocks, pipeline depth and persistent grid, from the same closed-form
 // quantities as the GEMM configurator (docs/configurator.md): the work of a
 // block against its loads' latency, the shared-memory limit, the SM count.
@@ -11,6 +12,7 @@
 #ifndef NOVA_CODEGEN_CUDA_ATTENTIONCONFIGURATOR_H
 #define NOVA_CODEGEN_CUDA_ATTENTIONCONFIGURATOR_H
 
+#include "compiler/codegen/cuda/GemmConfigurator.h"
 #include "compiler/dialect/NovaAttrs.h"
 
 #include <optional>
@@ -18,10 +20,13 @@
 
 namespace mlir::nova::cuda {
 
-/// One attention: [batchHeads, t, headDim] operands of one element type.
+/// One attention: [batchHeads, t, headDim] operands of one element type,
+/// multiplied at `precision` (bf16 operands: BF16; f32 ones: torch's f32
+/// matmul precision, as for GEMMs).
 struct AttentionProblem {
   int64_t batchHeads = 1, t = 0, headDim = 0;
-  bool causal = false, backward = false, bf16 = false, hasMask = false;
+  bool causal = false, backward = false, hasMask = false;
+  std::optional<GemmPrecision> precision;
 };
 
 struct AttentionPlan {

@@ -11,15 +11,17 @@ using namespace mlir;
 using namespace mlir::nova;
 using namespace mlir::nova::cuda;
 
-std::string cuda::attentionDeltaKernelName(int64_t headDim) {
-  return "nova_attention_delta_d" + std::to_string(headDim);
+std::string cuda::attentionDeltaKernelName(int64_t headDim, bool f32) {
+  return "nova_attention_delta_d" + std::to_string(headDim) +
+         (f32 ? "_f32" : "");
 }
 
 OwningOpRef<ModuleOp> cuda::buildAttentionDeltaKernel(MLIRContext *context,
-                                                      int64_t headDim) {
+                                                      int64_t headDim,
+                                                      bool f32) {
   OpBuilder b(context);
   Location loc = b.getUnknownLoc();
-  std::string name = attentionDeltaKernelName(headDim);
+  std::string name = attentionDeltaKernelName(headDim, f32);
   OwningOpRef<ModuleOp> module = createKernelModule(b, name, "sm_80", "+ptx70");
   KernelBuilder k(b, loc);
   SmallVector<Type> params(3, k.global);
@@ -49,15 +51,15 @@ OwningOpRef<ModuleOp> cuda::buildAttentionDeltaKernel(MLIRContext *context,
     return k.add(index, k.wide(k.mul(part, k.c32(8))));
   };
   Value doutAt = at(6), outAt = at(10);
-  Type bf16 = b.getBF16Type();
-  Type vec = VectorType::get({8}, bf16), vecF32 = VectorType::get({8}, k.f32);
-  auto load = [&](Value base, Value index) {
+  Type element = f32 ? k.f32 : Type(b.getBF16Type());
+  Type vec = VectorType::get({8}, element), vecF32 = VectorType::get({8}, k.f32);
+  auto load = [&](Value base, Value index) -> Value {
     Value v = LLVM::LoadOp::create(
         b, loc, vec,
-        LLVM::GEPOp::create(b, loc, k.global, bf16, base, ValueRange{index}),
+        LLVM::GEPOp::create(b, loc, k.global, element, base, ValueRange{index}),
         16, /*isVolatile=*/false, /*isNonTemporal=*/false,
         /*isInvariant=*/true);
-    return arith::ExtFOp::create(b, loc, vecF32, v).getResult();
+    return f32 ? v : arith::ExtFOp::create(b, loc, vecF32, v).getResult();
   };
   Value sum = k.cf(0);
   for (int64_t c = 0; c < headDim; c += 64) {
@@ -85,11 +87,12 @@ OwningOpRef<ModuleOp> cuda::buildAttentionDeltaKernel(MLIRContext *context,
   return module;
 }
 
-std::string cuda::attentionDeltaPtx(int64_t headDim, std::string &error) {
+std::string cuda::attentionDeltaPtx(int64_t headDim, bool f32,
+                                    std::string &error) {
   return cachedKernelPtx(
-      attentionDeltaKernelName(headDim),
+      attentionDeltaKernelName(headDim, f32),
       [&](MLIRContext *context) {
-        return buildAttentionDeltaKernel(context, headDim);
+        return buildAttentionDeltaKernel(context, headDim, f32);
       },
       error);
 }

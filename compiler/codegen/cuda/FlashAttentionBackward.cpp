@@ -1,14 +1,16 @@
 //===- FlashAttentionBackward.cpp - sm_90 attention backward --------------===//
 //
-// See FlashAttentionKernel.h. Shared memory: K, V [128 keys each] | stages x
-// (Q, dO) [64 queries each] | per consumer P^T and dS^T [64 keys x 64
-// queries] | per consumer dQ part [64 queries x D] f32 | barriers (K/V
-// full/empty, then full/empty per stage).
+// See FlashAttentionKernel.h. Shared memory: K, V [128 keys each] (TF32: and
+// K^T) | stages x (Q, dO) [blockN queries each] (TF32: and Q^T, dO^T) | per
+// consumer P^T and dS^T [64 keys x blockN queries] (TF32: and dS) | per
+// consumer dQ part [blockN queries x D] f32 | barriers (K/V full/empty,
+// then full/empty per stage).
 //
-// One smem copy of Q (and dO) serves both of its uses: as the K-major B of
-// S^T = K Q^T (rows = queries, K = D) and as the MN-major B of dK += dS^T Q
-// (K = queries down the rows, N = D along them). dS^T likewise is the
-// K-major A of dK and the MN-major (transposed) A of dQ = dS K.
+// bf16: one smem copy of Q (and dO) serves both of its uses: as the K-major
+// B of S^T = K Q^T (rows = queries, K = D) and as the MN-major B of dK +=
+// dS^T Q (K = queries down the rows, N = D along them). dS^T likewise is
+// the K-major A of dK and the MN-major (transposed) A of dQ = dS K. TF32
+// has no MN-major operands: see FlashAttentionKernel.h.
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,6 +18,7 @@
 #include "compiler/codegen/cuda/PtxSerialization.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 using namespace mlir;
 using namespace mlir::nova;
@@ -25,9 +28,10 @@ namespace {
 
 struct BackwardKernel : AttentionBuilder {
   using AttentionBuilder::AttentionBuilder;
-  Value q, k, v, dout, lse, delta, dqAcc, dk, dv, scratch, scale, scaleLog2;
+  Value q, k, v, dout, kt, qt, dot, lse, delta, dqAcc, dk, dv, scratch, scale,
+      scaleLog2;
   HeadsLayout qLayout, kLayout, vLayout, doLayout, dqLayout, dkLayout,
-      dvLayout;
+      dvLayout, ktLayout, qtLayout, dotLayout;
   Value keyBlocks, queryBlocks, items;
 
   int64_t keysTile() const { return spec.tileBytes(spec.blockM); }
@@ -46,17 +50,25 @@ struct BackwardKernel : AttentionBuilder {
   }
   Value kTile() { return sharedAt(0); }
   Value vTile() { return sharedAt(keysTile()); }
+  /// TF32: K^T [D, 128 keys] as column blocks of [D, 32 keys].
+  Value ktTile() { return sharedAt(2 * keysTile()); }
   Value qTile(Value s) {
     return sharedAt(stageOffset(), mul(s, c32(spec.stageBytes())));
   }
-  Value doTile(Value s) {
-    return sharedAt(stageOffset() + spec.tileBytes(spec.blockN),
+  Value doTile(Value s) { return stageTile(s, 1); }
+  /// TF32: Q^T and dO^T [D, blockN queries].
+  Value qtTile(Value s) { return stageTile(s, 2); }
+  Value dotTile(Value s) { return stageTile(s, 3); }
+  Value stageTile(Value s, int64_t i) {
+    return sharedAt(stageOffset() + i * spec.tileBytes(spec.blockN),
                     mul(s, c32(spec.stageBytes())));
   }
 
-  /// Bytes of the consumers' P^T and dS^T tiles.
+  /// The consumers' score tiles: P^T, dS^T (and dS for TF32) each.
+  int64_t scoreTiles() const { return spec.tf32 ? 3 : 2; }
   int64_t kConsumersTiles() const {
-    return FlashAttentionSpec::kConsumers * 2 * 64 * spec.blockN * 2;
+    return FlashAttentionSpec::kConsumers * scoreTiles() *
+           spec.scoreTileBytes();
   }
 
   /// Work item `w`: key block (the causal ones with the most queries
@@ -69,21 +81,27 @@ struct BackwardKernel : AttentionBuilder {
   }
 
   void producer(Value tid, Value cta, Value ctas, Value mapK, Value mapV,
-                Value mapQ, Value mapDo) {
+                Value mapQ, Value mapDo, Value mapKt, Value mapQt,
+                Value mapDot) {
     ifThen(eq(tid, 0), [&] {
       loop(cta, items, ctas, ValueRange{c32(0), c32(0)},
            [&](Value w, ValueRange it) -> SmallVector<Value> {
              auto [kb, head] = item(w);
              waitFreed(kvEmpty(), andI(it[1], c32(1)));
-             expectBytes(kvFull(), 2 * keysTile());
+             expectBytes(kvFull(), spec.residentBytes());
              Value keyRow = mul(kb, c32(spec.blockM));
              for (int64_t dc = 0; dc < spec.chunks(); ++dc) {
                int64_t block = dc * spec.blockM * 128;
+               Value column = c32(spec.blockColumns() * dc);
                tmaLoad(sharedAt(block), mapK,
-                       headsCoords(c32(64 * dc), keyRow, head), kvFull());
+                       headsCoords(column, keyRow, head), kvFull());
                tmaLoad(sharedAt(keysTile() + block), mapV,
-                       headsCoords(c32(64 * dc), keyRow, head), kvFull());
+                       headsCoords(column, keyRow, head), kvFull());
              }
+             for (int64_t kc = 0; spec.tf32 && kc < spec.blockM / 32; ++kc)
+               tmaLoad(sharedAt(2 * keysTile() + kc * spec.headDim * 128),
+                       mapKt, {add(keyRow, c32(32 * kc)), c32(0), head},
+                       kvFull());
              ValueRange end = loop(
                  firstQueryBlock(kb), queryBlocks, c32(1), ValueRange{it[0]},
                  [&](Value qb, ValueRange st) -> SmallVector<Value> {
@@ -93,10 +111,21 @@ struct BackwardKernel : AttentionBuilder {
                    Value row = mul(qb, c32(spec.blockN));
                    for (int64_t dc = 0; dc < spec.chunks(); ++dc) {
                      Value block = c32(dc * spec.blockN * 128);
+                     Value column = c32(spec.blockColumns() * dc);
                      tmaLoad(byteOffset(shared, qTile(stage), block), mapQ,
-                             headsCoords(c32(64 * dc), row, head), full(stage));
+                             headsCoords(column, row, head), full(stage));
                      tmaLoad(byteOffset(shared, doTile(stage), block), mapDo,
-                             headsCoords(c32(64 * dc), row, head), full(stage));
+                             headsCoords(column, row, head), full(stage));
+                   }
+                   for (int64_t qc = 0; spec.tf32 && qc < spec.blockN / 32;
+                        ++qc) {
+                     Value block = c32(qc * spec.headDim * 128);
+                     SmallVector<Value> at = {add(row, c32(32 * qc)), c32(0),
+                                              head};
+                     tmaLoad(byteOffset(shared, qtTile(stage), block), mapQt,
+                             at, full(stage));
+                     tmaLoad(byteOffset(shared, dotTile(stage), block), mapDot,
+                             at, full(stage));
                    }
                    return {add(st[0], c32(1))};
                  });
@@ -138,9 +167,11 @@ struct BackwardKernel : AttentionBuilder {
     warp = div(thread, c32(32));
     lane = rem(thread, c32(32));
     Value c = sub(group, c32(1));
-    int64_t tile = 64 * n * 2;
-    Value pTile = sharedAt(scratchOffset(), mul(c, c32(2 * tile)));
-    Value dsTile = sharedAt(scratchOffset() + tile, mul(c, c32(2 * tile)));
+    int64_t tile = spec.scoreTileBytes(), tiles = scoreTiles() * tile;
+    Value pTile = sharedAt(scratchOffset(), mul(c, c32(tiles)));
+    Value dsTile = sharedAt(scratchOffset() + tile, mul(c, c32(tiles)));
+    // TF32: dS [blockN queries, 64 keys], the B of dQ^T = K^T dS^T.
+    Value dsTransposed = sharedAt(scratchOffset() + 2 * tile, mul(c, c32(tiles)));
     Value dqTile = sharedAt(scratchOffset() + kConsumersTiles(),
                             mul(c, c32(spec.dqTileBytes())));
     Value barrierId = group;
@@ -149,7 +180,10 @@ struct BackwardKernel : AttentionBuilder {
     Value keyRows = mul(c, c32(64 * 128));
     Value kRows = byteOffset(shared, kTile(), keyRows);
     Value vRows = byteOffset(shared, vTile(), keyRows);
+    // TF32: this consumer's 64 keys of K^T, two column blocks of [D, 32].
+    Value ktColumns = byteOffset(shared, ktTile(), mul(c, c32(2 * d * 128)));
     Type bf16 = b.getBF16Type();
+    Type element = spec.tf32 ? f32 : bf16;
 
     loop(cta, items, ctas, ValueRange{c32(0), c32(0)},
          [&](Value w, ValueRange it) -> SmallVector<Value> {
@@ -169,7 +203,7 @@ struct BackwardKernel : AttentionBuilder {
                  NVVM::WgmmaFenceAlignedOp::create(b, loc);
                  Value sT = LLVM::UndefOp::create(b, loc, sType);
                  Value dpT = LLVM::UndefOp::create(b, loc, sType);
-                 for (int64_t ks = 0; ks < d / 16; ++ks) {
+                 for (int64_t ks = 0; ks < d / spec.kStep(); ++ks) {
                    sT = mma(sT, n, kMajor(kRows, keys, 0, ks),
                             kMajor(qTile(stage), n, 0, ks), false, false,
                             ks > 0);
@@ -222,15 +256,31 @@ struct BackwardKernel : AttentionBuilder {
                  }
                  // The previous block's P^T and dS^T have been read.
                  namedBarrier(barrierId, 128);
-                 storeSwizzled(pTile, unpack(branch.getResult(0), n), n, bf16);
-                 storeSwizzled(dsTile, unpack(branch.getResult(1), n), n, bf16);
+                 storeSwizzled(pTile, unpack(branch.getResult(0), n), n,
+                               element, spec.tf32);
+                 SmallVector<Value> ds = unpack(branch.getResult(1), n);
+                 storeSwizzled(dsTile, ds, n, element, spec.tf32);
+                 if (spec.tf32)
+                   storeTransposed(dsTransposed, ds, n, /*roundTf32=*/true);
                  fenceAsyncShared();
                  namedBarrier(barrierId, 128);
                  // dV += P^T dO, dK += dS^T Q, dQ = dS K (this consumer's
                  // keys) over the block's queries / keys.
+                 // TF32 reads K-major only: Q^T and dO^T for dK and dV, and
+                 // dQ^T = K^T dS^T (queries along N) instead of dQ.
                  NVVM::WgmmaFenceAlignedOp::create(b, loc);
-                 Value dq = LLVM::UndefOp::create(b, loc, dType);
-                 for (int64_t ks = 0; ks < n / 16; ++ks) {
+                 Value dq = LLVM::UndefOp::create(
+                     b, loc, spec.tf32 ? accType(n) : dType);
+                 for (int64_t ks = 0; ks < n / spec.kStep(); ++ks) {
+                   if (spec.tf32) {
+                     dvAcc = mma(dvAcc, d, kMajor(pTile, 64, 0, ks),
+                                 kMajor(dotTile(stage), d, 0, ks), false,
+                                 false, true);
+                     dkAcc = mma(dkAcc, d, kMajor(dsTile, 64, 0, ks),
+                                 kMajor(qtTile(stage), d, 0, ks), false,
+                                 false, true);
+                     continue;
+                   }
                    dvAcc = mma(dvAcc, d, kMajor(pTile, 64, 0, ks),
                                mnMajor(doTile(stage), n, 0, ks), false, true,
                                true);
@@ -238,9 +288,14 @@ struct BackwardKernel : AttentionBuilder {
                                mnMajor(qTile(stage), n, 0, ks), false, true,
                                true);
                  }
-                 for (int64_t ks = 0; ks < 64 / 16; ++ks)
-                   dq = mma(dq, d, mnMajor(dsTile, 64, 0, ks),
-                            mnMajor(kRows, keys, 0, ks), true, true, ks > 0);
+                 for (int64_t ks = 0; ks < 64 / spec.kStep(); ++ks)
+                   dq = spec.tf32
+                            ? mma(dq, n, kMajor(ktColumns, d, 0, ks),
+                                  kMajor(dsTransposed, n, 0, ks), false, false,
+                                  ks > 0)
+                            : mma(dq, d, mnMajor(dsTile, 64, 0, ks),
+                                  mnMajor(kRows, keys, 0, ks), true, true,
+                                  ks > 0);
                  NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
                  NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
                  arrivePerWarp(empty(stage));
@@ -253,17 +308,20 @@ struct BackwardKernel : AttentionBuilder {
                        b, loc, b.getI32IntegerAttr(0), b.getUnitAttr());
                  });
                  namedBarrier(barrierId, 128);
-                 SmallVector<Value> scaled = unpack(dq, d);
+                 SmallVector<Value> scaled = unpack(dq, spec.tf32 ? n : d);
                  for (Value &x : scaled)
                    x = fmul(x, scale);
-                 storeSwizzled(dqTile, scaled, d, f32);
+                 if (spec.tf32)
+                   storeTransposed(dqTile, scaled, n, /*roundTf32=*/false);
+                 else
+                   storeSwizzled(dqTile, scaled, d, f32);
                  fenceAsyncShared();
                  namedBarrier(barrierId, 128);
                  ifThen(first, [&] {
                    MLIRContext *context = b.getContext();
                    for (int64_t j = 0; j < d / 32; ++j)
                      NVVM::CpAsyncBulkTensorReduceOp::create(
-                         b, loc, mapDq, byteOffset(shared, dqTile, c32(j * 64 * 128)),
+                         b, loc, mapDq, byteOffset(shared, dqTile, c32(j * n * 128)),
                          NVVM::TMAReduxKindAttr::get(context, NVVM::TMAReduxKind::ADD),
                          NVVM::TMAStoreModeAttr::get(context, NVVM::TMAStoreMode::TILE),
                          headsCoords(c32(32 * j), mul(qb, c32(n)), head), Value());
@@ -284,13 +342,19 @@ struct BackwardKernel : AttentionBuilder {
                  for (auto [acc, out, factor, address] :
                       {std::tuple{end[0], dk, scale, add(dkRow, col)},
                        {end[1], dv, cf(1.0), add(dvRow, col)}}) {
-                   Value pair = bf16Pair(fmul(get(acc, reg), factor),
-                                         fmul(get(acc, reg + 1), factor));
+                   Value x = fmul(get(acc, reg), factor),
+                         y = fmul(get(acc, reg + 1), factor);
+                   Value pair =
+                       spec.tf32 ? vector::FromElementsOp::create(
+                                       b, loc, VectorType::get({2}, f32),
+                                       ValueRange{x, y})
+                                       .getResult()
+                                 : bf16Pair(x, y);
                    LLVM::StoreOp::create(
                        b, loc, pair,
-                       LLVM::GEPOp::create(b, loc, global, bf16, out,
+                       LLVM::GEPOp::create(b, loc, global, element, out,
                                            ValueRange{address}),
-                       4);
+                       2 * spec.elementBytes());
                  }
                }
              });
@@ -310,18 +374,27 @@ struct BackwardKernel : AttentionBuilder {
     k = entry.getArgument(1);
     v = entry.getArgument(2);
     dout = entry.getArgument(3);
-    lse = entry.getArgument(4);
-    delta = entry.getArgument(5);
-    dqAcc = entry.getArgument(6);
+    unsigned next = 4;
+    if (spec.tf32) {
+      kt = entry.getArgument(next++);
+      qt = entry.getArgument(next++);
+      dot = entry.getArgument(next++);
+    }
+    lse = entry.getArgument(next++);
+    delta = entry.getArgument(next++);
+    dqAcc = entry.getArgument(next++);
     // With packedGrads dV shares dK's binding (its layout has its offset).
-    unsigned next = 7;
     dk = entry.getArgument(next++);
     dv = spec.packedGrads ? dk : entry.getArgument(next++);
     scratch = entry.getArgument(next++);
     scale = readShape(entry, next);
     next += 4;
-    for (HeadsLayout *layout : {&qLayout, &kLayout, &vLayout, &doLayout,
-                                &dqLayout, &dkLayout, &dvLayout}) {
+    SmallVector<HeadsLayout *> layouts = {&qLayout,  &kLayout,  &vLayout,
+                                          &doLayout, &dqLayout, &dkLayout,
+                                          &dvLayout};
+    if (spec.tf32)
+      layouts.append({&ktLayout, &qtLayout, &dotLayout});
+    for (HeadsLayout *layout : layouts) {
       *layout = layoutArgument(entry, next);
       next += 3;
     }
@@ -341,14 +414,26 @@ struct BackwardKernel : AttentionBuilder {
     Value mapQ = byteOffset(global, mapK, c32(2 * kTensorMapBytes));
     Value mapDo = byteOffset(global, mapK, c32(3 * kTensorMapBytes));
     Value mapDq = byteOffset(global, mapK, c32(4 * kTensorMapBytes));
+    Value mapKt = byteOffset(global, mapK, c32(5 * kTensorMapBytes));
+    Value mapQt = byteOffset(global, mapK, c32(6 * kTensorMapBytes));
+    Value mapDot = byteOffset(global, mapK, c32(7 * kTensorMapBytes));
     ifThen(eq(tid, 0), [&] {
-      encodeHeadsMap(mapK, k, kLayout, spec.blockM, 2, kTensorMapBf16);
-      encodeHeadsMap(mapV, v, vLayout, spec.blockM, 2, kTensorMapBf16);
-      encodeHeadsMap(mapQ, q, qLayout, spec.blockN, 2, kTensorMapBf16);
-      encodeHeadsMap(mapDo, dout, doLayout, spec.blockN, 2, kTensorMapBf16);
-      // dQ's f32 accumulator in boxes of [64 queries, 32 columns].
+      int64_t bytes = spec.elementBytes();
+      int type = spec.tf32 ? kTensorMapF32 : kTensorMapBf16;
+      encodeHeadsMap(mapK, k, kLayout, spec.blockM, bytes, type);
+      encodeHeadsMap(mapV, v, vLayout, spec.blockM, bytes, type);
+      encodeHeadsMap(mapQ, q, qLayout, spec.blockN, bytes, type);
+      encodeHeadsMap(mapDo, dout, doLayout, spec.blockN, bytes, type);
+      // dQ's f32 accumulator in boxes of [blockN queries, 32 columns].
       encodeHeadsMap(mapDq, dqAcc, dqLayout, spec.blockN, 4, kTensorMapF32);
-      publishTensorMaps({mapK, mapV, mapQ, mapDo, mapDq});
+      SmallVector<Value> maps = {mapK, mapV, mapQ, mapDo, mapDq};
+      if (spec.tf32) {
+        encodeTransposedMap(mapKt, kt, ktLayout, spec.headDim);
+        encodeTransposedMap(mapQt, qt, qtLayout, spec.headDim);
+        encodeTransposedMap(mapDot, dot, dotLayout, spec.headDim);
+        maps.append({mapKt, mapQt, mapDot});
+      }
+      publishTensorMaps(maps);
       int64_t arrivals = 4 * FlashAttentionSpec::kConsumers;
       NVVM::MBarrierInitOp::create(b, loc, kvFull(), c32(1), Value());
       NVVM::MBarrierInitOp::create(b, loc, kvEmpty(), c32(arrivals), Value());
@@ -365,7 +450,8 @@ struct BackwardKernel : AttentionBuilder {
         tid, /*moveRegisters=*/true, kProducerRegisters, kConsumerRegisters,
         [&] {
           producer(tid, cta, ctas, toGeneric(mapK), toGeneric(mapV),
-                   toGeneric(mapQ), toGeneric(mapDo));
+                   toGeneric(mapQ), toGeneric(mapDo), toGeneric(mapKt),
+                   toGeneric(mapQt), toGeneric(mapDot));
         },
         [&](Value group) { consumer(tid, cta, ctas, group, toGeneric(mapDq)); });
     gpu::ReturnOp::create(b, loc);
@@ -381,8 +467,10 @@ cuda::buildFlashAttentionBackward(MLIRContext *context,
   OwningOpRef<ModuleOp> module =
       createKernelModule(b, spec.kernelName(), "sm_90a", "+ptx83");
   LLVM::GlobalOp smem;
+  int64_t transposes = spec.tf32 ? 3 : 0;
   gpu::GPUFuncOp func = AttentionBuilder::createKernel(
-      b, spec, spec.packedGrads ? 9 : 10, 4 + 7 * 3, smem);
+      b, spec, (spec.packedGrads ? 9 : 10) + transposes,
+      4 + (7 + transposes) * 3, smem);
   BackwardKernel(b, b.getUnknownLoc(), spec).body(func, smem);
   return module;
 }

@@ -3,8 +3,9 @@
 // Private to FlashAttention{Kernel,Forward,Backward}.cpp: wgmma accumulator
 // fragments (register 4i + 2h + e of a warp group's m64nN tile holds row
 // 16 warp + lane / 4 + 8 h, column 8 i + 2 (lane % 4) + e), their row
-// reductions over a lane quad, bf16 copies of them in 128B-swizzled shared
-// tiles, and the kernels' common entry (tensor maps, barriers, roles).
+// reductions over a lane quad, bf16 or TF32 copies of them (transposed too)
+// in 128B-swizzled shared tiles, and the kernels' common entry (tensor
+// maps, barriers, roles).
 //
 //===----------------------------------------------------------------------===//
 
@@ -41,6 +42,11 @@ struct AttentionBuilder : KernelBuilder {
   /// boxes of [128 bytes, boxRows, 1, 1].
   void encodeHeadsMap(Value map, Value base, const HeadsLayout &layout,
                       int64_t boxRows, int64_t bytes, int elementType);
+  /// A tensor map over the [B*H, D, T'] f32 transpose at `base` (row stride
+  /// T', head stride D T' in `layout`): dims [T, D, B*H], boxes of [32
+  /// positions, boxRows of D].
+  void encodeTransposedMap(Value map, Value base, const HeadsLayout &layout,
+                           int64_t boxRows);
   /// TMA coordinates of (head, row, column).
   SmallVector<Value, 4> headsCoords(Value column, Value row, Value head) {
     return {column, row, rem(head, heads), div(head, heads)};
@@ -58,8 +64,8 @@ struct AttentionBuilder : KernelBuilder {
   Value pack(Type type, ArrayRef<Value> values);
   SmallVector<Value> unpack(Value acc, int64_t n);
 
-  /// acc (+)= A * B over one k16 slice, both from shared memory. MN-major
-  /// operands are read transposed (bf16 only).
+  /// acc (+)= A * B over one K step (k16 bf16, k8 TF32), both from shared
+  /// memory. MN-major operands are read transposed (bf16 only).
   Value mma(Value acc, int64_t n, Value descA, Value descB, bool aMnMajor,
             bool bMnMajor, bool accumulate);
 
@@ -77,12 +83,18 @@ struct AttentionBuilder : KernelBuilder {
     return add(mul(rem(lane, c32(4)), c32(2)), c32(8 * i + e));
   }
 
-  /// Writes `values` (an m64nN fragment, f32) as `element` (bf16 or f32)
-  /// into `tile`: `n` columns stored as blocks of [64 rows, 128 B],
-  /// 128B-swizzled (16-byte unit u of row r at u ^ r % 8: conflict-free for
-  /// a warp's eight rows), as TMA and wgmma read them.
+  /// Writes `values` (an m64nN fragment, f32) as `element` (bf16 or f32,
+  /// rounded to TF32 with `roundTf32`) into `tile`: `n` columns stored as
+  /// blocks of [64 rows, 128 B], 128B-swizzled (16-byte unit u of row r at
+  /// u ^ r % 8: conflict-free for a warp's eight rows), as TMA and wgmma
+  /// read them.
   void storeSwizzled(Value tile, ArrayRef<Value> values, int64_t n,
-                     Type element);
+                     Type element, bool roundTf32 = false);
+  /// Writes the transpose of `values` (an m64nN f32 fragment; rounded to
+  /// TF32 with `roundTf32`) into `tile`: [n rows, 64 columns] as two
+  /// swizzled blocks of [n rows, 128 B].
+  void storeTransposed(Value tile, ArrayRef<Value> values, int64_t n,
+                       bool roundTf32);
 
   /// wgmma descriptor of a K-major operand: `rows`-row tile at `base`
   /// stored as column blocks of [rows, 128 B]; rows from `row0`, k16 slice

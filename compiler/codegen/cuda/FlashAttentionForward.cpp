@@ -1,9 +1,11 @@
 //===- FlashAttentionForward.cpp - sm_90 attention forward ----------------===//
 //
 // See FlashAttentionKernel.h. Shared memory: 2 x Q [128 rows] | stages x
-// (K, V) [128 rows each] | P [64 x blockN] per consumer | barriers (Q
-// full/empty per Q tile, then full/empty per stage). Every [rows, D] tile is stored as D / 64
-// column blocks of [rows, 128 B], 128B-swizzled, as TMA writes them.
+// (K, V) [blockN rows each; TF32: K and V^T] | P [64 x blockN] per consumer
+// | barriers (Q full/empty per Q tile, then full/empty per stage). Every
+// [rows, D] tile is stored as column blocks of [rows, 128 B] (64 bf16 or 32
+// f32 columns), 128B-swizzled, as TMA writes them; V^T as blocks of [D, 32
+// keys].
 //
 //===----------------------------------------------------------------------===//
 
@@ -11,6 +13,7 @@
 #include "compiler/codegen/cuda/PtxSerialization.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 #include <limits>
 
@@ -78,7 +81,8 @@ struct ForwardKernel : AttentionBuilder {
                tmaLoad(byteOffset(shared, qTile(buffer),
                                   c32(dc * spec.blockM * 128)),
                        mapQ,
-                       headsCoords(c32(64 * dc), mul(qb, c32(spec.blockM)), head),
+                       headsCoords(c32(spec.blockColumns() * dc),
+                                   mul(qb, c32(spec.blockM)), head),
                        qFull(buffer));
              ValueRange end = loop(
                  c32(0), keyBlocks(qb), c32(1), ValueRange{it[0]},
@@ -90,11 +94,19 @@ struct ForwardKernel : AttentionBuilder {
                    Value row = mul(j, c32(spec.blockN));
                    for (int64_t dc = 0; dc < spec.chunks(); ++dc) {
                      int64_t block = dc * spec.blockN * 128;
+                     Value column = c32(spec.blockColumns() * dc);
                      tmaLoad(byteOffset(shared, kTile(stage), c32(block)), mapK,
-                             headsCoords(c32(64 * dc), row, head), full);
-                     tmaLoad(byteOffset(shared, vTile(stage), c32(block)), mapV,
-                             headsCoords(c32(64 * dc), row, head), full);
+                             headsCoords(column, row, head), full);
+                     if (!spec.tf32)
+                       tmaLoad(byteOffset(shared, vTile(stage), c32(block)),
+                               mapV, headsCoords(column, row, head), full);
                    }
+                   // V^T: the block's keys as column blocks of [D, 32].
+                   for (int64_t kc = 0; spec.tf32 && kc < spec.blockN / 32; ++kc)
+                     tmaLoad(byteOffset(shared, vTile(stage),
+                                        c32(kc * spec.headDim * 128)),
+                             mapV, {add(row, c32(32 * kc)), c32(0), head},
+                             full);
                    return {add(kv[0], c32(1))};
                  });
              return {end[0], add(it[1], c32(1))};
@@ -130,7 +142,7 @@ struct ForwardKernel : AttentionBuilder {
     warp = div(thread, c32(32));
     lane = rem(thread, c32(32));
     Value c = sub(group, c32(1));
-    Value pTile = sharedAt(pOffset(), mul(c, c32(64 * n * 2)));
+    Value pTile = sharedAt(pOffset(), mul(c, c32(spec.scoreTileBytes())));
     Value barrierId = group; // 1, 2: named barriers of the warp groups
     Value minusInf = cf(-std::numeric_limits<double>::infinity());
     Value zero = cf(0.0);
@@ -158,7 +170,7 @@ struct ForwardKernel : AttentionBuilder {
                  // S = Q K^T over D.
                  NVVM::WgmmaFenceAlignedOp::create(b, loc);
                  Value s = LLVM::UndefOp::create(b, loc, sType);
-                 for (int64_t ks = 0; ks < d / 16; ++ks)
+                 for (int64_t ks = 0; ks < d / spec.kStep(); ++ks)
                    s = mma(s, n, kMajor(qBase, spec.blockM, qRow0, ks),
                            kMajor(kTile(stage), n, 0, ks), false, false,
                            ks > 0);
@@ -205,7 +217,9 @@ struct ForwardKernel : AttentionBuilder {
                  }
                  // The previous block's P has been read by every warp.
                  namedBarrier(barrierId, 128);
-                 storeSwizzled(pTile, x, n, b.getBF16Type());
+                 storeSwizzled(pTile, x, n,
+                               spec.tf32 ? f32 : Type(b.getBF16Type()),
+                               spec.tf32);
                  fenceAsyncShared();
                  namedBarrier(barrierId, 128);
                  SmallVector<Value> ov = unpack(acc, d);
@@ -214,10 +228,11 @@ struct ForwardKernel : AttentionBuilder {
                  acc = pack(oType, ov);
                  // O += P V over the block's keys.
                  NVVM::WgmmaFenceAlignedOp::create(b, loc);
-                 for (int64_t ks = 0; ks < n / 16; ++ks)
+                 for (int64_t ks = 0; ks < n / spec.kStep(); ++ks)
                    acc = mma(acc, d, kMajor(pTile, 64, 0, ks),
-                             mnMajor(vTile(stage), n, 0, ks), false, true,
-                             true);
+                             spec.tf32 ? kMajor(vTile(stage), d, 0, ks)
+                                       : mnMajor(vTile(stage), n, 0, ks),
+                             false, !spec.tf32, true);
                  NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
                  NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
                  arrivePerWarp(kvEmpty(stage));
@@ -229,10 +244,11 @@ struct ForwardKernel : AttentionBuilder {
          });
   }
 
-  /// O / l in bf16 and lse = (m + log2 l) ln 2 for the rows below T.
+  /// O / l (bf16, or f32 for TF32) and lse = (m + log2 l) ln 2 for the
+  /// rows below T.
   void epilogue(ValueRange end, Value rowBase, Value head) {
     int64_t d = spec.headDim;
-    Type bf16 = b.getBF16Type();
+    Type element = spec.tf32 ? f32 : Type(b.getBF16Type());
     SmallVector<Value> ov = unpack(end[0], d);
     Value headRow = mul(head, t);
     for (int64_t h = 0; h < 2; ++h) {
@@ -244,10 +260,15 @@ struct ForwardKernel : AttentionBuilder {
         for (int64_t i = 0; i < d / 8; ++i) {
           int64_t reg = 4 * i + 2 * h;
           Value col = fragmentCol(i, 0);
-          Value pair = bf16Pair(fmul(ov[reg], inv), fmul(ov[reg + 1], inv));
-          Value address = LLVM::GEPOp::create(b, loc, global, bf16, o,
+          Value x = fmul(ov[reg], inv), y = fmul(ov[reg + 1], inv);
+          Value pair = spec.tf32 ? vector::FromElementsOp::create(
+                                       b, loc, VectorType::get({2}, f32),
+                                       ValueRange{x, y})
+                                       .getResult()
+                                 : bf16Pair(x, y);
+          Value address = LLVM::GEPOp::create(b, loc, global, element, o,
                                               ValueRange{add(rowOffset, wide(col))});
-          LLVM::StoreOp::create(b, loc, pair, address, 4);
+          LLVM::StoreOp::create(b, loc, pair, address, 2 * spec.elementBytes());
         }
         ifThen(eq(rem(lane, c32(4)), 0), [&] {
           Value lseValue =
@@ -288,9 +309,14 @@ struct ForwardKernel : AttentionBuilder {
     Value mapK = byteOffset(global, mapQ, c32(kTensorMapBytes));
     Value mapV = byteOffset(global, mapQ, c32(2 * kTensorMapBytes));
     ifThen(eq(tid, 0), [&] {
-      for (auto [map, base, layout] :
-           {std::tuple{mapQ, q, qLayout}, {mapK, k, kLayout}, {mapV, v, vLayout}})
-        encodeHeadsMap(map, base, layout, 128, 2, kTensorMapBf16);
+      int64_t bytes = spec.elementBytes();
+      int type = spec.tf32 ? kTensorMapF32 : kTensorMapBf16;
+      encodeHeadsMap(mapQ, q, qLayout, spec.blockM, bytes, type);
+      encodeHeadsMap(mapK, k, kLayout, spec.blockN, bytes, type);
+      if (spec.tf32)
+        encodeTransposedMap(mapV, v, vLayout, spec.headDim);
+      else
+        encodeHeadsMap(mapV, v, vLayout, spec.blockN, bytes, type);
       publishTensorMaps({mapQ, mapK, mapV});
       for (int64_t q = 0; q < 2; ++q) {
         NVVM::MBarrierInitOp::create(b, loc, qFull(c32(q)), c32(1), Value());

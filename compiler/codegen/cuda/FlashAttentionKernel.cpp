@@ -2,6 +2,7 @@
 
 #include "compiler/codegen/cuda/FlashAttentionBuilder.h"
 #include "compiler/codegen/cuda/PtxSerialization.h"
+#include "compiler/dialect/NovaOps.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -13,10 +14,10 @@ using namespace mlir::nova;
 using namespace mlir::nova::cuda;
 
 std::string FlashAttentionSpec::kernelName() const {
-  return llvm::formatv("nova_attention_{0}_d{1}_{2}x{3}_s{4}{5}{6}",
+  return llvm::formatv("nova_attention_{0}_d{1}_{2}x{3}_s{4}{5}{6}{7}",
                        backward ? "bwd" : "fwd", headDim, blockM, blockN,
                        stages, causal ? "_causal" : "",
-                       packedGrads ? "_kv" : "")
+                       packedGrads ? "_kv" : "", tf32 ? "_tf32" : "")
       .str();
 }
 
@@ -28,11 +29,12 @@ cuda::flashAttentionSpec(LoweringConfigAttr config, bool backward, bool causal,
     why = "kernel family is not flash_wgmma";
     return failure();
   }
-  if (config.getPrecision() != "bf16") {
+  if (config.getPrecision() != "bf16" && config.getPrecision() != "tf32") {
     why = ("no attention kernel for precision " + config.getPrecision()).str();
     return failure();
   }
   FlashAttentionSpec spec;
+  spec.tf32 = config.getPrecision() == "tf32";
   spec.backward = backward;
   spec.causal = causal;
   spec.headDim = headDim;
@@ -44,12 +46,12 @@ cuda::flashAttentionSpec(LoweringConfigAttr config, bool backward, bool causal,
   spec.blockM = tile[0];
   spec.blockN = tile[1];
   spec.stages = config.getPipelineStages();
-  // The forward's Q tile and its K/V blocks share one TMA box of 128 rows;
-  // the backward's consumers own 64 keys each and step 64 queries.
-  bool shapes = backward ? spec.blockM == 128 && spec.blockN == 64
-                         : spec.blockM == 128 && spec.blockN == 128;
-  if (!shapes || headDim % 64 || headDim < 64 || headDim > 128 ||
-      spec.stages < 1) {
+  // Two consumers of 64 query rows (forward) or 64 keys (backward) each;
+  // the steps of f32 tiles are half as long, to fit shared memory.
+  int64_t step = (backward ? 64 : 128) / (spec.tf32 ? 2 : 1);
+  bool shapes = spec.blockM == 128 && spec.blockN == step;
+  bool dims = spec.tf32 ? headDim == 64 : headDim == 64 || headDim == 128;
+  if (!shapes || !dims || spec.stages < 1) {
     why = "tile, head dim or stages out of the kernel's range";
     return failure();
   }
@@ -97,10 +99,13 @@ SmallVector<Value> AttentionBuilder::unpack(Value acc, int64_t n) {
 Value AttentionBuilder::mma(Value acc, int64_t n, Value descA, Value descB,
                             bool aMnMajor, bool bMnMajor, bool accumulate) {
   MLIRContext *context = b.getContext();
+  assert(!(spec.tf32 && (aMnMajor || bMnMajor)) && "TF32 reads K-major only");
+  NVVM::WGMMATypes type =
+      spec.tf32 ? NVVM::WGMMATypes::tf32 : NVVM::WGMMATypes::bf16;
   return NVVM::WgmmaMmaAsyncOp::create(
       b, loc, accType(n), acc, descA, descB,
-      NVVM::MMAShapeAttr::get(context, 64, n, 16), NVVM::WGMMATypes::bf16,
-      NVVM::WGMMATypes::bf16, NVVM::WGMMATypes::f32,
+      NVVM::MMAShapeAttr::get(context, 64, n, spec.kStep()), type, type,
+      NVVM::WGMMATypes::f32,
       accumulate ? NVVM::WGMMAScaleOut::one : NVVM::WGMMAScaleOut::zero,
       NVVM::WGMMAScaleIn::one, NVVM::WGMMAScaleIn::one,
       aMnMajor ? NVVM::MMALayout::col : NVVM::MMALayout::row,
@@ -129,7 +134,7 @@ Value AttentionBuilder::bf16Pair(Value x, Value y) {
 }
 
 void AttentionBuilder::storeSwizzled(Value tile, ArrayRef<Value> values,
-                                     int64_t n, Type element) {
+                                     int64_t n, Type element, bool roundTf32) {
   int64_t bytes = element.isF32() ? 4 : 2, perRow = 128 / bytes;
   for (int64_t i = 0; i < n / 8; ++i) {
     for (int64_t h = 0; h < 2; ++h) {
@@ -148,10 +153,32 @@ void AttentionBuilder::storeSwizzled(Value tile, ArrayRef<Value> values,
                              ValueRange{values[reg], values[reg + 1]})
                              .getResult()
                        : bf16Pair(values[reg], values[reg + 1]);
+      if (element.isF32() && roundTf32)
+        pair = RoundTf32Op::buildScalar(b, loc, pair);
       LLVM::StoreOp::create(b, loc, pair, byteOffset(shared, tile, offset),
                             2 * bytes);
     }
   }
+}
+
+void AttentionBuilder::storeTransposed(Value tile, ArrayRef<Value> values,
+                                       int64_t n, bool roundTf32) {
+  for (int64_t i = 0; i < n / 8; ++i)
+    for (int64_t h = 0; h < 2; ++h)
+      for (int64_t e = 0; e < 2; ++e) {
+        // Fragment (row, col) -> tile (col, row): column blocks of 32.
+        Value row = fragmentRow(h), col = fragmentCol(i, e);
+        Value byteInRow = mul(rem(row, c32(32)), c32(4));
+        Value unit = arith::XOrIOp::create(b, loc, div(byteInRow, c32(16)),
+                                           rem(col, c32(8)));
+        Value offset =
+            add(add(mul(div(row, c32(32)), c32(n * 128)), mul(col, c32(128))),
+                add(mul(unit, c32(16)), rem(byteInRow, c32(16))));
+        Value x = values[4 * i + 2 * h + e];
+        if (roundTf32)
+          x = RoundTf32Op::buildScalar(b, loc, x);
+        LLVM::StoreOp::create(b, loc, x, byteOffset(shared, tile, offset), 4);
+      }
 }
 
 Value AttentionBuilder::kMajor(Value base, int64_t rows, int64_t row0,
@@ -198,6 +225,16 @@ void AttentionBuilder::encodeHeadsMap(Value map, Value base,
                   {bytesOf(layout.rowStride), bytesOf(layout.headStride),
                    bytesOf(layout.batchStride)},
                   boxRows, bytes, elementType);
+}
+
+void AttentionBuilder::encodeTransposedMap(Value map, Value base,
+                                           const HeadsLayout &layout,
+                                           int64_t boxRows) {
+  Value first = LLVM::GEPOp::create(b, loc, global, f32, base,
+                                    ValueRange{layout.offset});
+  encodeTensorMap(map, first, {t, c32(spec.headDim), bh},
+                  {mul(layout.rowStride, c64(4)), mul(layout.headStride, c64(4))},
+                  boxRows, 4, kTensorMapF32);
 }
 
 Value AttentionBuilder::readShape(Block &entry, unsigned first) {

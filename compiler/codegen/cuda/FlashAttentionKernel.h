@@ -3,7 +3,8 @@
 // Nova's Hopper attention, forward and backward, built through the
 // gpu/nvvm dialects from a #nova.lowering_config (kernel "flash_wgmma").
 // Operands are bf16 [BH, T, D] (heads flattened into the batch), head dim D
-// a multiple of 64; no T x T tensor exists in memory.
+// 64 or 128, or f32 rounded to TF32 (head dim 64: the f32 tiles fill shared
+// memory twice as fast); no T x T tensor exists in memory.
 //
 // Forward (FlashAttentionForward.cpp): persistent CTAs walk (query block,
 // head) work items, heaviest causal blocks first. Warp group 0 produces (one
@@ -23,11 +24,19 @@
 // dO, dK += dS^T Q, and dQ += dS K accumulated in f32 with atomic adds into a
 // zero-initialised [BH, T, D] buffer. Then dK (scaled) and dV in bf16.
 //
-// ABI: forward (Q, K, V, O, LSE, tensor-map scratch; T, BH, scale as f32
-// bits, H, then offset, row and head stride of Q, K, V, O); backward (Q, K,
-// V, dO, LSE, Delta, dQ f32 accumulator, dK, dV - one binding for both with
-// packedGrads -, scratch; T, BH, scale bits, H, then the strides of Q, K, V,
-// dO, dQ, dK, dV). Block 384 threads, grid x = CTAs, dynamic
+// TF32: wgmma takes both operands K-major, so the forward reads V^T (O += P
+// V) and the backward K^T (dQ^T = K^T dS^T), Q^T (dK += dS^T Q) and dO^T
+// (dV += P^T dO) from [BH, D, T'] copies (T' >= T rows of 16-byte multiples;
+// the layout's row stride is T', its head stride D T'), and the backward
+// stores dS transposed besides dS^T. The forward steps 64 keys, the
+// backward 32 queries.
+//
+// ABI: forward (Q, K, V or V^T, O, LSE, tensor-map scratch; T, BH, scale as
+// f32 bits, H, then offset, row and head stride of Q, K, V (V^T), O);
+// backward (Q, K, V, dO, [TF32: K^T, Q^T, dO^T,] LSE, Delta, dQ f32
+// accumulator, dK, dV - one binding for both with packedGrads -, scratch;
+// T, BH, scale bits, H, then the strides of Q, K, V, dO, dQ, dK, dV[, K^T,
+// Q^T, dO^T]). Block 384 threads, grid x = CTAs, dynamic
 // shared memory `sharedMemoryBytes()`, `kDescriptorBytesPerCta` of scratch
 // per CTA.
 //
@@ -53,6 +62,11 @@ struct FlashAttentionSpec {
   /// Backward: dK and dV are written into one binding (the tensor the graph
   /// concatenates them into), at their layouts' offsets.
   bool packedGrads = false;
+  /// f32 operands (already rounded to TF32) through k8 TF32 wgmmas, whose
+  /// operands are both K-major: the kernel also reads V^T (forward), K^T,
+  /// Q^T and dO^T (backward) as [B*H, D, T'] copies, and P, dS are stored
+  /// rounded to TF32. Results in f32.
+  bool tf32 = false;
   int64_t headDim = 64;
   /// Forward: query rows per CTA tile (64 per consumer) and keys per step.
   /// Backward: keys per CTA (64 per consumer) and queries per step.
@@ -60,21 +74,36 @@ struct FlashAttentionSpec {
   int64_t stages = 2;
 
   static constexpr int64_t kConsumers = 2;
-  int64_t chunks() const { return headDim / 64; } // 128-byte rows of D
+  int64_t elementBytes() const { return tf32 ? 4 : 2; }
+  /// Elements in the 128-byte row of a swizzled column block.
+  int64_t blockColumns() const { return 128 / elementBytes(); }
+  int64_t chunks() const { return headDim / blockColumns(); }
+  /// The K of one wgmma (32 bytes of a K-major row either way).
+  int64_t kStep() const { return tf32 ? 8 : 16; }
   int64_t threads() const { return 128 * (1 + kConsumers); }
-  /// Bytes of a [rows, D] bf16 tile stored as `chunks()` swizzled column
-  /// blocks of [rows, 128 B].
-  int64_t tileBytes(int64_t rows) const { return rows * headDim * 2; }
+  /// Bytes of a [rows, D] tile stored as `chunks()` swizzled column blocks
+  /// of [rows, 128 B] (or, transposed, of a [D, rows] one).
+  int64_t tileBytes(int64_t rows) const {
+    return rows * headDim * elementBytes();
+  }
   /// Forward: two Q tiles (the next item's loads while this one runs), then
-  /// `stages` x (K, V), then P (64 x blockN per consumer).
-  /// Backward: K and V, then `stages` x (Q, dO), then P^T and dS^T (64 x
-  /// blockN per consumer each), then each consumer's f32 dQ part (64 x D).
-  /// The mbarriers last.
-  int64_t residentBytes() const { return 2 * tileBytes(blockM); }
-  int64_t stageBytes() const { return 2 * tileBytes(blockN); }
-  int64_t dqTileBytes() const { return backward ? 64 * headDim * 4 : 0; }
+  /// `stages` x (K, V or V^T), then P (64 x blockN per consumer).
+  /// Backward: K, V (and K^T), then `stages` x (Q, dO (and Q^T, dO^T)),
+  /// then per consumer P^T and dS^T (64 x blockN each; TF32 also dS,
+  /// blockN x 64), then each consumer's f32 dQ part (blockN x D). The
+  /// mbarriers last.
+  int64_t residentBytes() const {
+    return (backward && tf32 ? 3 : 2) * tileBytes(blockM);
+  }
+  int64_t stageBytes() const {
+    return (backward && tf32 ? 4 : 2) * tileBytes(blockN);
+  }
+  int64_t dqTileBytes() const { return backward ? blockN * headDim * 4 : 0; }
+  /// One consumer's [64, blockN] P tile (and the backward's others).
+  int64_t scoreTileBytes() const { return 64 * blockN * elementBytes(); }
   int64_t scratchTileBytes() const {
-    return kConsumers * ((backward ? 2 : 1) * 64 * blockN * 2 + dqTileBytes());
+    int64_t tiles = !backward ? 1 : tf32 ? 3 : 2;
+    return kConsumers * (tiles * scoreTileBytes() + dqTileBytes());
   }
   int64_t barrierBytes() const { return 8 * (4 + 2 * stages); }
   int64_t sharedMemoryBytes() const {
@@ -84,11 +113,12 @@ struct FlashAttentionSpec {
   std::string kernelName() const;
 };
 
-/// Tensor maps per CTA: forward Q, K, V; backward K, V, Q, dO, dQ.
-constexpr int64_t kAttentionDescriptorBytesPerCta = 5 * kTensorMapBytes;
+/// Tensor maps per CTA: forward Q, K, V (V^T); backward K, V, Q, dO, dQ,
+/// then for TF32 K^T, Q^T, dO^T.
+constexpr int64_t kAttentionDescriptorBytesPerCta = 8 * kTensorMapBytes;
 
-/// The spec for `config` (kernel "flash_wgmma", precision bf16), or failure
-/// with the reason in `why`.
+/// The spec for `config` (kernel "flash_wgmma", precision bf16 or tf32), or
+/// failure with the reason in `why`.
 FailureOr<FlashAttentionSpec> flashAttentionSpec(LoweringConfigAttr config,
                                                  bool backward, bool causal,
                                                  int64_t headDim,

@@ -3,6 +3,7 @@
 #include "compiler/codegen/cuda/TransposeKernel.h"
 #include "compiler/codegen/cuda/KernelBuilder.h"
 #include "compiler/codegen/cuda/PtxSerialization.h"
+#include "compiler/dialect/NovaOps.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 
@@ -28,12 +29,21 @@ OwningOpRef<ModuleOp> cuda::buildTransposeKernel(MLIRContext *context,
       Attribute(), /*alignment=*/16, /*addrSpace=*/3);
   KernelBuilder k(b, loc);
   SmallVector<Type> params(2, k.global);
-  params.append(4, k.i32);
+  params.append(9, k.i32);
   Block &entry =
       createKernelFunc(b, name, params, kTransposeBlock).getBody().front();
   Value src = entry.getArgument(0), dst = entry.getArgument(1);
   Value rows = entry.getArgument(2), cols = entry.getArgument(3);
   Value tilesC = entry.getArgument(4), tilesPerMatrix = entry.getArgument(5);
+  Value heads = entry.getArgument(6);
+  // i64: a matrix of the batch may pass 2^31 elements altogether.
+  Value srcOffset = k.wide(entry.getArgument(7));
+  Value srcRowStride = k.wide(entry.getArgument(8));
+  Value srcHeadStride = k.wide(entry.getArgument(9));
+  Value dstRowStride = k.wide(entry.getArgument(10));
+  Value srcBatchStride = arith::MaxUIOp::create(
+      b, loc, k.mul(k.wide(rows), srcRowStride),
+      k.mul(k.wide(heads), srcHeadStride));
   Value smem = LLVM::AddressOfOp::create(b, loc, smemGlobal);
   Value block = k.id(gpu::BlockIdOp::create(b, loc, gpu::Dimension::x));
   Value thread = k.id(gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x));
@@ -42,10 +52,12 @@ OwningOpRef<ModuleOp> cuda::buildTransposeKernel(MLIRContext *context,
   Value r0 = k.mul(k.div(inMatrix, tilesC), k.c32(tile));
   Value c0 = k.mul(k.rem(inMatrix, tilesC), k.c32(tile));
   Value tx = k.rem(thread, k.c32(tile)), ty = k.div(thread, k.c32(tile));
-  // i64: a matrix of the batch may pass 2^31 elements altogether.
-  Value matrixBase = k.mul(k.wide(z), k.mul(k.wide(rows), k.wide(cols)));
-  auto at = [&](Value base, Value row, Value col, Value width) {
-    return k.add(base, k.add(k.mul(k.wide(row), k.wide(width)), k.wide(col)));
+  Value srcBase = k.add(
+      srcOffset, k.add(k.mul(k.wide(k.div(z, heads)), srcBatchStride),
+                       k.mul(k.wide(k.rem(z, heads)), srcHeadStride)));
+  Value dstBase = k.mul(k.wide(z), k.mul(k.wide(cols), dstRowStride));
+  auto at = [&](Value base, Value row, Value col, Value stride) {
+    return k.add(base, k.add(k.mul(k.wide(row), stride), k.wide(col)));
   };
   auto smemAt = [&](Value i, Value j) {
     return LLVM::GEPOp::create(b, loc, k.shared, k.f32, smem,
@@ -60,16 +72,11 @@ OwningOpRef<ModuleOp> cuda::buildTransposeKernel(MLIRContext *context,
       Value x = LLVM::LoadOp::create(
           b, loc, k.f32,
           LLVM::GEPOp::create(b, loc, k.global, k.f32, src,
-                              ValueRange{at(matrixBase, r, c, cols)}),
+                              ValueRange{at(srcBase, r, c, srcRowStride)}),
           4, /*isVolatile=*/false, /*isNonTemporal=*/false,
           /*isInvariant=*/true);
-      if (roundToTf32) {
-        // Round to nearest, ties away from zero: add half an ulp of the
-        // 10-bit mantissa, drop the low 13 bits.
-        Value bits = LLVM::BitcastOp::create(b, loc, k.i32, x);
-        bits = k.andI(k.add(bits, k.c32(0x1000)), k.c32(int32_t(0xFFFFE000u)));
-        x = LLVM::BitcastOp::create(b, loc, k.f32, bits);
-      }
+      if (roundToTf32)
+        x = RoundTf32Op::buildScalar(b, loc, x);
       LLVM::StoreOp::create(b, loc, x, smemAt(i, tx), 4);
     });
   }
@@ -84,7 +91,7 @@ OwningOpRef<ModuleOp> cuda::buildTransposeKernel(MLIRContext *context,
       LLVM::StoreOp::create(
           b, loc, x,
           LLVM::GEPOp::create(b, loc, k.global, k.f32, dst,
-                              ValueRange{at(matrixBase, cc, r, rows)}),
+                              ValueRange{at(dstBase, cc, r, dstRowStride)}),
           4);
     });
   }

@@ -3,14 +3,21 @@
 // dst[z, c, r] = round(src[z, r, c]) for a batch of f32 [R, C] matrices,
 // where round is TF32 rounding to nearest (the tensor cores would truncate)
 // or nothing. TF32 wgmma reads both operands K-major, so an M- or N-major
-// f32 operand is transposed once in memory; IREE's own transpose of the
+// f32 operand (a GEMM's, or attention's K, Q, V and dO along the sequence)
+// is transposed once in memory; IREE's own transpose of the
 // 16384 x 32000 logits gradient ran at ~0.4 TB/s on the H200. Each block
 // moves one 32 x 32 tile through shared memory (rows padded to 33 words: no
 // bank conflicts either way), both global sides coalesced.
 //
-// ABI: (src, dst; R, C, tiles along C, tiles per matrix as i32). Block
-// (32 x 8) threads as kTransposeBlock in x, grid x = batch * tiles per
-// matrix.
+// The source is strided as attention's heads are (FlashAttentionBuilder.h's
+// HeadsLayout): matrix z's (r, c) at offset + (z / H) sB + (z % H) sH +
+// r sR + c with sB = max(R sR, H sH) - a dense batch has H = 1, sH = 0,
+// sR = C. The destination is dense with rows of a given stride >= R (padded
+// where TMA wants 16-byte rows).
+//
+// ABI: (src, dst; R, C, tiles along C, tiles per matrix, H, offset, sR, sH,
+// dst row stride, as i32). Block (32 x 8) threads as kTransposeBlock in x,
+// grid x = batch * tiles per matrix.
 //
 //===----------------------------------------------------------------------===//
 

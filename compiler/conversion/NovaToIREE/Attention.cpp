@@ -10,7 +10,10 @@
 // rowsum(dO * O) (f32) is computed first by Nova's row-dot kernel
 // (AttentionDeltaKernel.h), and its dQ is accumulated by
 // the kernel in a zero-filled f32 buffer and rounded to the operands' type
-// after.
+// after. f32 operands under TF32 precision: q, k, v and dO are read rounded
+// (by nova-round-tf32-operands where they are made, else here), and the
+// K-major copies TF32 wgmma needs - V^T, K^T, Q^T, dO^T as [B*H, D, T']
+// - are made by Nova's transpose kernel from where the operands lie.
 //
 //===----------------------------------------------------------------------===//
 
@@ -21,6 +24,7 @@
 #include "compiler/codegen/cuda/StridedCastKernel.h"
 #include "compiler/conversion/NovaToIREE/KernelDispatch.h"
 #include "compiler/conversion/NovaToIREE/KernelFamilies.h"
+#include "compiler/conversion/NovaToIREE/Tf32Operands.h"
 #include "compiler/conversion/NovaToLinalg/Utils.h"
 #include "compiler/dialect/NovaOps.h"
 
@@ -188,13 +192,17 @@ FailureOr<cuda::FlashAttentionSpec> kernelSpec(Operation *op, Value query,
   if (!config || hasMask)
     return failure();
   RankedTensorType type = tensorType(query);
-  if (!type.hasStaticShape() || !type.getElementType().isBF16() ||
-      tensorType(key) != type || tensorType(value) != type)
+  if (!type.hasStaticShape() || tensorType(key) != type ||
+      tensorType(value) != type)
     return failure();
   Heads heads = headsOf(query);
   std::string why;
-  return cuda::flashAttentionSpec(config, backward, causal, heads.d,
-                                  sharedMemoryLimit(op), why);
+  FailureOr<cuda::FlashAttentionSpec> spec = cuda::flashAttentionSpec(
+      config, backward, causal, heads.d, sharedMemoryLimit(op), why);
+  Type element = type.getElementType();
+  if (failed(spec) || !(spec->tf32 ? element.isF32() : element.isBF16()))
+    return failure();
+  return spec;
 }
 
 /// Delta[b h, t] = sum_d dO * O in f32, read where dO and O lie, as [B*H,
@@ -202,7 +210,8 @@ FailureOr<cuda::FlashAttentionSpec> kernelSpec(Operation *op, Value query,
 FailureOr<Value> rowDot(OpBuilder &b, Location loc, ModuleOp module,
                         Operation *op, const Strided &dout, const Strided &out,
                         const Heads &heads) {
-  std::string name = cuda::attentionDeltaKernelName(heads.d);
+  bool f32 = tensorType(dout.base).getElementType().isF32();
+  std::string name = cuda::attentionDeltaKernelName(heads.d, f32);
   KernelExport kernel;
   kernel.name = name;
   kernel.readOnlyBindings = {true, true, false}; // dO, O, Delta
@@ -211,7 +220,7 @@ FailureOr<Value> rowDot(OpBuilder &b, Location loc, ModuleOp module,
   int64_t d = heads.d;
   if (failed(declareKernelOnce(module, op, "attention Delta kernel", kernel,
                                [&](std::string &error) {
-                                 return cuda::attentionDeltaPtx(d, error);
+                                 return cuda::attentionDeltaPtx(d, f32, error);
                                })))
     return failure();
   int64_t rows = heads.bh() * heads.t;
@@ -237,12 +246,49 @@ FailureOr<Value> rowDot(OpBuilder &b, Location loc, ModuleOp module,
 }
 
 /// Whether Nova's row-dot kernel reads `x`: 16-byte aligned rows and a
-/// head dim of whole 64-column blocks (bf16).
+/// head dim of whole 64-column blocks (bf16 or f32).
 bool rowDotReads(const Strided &x, const Heads &heads) {
+  Type element = tensorType(x.base).getElementType();
   return heads.d % 64 == 0 && x.offset % 8 == 0 && x.rowStride % 8 == 0 &&
-         x.headStride % 8 == 0 &&
-         tensorType(x.base).getElementType().isBF16() &&
+         x.headStride % 8 == 0 && (element.isBF16() || element.isF32()) &&
          heads.bh() * heads.t * heads.d < (int64_t(1) << 31);
+}
+
+/// `x` read rounded to TF32: as it lies when nova-round-tf32-operands
+/// rounded it where it is made, else through a rounded copy of its base
+/// (one per base in `copies`).
+Strided roundedOperand(OpBuilder &b, Location loc, Strided x,
+                       DenseMap<Value, Value> &copies) {
+  if (isRoundedToTf32(x.base))
+    return x;
+  Value &copy = copies[x.base];
+  if (!copy)
+    copy = roundToTf32(b, loc, x.base);
+  x.base = copy;
+  return x;
+}
+
+/// [B*H, D, T'] rows of 16-byte multiples: the K-major copy along the
+/// sequence that a TF32 wgmma reads of `x`, by Nova's transpose kernel
+/// (rounding as it goes), and its layout for the kernel.
+FailureOr<Strided> transposedHeads(OpBuilder &b, Location loc, ModuleOp module,
+                                   Operation *op, const Strided &x,
+                                   const Heads &heads) {
+  TransposeSource src;
+  src.base = x.base;
+  src.batch = heads.bh();
+  src.rows = heads.t;
+  src.cols = heads.d;
+  src.heads = heads.h;
+  src.offset = x.offset;
+  src.rowStride = x.rowStride;
+  src.headStride = x.headStride;
+  int64_t rowStride = (heads.t + 3) / 4 * 4;
+  FailureOr<Value> t = transposeOnDevice(b, loc, module, op, src, rowStride,
+                                         /*round=*/true);
+  if (failed(t))
+    return failure();
+  return Strided{*t, 0, rowStride, heads.d * rowStride, false};
 }
 
 /// Declares the kernel's executable once per module.
@@ -424,11 +470,22 @@ LogicalResult lowerForward(IRRewriter &rewriter, ModuleOp module,
   Heads heads = headsOf(op.getQuery());
   int64_t ctas = op->getAttrOfType<LoweringConfigAttr>("lowering_config")
                      .getPersistentCtas();
-  Type bf16 = rewriter.getBF16Type(), f32 = rewriter.getF32Type();
+  Type f32 = rewriter.getF32Type();
+  Type element = tensorType(op.getQuery()).getElementType();
   Strided q = stridedOperand(op.getQuery(), heads),
           k = stridedOperand(op.getKey(), heads),
           v = stridedOperand(op.getValue(), heads);
-  auto [out, outType] = resultLayout(op.getOut(), heads, bf16);
+  if (spec.tf32) {
+    DenseMap<Value, Value> copies;
+    q = roundedOperand(rewriter, loc, q, copies);
+    k = roundedOperand(rewriter, loc, k, copies);
+    FailureOr<Strided> vt =
+        transposedHeads(rewriter, loc, module, op, v, heads);
+    if (failed(vt))
+      return failure();
+    v = *vt;
+  }
+  auto [out, outType] = resultLayout(op.getOut(), heads, element);
   KernelDispatchBuilder dispatch(rewriter, loc, poison);
   for (const Strided &x : {q, k, v})
     dispatch.input(x.base);
@@ -453,23 +510,40 @@ LogicalResult lowerBackward(IRRewriter &rewriter, ModuleOp module,
   Heads heads = headsOf(op.getQuery());
   std::optional<PackedGrads> packed = packedGrads(op, heads);
   spec.packedGrads = packed.has_value();
-  SmallVector<bool> readOnly(6, true);
+  // f32 dQ goes into the packed gradient by an insert, not the cast kernel.
+  if (packed && spec.tf32)
+    packed->query = ReshapeOp();
+  SmallVector<bool> readOnly(spec.tf32 ? 9 : 6, true);
   readOnly.append(spec.packedGrads ? 3 : 4, false);
-  if (failed(declareKernel(module, op, spec, readOnly, 7)))
+  if (failed(declareKernel(module, op, spec, readOnly, spec.tf32 ? 10 : 7)))
     return failure();
   Location loc = op.getLoc();
   rewriter.setInsertionPoint(op);
   int64_t ctas = op->getAttrOfType<LoweringConfigAttr>("lowering_config")
                      .getPersistentCtas();
-  Type bf16 = rewriter.getBF16Type(), f32 = rewriter.getF32Type();
+  Type f32 = rewriter.getF32Type();
+  Type element = tensorType(op.getQuery()).getElementType();
   Strided q = stridedOperand(op.getQuery(), heads),
           k = stridedOperand(op.getKey(), heads),
           v = stridedOperand(op.getValue(), heads),
           dout = stridedOperand(op.getGradOut(), heads),
           out = stridedOperand(op.getOut(), heads);
+  SmallVector<Strided> transposed; // K^T, Q^T, dO^T
+  if (spec.tf32) {
+    DenseMap<Value, Value> copies;
+    for (Strided *x : {&q, &k, &v, &dout})
+      *x = roundedOperand(rewriter, loc, *x, copies);
+    for (const Strided &x : {k, q, dout}) {
+      FailureOr<Strided> t =
+          transposedHeads(rewriter, loc, module, op, x, heads);
+      if (failed(t))
+        return failure();
+      transposed.push_back(*t);
+    }
+  }
   auto [dqAcc, dqAccType] = resultLayout(op.getGradQuery(), heads, f32);
-  auto [dk, dkType] = resultLayout(op.getGradKey(), heads, bf16);
-  auto [dv, dvType] = resultLayout(op.getGradValue(), heads, bf16);
+  auto [dk, dkType] = resultLayout(op.getGradKey(), heads, element);
+  auto [dv, dvType] = resultLayout(op.getGradValue(), heads, element);
   RankedTensorType packedType;
   if (packed) {
     packedType = tensorType(packed->concat.getResult());
@@ -478,6 +552,8 @@ LogicalResult lowerBackward(IRRewriter &rewriter, ModuleOp module,
   }
   KernelDispatchBuilder dispatch(rewriter, loc, poison);
   for (const Strided &x : {q, k, v, dout})
+    dispatch.input(x.base);
+  for (const Strided &x : transposed)
     dispatch.input(x.base);
   dispatch.input(lseRows(rewriter, loc, op.getLse(), heads));
   if (!rowDotReads(dout, heads) || !rowDotReads(out, heads))
@@ -498,8 +574,9 @@ LogicalResult lowerBackward(IRRewriter &rewriter, ModuleOp module,
     dispatch.result(dvType);
   }
   dispatch.scratch(scratchType(rewriter.getContext(), ctas));
-  shapeConstants(dispatch, heads, op.getScale().convertToDouble(),
-                 {q, k, v, dout, dqAcc, dk, dv});
+  SmallVector<Strided> layouts = {q, k, v, dout, dqAcc, dk, dv};
+  layouts.append(transposed);
+  shapeConstants(dispatch, heads, op.getScale().convertToDouble(), layouts);
   ResultRange results =
       dispatch.create(spec.kernelName(), spec.kernelName(),
                       arith::ConstantIndexOp::create(rewriter, loc, ctas));
@@ -512,12 +589,14 @@ LogicalResult lowerBackward(IRRewriter &rewriter, ModuleOp module,
     rewriter.eraseOp(op);
     return success();
   }
-  Value dq = elementwise(
-      rewriter, loc,
-      RankedTensorType::get(tensorType(results[0]).getShape(), bf16),
-      results[0], [&](OpBuilder &b, Location l, ValueRange values) {
-        return castScalar(b, l, values[0], bf16);
-      });
+  Value dq = results[0];
+  if (!element.isF32())
+    dq = elementwise(
+        rewriter, loc,
+        RankedTensorType::get(tensorType(results[0]).getShape(), element),
+        results[0], [&](OpBuilder &b, Location l, ValueRange values) {
+          return castScalar(b, l, values[0], element);
+        });
   replaceHeads(rewriter, loc, op.getGradQuery(), dq, dqAcc);
   if (packed) {
     finishPackedGrads(rewriter, *packed, results[1]);

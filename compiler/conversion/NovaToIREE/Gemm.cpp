@@ -14,10 +14,10 @@
 
 #include "compiler/codegen/cuda/GemmConfigurator.h"
 #include "compiler/codegen/cuda/KnownTargets.h"
-#include "compiler/codegen/cuda/TransposeKernel.h"
 #include "compiler/codegen/cuda/WgmmaGemmKernel.h"
 #include "compiler/conversion/NovaToIREE/KernelDispatch.h"
 #include "compiler/conversion/NovaToIREE/KernelFamilies.h"
+#include "compiler/conversion/NovaToIREE/Tf32Operands.h"
 #include "compiler/conversion/NovaToLinalg/Utils.h"
 #include "compiler/dialect/NovaOps.h"
 
@@ -97,66 +97,26 @@ Value transposeInner(OpBuilder &b, Location loc, Value x) {
 }
 
 /// f32 `x` [batch..., R, C] as [batch..., C, R] through Nova's transpose
-/// kernel (compiler/codegen/cuda/TransposeKernel.h), rounded to TF32 in the
-/// same pass when `round`.
-FailureOr<Value> transposeOnDevice(OpBuilder &b, Location loc, ModuleOp module,
-                                   Operation *op, Value x, bool round) {
-  std::string name = cuda::transposeKernelName(round);
-  KernelExport kernel;
-  kernel.name = name;
-  kernel.readOnlyBindings = {true, false};
-  kernel.constants = 4; // R, C, tiles along C, tiles per matrix
-  kernel.workgroupSize = {cuda::kTransposeBlock, 1, 1};
-  if (failed(declareKernelOnce(module, op, "transpose kernel", kernel,
-                               [&](std::string &error) {
-                                 return cuda::transposePtx(round, error);
-                               })))
-    return failure();
+/// kernel, rounded to TF32 in the same pass when `round`.
+FailureOr<Value> transposeDense(OpBuilder &b, Location loc, ModuleOp module,
+                                Operation *op, Value x, bool round) {
   RankedTensorType type = tensorType(x);
   ArrayRef<int64_t> shape = type.getShape();
-  int64_t rank = shape.size(), rows = shape[rank - 2], cols = shape[rank - 1];
-  int64_t batch = 1;
+  int64_t rank = shape.size();
+  TransposeSource src;
+  src.base = x;
   for (int64_t size : shape.drop_back(2))
-    batch *= size;
-  int64_t tile = cuda::kTransposeTile;
-  int64_t tilesC = (cols + tile - 1) / tile;
-  int64_t tiles = (rows + tile - 1) / tile * tilesC;
+    src.batch *= size;
+  src.rows = shape[rank - 2];
+  src.cols = src.rowStride = shape[rank - 1];
+  FailureOr<Value> t =
+      transposeOnDevice(b, loc, module, op, src, src.rows, round);
+  if (failed(t))
+    return failure();
   SmallVector<int64_t> transposed(shape);
   std::swap(transposed[rank - 1], transposed[rank - 2]);
-  KernelDispatchBuilder dispatch(b, loc, /*poison=*/false);
-  dispatch.input(x);
-  dispatch.result(RankedTensorType::get(transposed, type.getElementType()));
-  for (int64_t v : {rows, cols, tilesC, tiles})
-    dispatch.constant(v);
-  return dispatch
-      .create(name, name, arith::ConstantIndexOp::create(b, loc, batch * tiles))[0];
-}
-
-/// f32 rounded to the nearest TF32 (see nova.round_tf32).
-Value roundToTf32(OpBuilder &b, Location loc, Value x) {
-  return elementwise(
-      b, loc, tensorType(x), x, [](OpBuilder &nb, Location l, ValueRange v) {
-        return RoundTf32Op::buildScalar(nb, l, v[0]);
-      });
-}
-
-/// Whether `v` is already rounded to TF32: a nova.round_tf32 result, seen
-/// through reshapes and out of the nova.fused region that computes it
-/// (nova-round-tf32-operands put it there).
-bool isRoundedToTf32(Value v) {
-  while (Operation *def = v.getDefiningOp()) {
-    if (isa<RoundTf32Op>(def))
-      return true;
-    if (auto reshape = dyn_cast<ReshapeOp>(def)) {
-      v = reshape.getInput();
-    } else if (auto fused = dyn_cast<FusedOp>(def)) {
-      v = fused.getBody().front().getTerminator()->getOperand(
-          cast<OpResult>(v).getResultNumber());
-    } else {
-      return false;
-    }
-  }
-  return false;
+  return reshapeTensor(b, loc, *t,
+                       RankedTensorType::get(transposed, type.getElementType()));
 }
 
 /// `x` [batch, rows, K] as TF32 parts side by side along K: per entry of
@@ -264,7 +224,7 @@ LogicalResult lowerToGemmKernel(IRRewriter &rewriter, ModuleOp module,
       return success();
     }
     rounded = !exact;
-    FailureOr<Value> t = transposeOnDevice(rewriter, loc, module, op, x, rounded);
+    FailureOr<Value> t = transposeDense(rewriter, loc, module, op, x, rounded);
     if (succeeded(t))
       x = *t;
     return t;

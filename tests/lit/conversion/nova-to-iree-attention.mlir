@@ -17,7 +17,7 @@
 // CHECK:     "flow.dispatch"(%c16, %arg0, %arg1, %arg2, %[[T]], %[[BH]], %[[SCALE]], %[[H]], %[[ZERO]], %[[D]], %[[TD]], %[[ZERO]], %[[D]], %[[TD]], %[[ZERO]], %[[D]], %[[TD]], %[[ZERO]], %[[D]], %[[TD]])
 // CHECK-SAME:  entry_points = [@nova_attention_fwd_d64_128x128_s2_causal::@nova_attention_fwd_d64_128x128_s2_causal]
 // CHECK-SAME:  tied_operands = [-1 : index, -1 : index, -1 : index]
-// CHECK-SAME:  -> (tensor<8x200x64xbf16>, tensor<8x200xf32>, tensor<2560xi32>)
+// CHECK-SAME:  -> (tensor<8x200x64xbf16>, tensor<8x200xf32>, tensor<4096xi32>)
 // CHECK:     tensor.expand_shape {{.*}} into tensor<2x4x200xf32>
 // CHECK:     tensor.expand_shape {{.*}} into tensor<2x4x200x64xbf16>
 func.func @forward(%q: tensor<2x4x200x64xbf16>, %k: tensor<2x4x200x64xbf16>, %v: tensor<2x4x200x64xbf16>) -> (tensor<2x4x200x64xbf16>, tensor<2x4x200xf32>) {
@@ -40,7 +40,7 @@ func.func @forward(%q: tensor<2x4x200x64xbf16>, %k: tensor<2x4x200x64xbf16>, %v:
 // CHECK-DAG: %[[HD:.+]] = arith.constant 256 : i32
 // CHECK-DAG: %[[V:.+]] = arith.constant 512 : i32
 // CHECK:     %[[R:.+]]:3 = "flow.dispatch"(%c16, %arg0, %arg0, %arg0, %{{[^,]+}}, %{{[^,]+}}, %{{[^,]+}}, %{{[^,]+}}, %[[ZERO]], %[[ROW]], %[[D]], %[[HD]], %[[ROW]], %[[D]], %[[V]], %[[ROW]], %[[D]], %[[ZERO]], %[[HD]], %[[D]])
-// CHECK-SAME:  -> (tensor<2x200x4x64xbf16>, tensor<8x200xf32>, tensor<2560xi32>)
+// CHECK-SAME:  -> (tensor<2x200x4x64xbf16>, tensor<8x200xf32>, tensor<4096xi32>)
 // CHECK:     nova.reshape %[[R]]#0 : tensor<2x200x4x64xbf16> -> tensor<2x200x256xbf16>
 // CHECK-NOT: nova.transpose
 func.func @forward_packed(%qkv: tensor<2x200x768xbf16>) -> tensor<2x200x256xbf16> {
@@ -100,7 +100,7 @@ func.func @backward(%do: tensor<2x4x200x64xbf16>, %q: tensor<2x4x200x64xbf16>, %
 // CHECK:     %[[R:.+]]:3 = "flow.dispatch"(%c16, %arg0, %arg0, %arg0, %arg2, %{{[^,]+}}, %{{[^,]+}}, %[[ACC]],
 // CHECK-SAME:  entry_points = [@nova_attention_bwd_d64_128x64_s2_causal_kv::@nova_attention_bwd_d64_128x64_s2_causal_kv]
 // CHECK-SAME:  tied_operands = [6 : index, -1 : index, -1 : index]
-// CHECK-SAME:  -> (tensor<2x200x4x64xf32>, tensor<2x200x768xbf16>, tensor<2560xi32>)
+// CHECK-SAME:  -> (tensor<2x200x4x64xf32>, tensor<2x200x768xbf16>, tensor<4096xi32>)
 // CHECK:     %[[GRAD:.+]] = "flow.dispatch"(%{{[^,]+}}, %[[R]]#0, %[[R]]#1, %{{[^,]+}}, %{{[^,]+}}, %{{[^,]+}}, %{{[^,)]+}})
 // CHECK-SAME:  entry_points = [@nova_strided_cast_f32_bf16::@nova_strided_cast_f32_bf16]
 // CHECK-SAME:  tied_operands = [1 : index]
@@ -133,8 +133,9 @@ func.func @backward_packed(%qkv: tensor<2x200x768xbf16>, %y: tensor<400x256xbf16
 
 // -----
 
-// f32 attention has no Nova kernel (bf16 only): it is left unconfigured,
-// for the decomposition.
+// f32 attention under the default "highest" f32 matmul precision (f32
+// accuracy) has no Nova kernel: it is left unconfigured, for the
+// decomposition (TF32: nova-to-iree-attention-tf32.mlir).
 // CHECK-LABEL: func.func @f32_stays
 // CHECK-NOT: flow.dispatch
 // CHECK:     nova.attention

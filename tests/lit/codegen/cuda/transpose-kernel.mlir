@@ -8,7 +8,7 @@
 
 // CHECK-LABEL: .visible .entry nova_transpose_f32_tf32(
 // CHECK-COUNT-2: .param .u64 .ptr .global
-// CHECK-COUNT-4: .param .u32
+// CHECK-COUNT-9: .param .u32
 // CHECK:      .maxntid 256, 1, 1
 // CHECK:      .shared .align 16 .b8 nova_transpose_tile[4224];
 // CHECK:      ld.global.nc.b32
