@@ -42,9 +42,33 @@ CASES = [
 ]
 
 # Max |error| / max |reference|, the reference in f64 on the same inputs:
-# bf16 operands and outputs; TF32 products (inputs, P and dS rounded to
-# TF32) with f32 outputs.
+# bf16 operands and outputs. f32 runs TF32 products (inputs, P and dS
+# rounded to TF32): within 5e-4, or within 1.5x the error of torch's own
+# attention at TF32 (cuBLAS TF32 matmuls, f32 softmax) on the same inputs,
+# reported next to it: rounding the inputs alone costs about that much.
 TOLERANCE = {"bf16": 2e-2, "f32": 5e-4}
+TORCH_TF32_FACTOR = 1.5
+
+
+def torch_tf32(q, k, v, do, causal: bool, scale: float):
+    """out, lse, dq, dk, dv of torch's math attention with TF32 matmuls."""
+    import torch
+
+    previous = torch.backends.cuda.matmul.allow_tf32
+    torch.backends.cuda.matmul.allow_tf32 = True
+    try:
+        q, k, v = (x.detach().clone().requires_grad_() for x in (q, k, v))
+        s = (q @ k.transpose(-1, -2)) * scale
+        if causal:
+            t = s.shape[-1]
+            mask = torch.ones(t, t, dtype=torch.bool, device=s.device).tril()
+            s = s.masked_fill(~mask, float("-inf"))
+        lse = torch.logsumexp(s, dim=-1)
+        out = torch.softmax(s, dim=-1) @ v
+        dq, dk, dv = torch.autograd.grad(out, (q, k, v), do)
+        return out.detach(), lse.detach(), dq, dk, dv
+    finally:
+        torch.backends.cuda.matmul.allow_tf32 = previous
 
 
 def prepare(out: Path, target: str) -> None:
@@ -103,8 +127,17 @@ def run(directory: Path, iters: int) -> int:
             got = [session.to_torch(x) for x in session.invoke("main", q, k, v, do)]
         torch.cuda.synchronize()
         row["nan_or_inf"] = int(sum((~torch.isfinite(x.float())).sum() for x in got))
-        row["max_rel_err"] = {n: max_rel_err(x, r) for n, x, r in zip(("out", "lse", "dq", "dk", "dv"), got, ref)}
-        row["ok"] = row["nan_or_inf"] == 0 and max(row["max_rel_err"].values()) < TOLERANCE[dtype]
+        names = ("out", "lse", "dq", "dk", "dv")
+        row["max_rel_err"] = {n: max_rel_err(x, r) for n, x, r in zip(names, got, ref)}
+        within = all(e < TOLERANCE[dtype] for e in row["max_rel_err"].values())
+        if dtype == "f32":
+            baseline = torch_tf32(q, k, v, do, causal, 1 / math.sqrt(d))
+            row["torch_tf32_max_rel_err"] = {n: max_rel_err(x, r) for n, x, r in zip(names, baseline, ref)}
+            within = all(
+                e < max(TOLERANCE[dtype], TORCH_TF32_FACTOR * row["torch_tf32_max_rel_err"][n])
+                for n, e in row["max_rel_err"].items()
+            )
+        row["ok"] = row["nan_or_inf"] == 0 and within
 
     return kernel_check_cli.run_cases(spec["cases"], first_row, check)
 

@@ -63,9 +63,12 @@ struct ForwardKernel : AttentionBuilder {
     Value qb = sub(sub(qBlocks, c32(1)), div(w, bh));
     return {qb, rem(w, bh)};
   }
-  /// Key blocks query block `qb` attends to.
+  /// Key blocks query block `qb` attends to (TF32 steps half blocks).
   Value keyBlocks(Value qb) {
-    return spec.causal ? min(add(qb, c32(1)), kBlocks) : kBlocks;
+    if (!spec.causal)
+      return kBlocks;
+    Value rowsEnd = mul(add(qb, c32(1)), c32(spec.blockM));
+    return min(ceilDiv(rowsEnd, spec.blockN), kBlocks);
   }
 
   void producer(Value tid, Value cta, Value ctas, Value mapQ, Value mapK,
@@ -179,10 +182,13 @@ struct ForwardKernel : AttentionBuilder {
                  Value last = cmp(arith::CmpIPredicate::eq, j,
                                   sub(nkv, c32(1)));
                  ifThen(last, [&] { arrivePerWarp(qEmpty(buffer)); });
-                 // Blocks on the diagonal or across the sequence end mask.
+                 // Blocks with keys past the tile's first row (on the
+                 // diagonal) or across the sequence end mask.
                  Value colBase = add(mul(j, c32(n)), mul(rem(lane, c32(4)), c32(2)));
-                 Value edge = ugt(mul(add(j, c32(1)), c32(n)), t);
-                 Value needsMask = spec.causal ? orI(last, edge) : edge;
+                 Value keysEnd = mul(add(j, c32(1)), c32(n));
+                 Value edge = ugt(keysEnd, t);
+                 Value diagonal = ugt(keysEnd, mul(qb, c32(spec.blockM)));
+                 Value needsMask = spec.causal ? orI(diagonal, edge) : edge;
                  auto branch = scf::IfOp::create(b, loc, sType, needsMask,
                                                  /*withElse=*/true);
                  {
