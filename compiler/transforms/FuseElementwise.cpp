@@ -14,7 +14,11 @@
 // yields f32 partials over groups of up to 8 consecutive rows and a
 // reduction over the groups finishes outside (then split by
 // nova-split-reductions). A value only optimizer updates read is left to
-// IREE, which computes it inside the update. Each group becomes one
+// IREE, which computes it inside the update. An operand made by elementwise
+// ops another group needs first (the forward's tanh of a GELU, which CSE
+// shared with its backward) is recomputed in the group from the one
+// full-size value it derives from instead of being stored and read back
+// (rematerialization: the backward reads x, not x, x^2 and tanh(...)). Each group becomes one
 // nova.fused region and the block is re-sorted topologically (outside users
 // of a result that came before the group's last member move after it).
 //
@@ -100,6 +104,9 @@ struct Group {
 // Column reductions' first stage: groups of up to 8 rows, at least 4096
 // groups (nova-split-reductions' threshold for the second stage).
 constexpr int64_t kMaxRowsPerPartial = 8, kMinPartials = 4096;
+// Rematerialization: at most this many elementwise ops recomputed for one
+// operand.
+constexpr int64_t kMaxRematerializedOps = 16;
 
 struct Fuser {
   Block &block;
@@ -191,6 +198,57 @@ struct Fuser {
     return numElements(v) == g.rows && !g.isElement(user->getResult(0));
   }
 
+  /// The ops that recompute `p`'s value inside `g` from what the group
+  /// reads already and at most one more full-size value made before it
+  /// (and splats, row broadcasts): elementwise ops in the row space no
+  /// group has taken, few enough. Empty when the value is to be read.
+  SmallVector<Operation *> rematerialization(const Group &g, Operation *p) {
+    DenseSet<Value> reads;
+    for (Operation *m : g.members)
+      for (Value v : m->getOperands())
+        if (Operation *def = v.getDefiningOp(); !def || !g.contains(def))
+          reads.insert(v);
+    SmallVector<Operation *> chain, stack{p};
+    DenseSet<Operation *> seen{p};
+    Value extra;
+    int64_t computed = 0;
+    auto elementwise = [&](Operation *q) {
+      return q && q->getBlock() == &block && !groupOf.count(q) &&
+             isCandidate(q) && !isLeadingReduction(q) &&
+             !cuda::isLastDimReduction(q) && position[q] < g.first;
+    };
+    while (!stack.empty()) {
+      Operation *q = stack.pop_back_val();
+      bool copy = isCopied(q);
+      if (!elementwise(q) || (!copy && !g.isElement(q->getResult(0))))
+        return {};
+      if (auto broadcast = dyn_cast<BroadcastInDimOp>(q))
+        if (g.isElement(broadcast.getResult()) &&
+            !cuda::classifyBroadcastInput(broadcast, g.rows, g.columns))
+          return {};
+      chain.push_back(q);
+      if (copy)
+        continue; // read or copied as any group does
+      if (++computed > kMaxRematerializedOps)
+        return {};
+      for (Value v : q->getOperands()) {
+        Operation *def = v.getDefiningOp();
+        if (numElements(v) == 1 || reads.contains(v) || v == extra ||
+            (def && seen.contains(def)))
+          continue;
+        if (elementwise(def)) {
+          seen.insert(def);
+          stack.push_back(def);
+          continue;
+        }
+        if (extra || !g.isElement(v))
+          return {};
+        extra = v; // read in place of `p`'s value
+      }
+    }
+    return chain;
+  }
+
   void grow(int64_t id, Operation *seed) {
     Group &g = groups[id];
     SmallVector<Operation *> work{seed};
@@ -246,8 +304,12 @@ struct Fuser {
             continue; // e.g. along the batch: stays an input
         bool copy = isCopied(p);
         if (dependsOnGroup(g, p) ||
-            (!copy && feedsGroupFromOutside(g, p, g.last)))
+            (!copy && feedsGroupFromOutside(g, p, g.last))) {
+          if (!copy)
+            for (Operation *q : rematerialization(g, p))
+              g.copies.insert(q);
           continue;
+        }
         if (copy) {
           g.copies.insert(p);
         } else {
