@@ -114,6 +114,7 @@ struct Fuser {
   DenseMap<Operation *, int64_t> position;
   DenseMap<Operation *, int64_t> groupOf;
   SmallVector<Group> groups;
+  DenseMap<Operation *, int64_t> holders; // groups holding an op, until outlined
 
   explicit Fuser(Block &block) : block(block) {
     int64_t i = 0;
@@ -217,6 +218,17 @@ struct Fuser {
              isCandidate(q) && !isLeadingReduction(q) &&
              !cuda::isLastDimReduction(q) && position[q] < g.first;
     };
+    // Recomputed ops must not wait for the group: no member (nor a copy
+    // made from one) among their operands.
+    std::function<bool(Operation *)> fromMembers = [&](Operation *def) {
+      if (!def || !g.contains(def))
+        return false;
+      if (g.members.contains(def))
+        return true;
+      return llvm::any_of(def->getOperands(), [&](Value v) {
+        return fromMembers(v.getDefiningOp());
+      });
+    };
     while (!stack.empty()) {
       Operation *q = stack.pop_back_val();
       bool copy = isCopied(q);
@@ -227,6 +239,10 @@ struct Fuser {
             !cuda::classifyBroadcastInput(broadcast, g.rows, g.columns))
           return {};
       chain.push_back(q);
+      if (llvm::any_of(q->getOperands(), [&](Value v) {
+            return fromMembers(v.getDefiningOp());
+          }))
+        return {};
       if (copy)
         continue; // read or copied as any group does
       if (++computed > kMaxRematerializedOps)
@@ -234,7 +250,7 @@ struct Fuser {
       for (Value v : q->getOperands()) {
         Operation *def = v.getDefiningOp();
         if (numElements(v) == 1 || reads.contains(v) || v == extra ||
-            (def && seen.contains(def)))
+            (def && (seen.contains(def) || g.contains(def))))
           continue;
         if (elementwise(def)) {
           seen.insert(def);
@@ -252,6 +268,9 @@ struct Fuser {
   void grow(int64_t id, Operation *seed) {
     Group &g = groups[id];
     SmallVector<Operation *> work{seed};
+    // Producers made for something that leads to the group (it may join
+    // later through another path).
+    SmallVector<Operation *> blocked;
     while (!work.empty()) {
       Operation *m = work.pop_back_val();
       // A column reduction of a member's value joins as a consumer (the
@@ -303,11 +322,10 @@ struct Fuser {
               !cuda::classifyBroadcastInput(broadcast, g.rows, g.columns))
             continue; // e.g. along the batch: stays an input
         bool copy = isCopied(p);
-        if (dependsOnGroup(g, p) ||
-            (!copy && feedsGroupFromOutside(g, p, g.last))) {
-          if (!copy)
-            for (Operation *q : rematerialization(g, p))
-              g.copies.insert(q);
+        if (dependsOnGroup(g, p))
+          continue;
+        if (!copy && feedsGroupFromOutside(g, p, g.last)) {
+          blocked.push_back(p);
           continue;
         }
         if (copy) {
@@ -320,6 +338,11 @@ struct Fuser {
         work.push_back(p);
       }
     }
+    // Those still outside: recomputed here where that is cheap, else read.
+    for (Operation *p : blocked)
+      if (!g.contains(p) && !groupOf.count(p))
+        for (Operation *q : rematerialization(g, p))
+          g.copies.insert(q);
   }
 
   /// A value only optimizer updates read (a gradient's cast to f32): IREE
@@ -435,10 +458,11 @@ struct Fuser {
       });
     }
     // The members and the copies nothing outside uses: only they use each
-    // other now.
+    // other now. A copy a group still to be outlined holds stays (a
+    // recomputed op may be another group's member or copy too).
     SmallVector<Operation *> erased(g.members.begin(), g.members.end());
     for (Operation *copy : g.copies)
-      if (!liveOutside(copy))
+      if (--holders[copy] == 0 && !liveOutside(copy))
         erased.push_back(copy);
     for (Operation *op : erased)
       op->dropAllReferences();
@@ -516,6 +540,12 @@ struct Fuser {
 
   void run() {
     formGroups();
+    for (Group &g : groups) {
+      for (Operation *op : g.members)
+        ++holders[op];
+      for (Operation *op : g.copies)
+        ++holders[op];
+    }
     for (Group &g : groups)
       if (computes(g))
         outline(g);

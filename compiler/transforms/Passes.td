@@ -155,7 +155,11 @@ def NovaFuseElementwise : Pass<"nova-fuse-elementwise"> {
     their last op towards its producers (consumer first), never through a
     cycle of ops outside the group; constants, broadcasts and reshapes are
     copied into each group that uses them, other values used outside a group
-    become its results. A reduction over all rows of a group's value (a bias
+    become its results. An operand made for something that leads to the
+    group (the forward's tanh of a GELU, shared with its backward by CSE) is
+    recomputed inside it from what it reads anyway and at most one more
+    full-size value (rematerialization, up to 16 elementwise ops) instead
+    of being stored and read back. A reduction over all rows of a group's value (a bias
     or norm-gain gradient) becomes f32 partials over groups of consecutive
     rows inside the region and a reduction of those outside it. Values that
     only optimizer updates read stay outside (IREE computes them in the

@@ -183,3 +183,38 @@ func.func @round_tf32_joins(%x: tensor<64x128xf32>, %w: tensor<32x128xf32>) -> (
   %y = nova.matmul %r, %w {transpose_rhs} : tensor<64x128xf32>, tensor<32x128xf32> -> tensor<64x32xf32>
   return %y, %g : tensor<64x32xf32>, tensor<64x128xf32>
 }
+
+// -----
+
+// A GELU-like forward and its backward share tanh(c x) (CSE merged them).
+// The backward's region cannot take tanh in (the forward leads to dy
+// through the matmuls), so it recomputes it from x, which the forward's
+// region reads too: the forward yields only g (tanh is not stored and read
+// back), the backward reads x and dy.
+// CHECK-LABEL: func.func @gelu_recomputed
+// CHECK:         %[[X:.*]] = nova.matmul %arg0, %arg1
+// CHECK:         %[[G:.*]] = nova.fused(%[[X]]) : (tensor<64x32xf32>) -> tensor<64x32xf32> {
+// CHECK:           nova.tanh
+// CHECK:           nova.yield
+// CHECK:         %[[Y:.*]] = nova.matmul %[[G]], %arg1
+// CHECK:         %[[DY:.*]] = nova.matmul %[[Y]], %arg1
+// CHECK:         nova.fused(%[[X]], %[[DY]]) : (tensor<64x32xf32>, tensor<64x32xf32>) -> tensor<64x32xf32> {
+// CHECK:           %[[T:.*]] = nova.tanh
+// CHECK:           nova.mul %[[T]], %[[T]]
+// CHECK:           nova.yield
+// CHECK-NOT:     nova.tanh
+func.func @gelu_recomputed(%a: tensor<64x32xf32>, %w: tensor<32x32xf32>) -> tensor<64x32xf32> {
+  %x = nova.matmul %a, %w : tensor<64x32xf32>, tensor<32x32xf32> -> tensor<64x32xf32>
+  %c = nova.constant dense<7.978850e-01> : tensor<64x32xf32>
+  %one = nova.constant dense<1.000000e+00> : tensor<64x32xf32>
+  %xc = nova.mul %x, %c : tensor<64x32xf32>
+  %t = nova.tanh %xc : tensor<64x32xf32>
+  %t1 = nova.add %t, %one : tensor<64x32xf32>
+  %g = nova.mul %x, %t1 : tensor<64x32xf32>
+  %y = nova.matmul %g, %w : tensor<64x32xf32>, tensor<32x32xf32> -> tensor<64x32xf32>
+  %dy = nova.matmul %y, %w : tensor<64x32xf32>, tensor<32x32xf32> -> tensor<64x32xf32>
+  %tt = nova.mul %t, %t : tensor<64x32xf32>
+  %s = nova.sub %one, %tt : tensor<64x32xf32>
+  %d = nova.mul %dy, %s : tensor<64x32xf32>
+  return %d : tensor<64x32xf32>
+}
