@@ -382,10 +382,14 @@ struct BackwardKernel : AttentionBuilder {
     }
     lse = entry.getArgument(next++);
     delta = entry.getArgument(next++);
-    dqAcc = entry.getArgument(next++);
-    // With packedGrads dV shares dK's binding (its layout has its offset).
+    if (!spec.packedQuery)
+      dqAcc = entry.getArgument(next++);
+    // With packedGrads dV shares dK's binding (its layout has its offset),
+    // with packedQuery dQ's accumulator too.
     dk = entry.getArgument(next++);
     dv = spec.packedGrads ? dk : entry.getArgument(next++);
+    if (spec.packedQuery)
+      dqAcc = dk;
     scratch = entry.getArgument(next++);
     scale = readShape(entry, next);
     next += 4;
@@ -469,7 +473,8 @@ cuda::buildFlashAttentionBackward(MLIRContext *context,
   LLVM::GlobalOp smem;
   int64_t transposes = spec.tf32 ? 3 : 0;
   gpu::GPUFuncOp func = AttentionBuilder::createKernel(
-      b, spec, (spec.packedGrads ? 9 : 10) + transposes,
+      b, spec,
+      (spec.packedGrads ? 9 : 10) + transposes - (spec.packedQuery ? 1 : 0),
       4 + (7 + transposes) * 3, smem);
   BackwardKernel(b, b.getUnknownLoc(), spec).body(func, smem);
   return module;

@@ -17,7 +17,10 @@ std::string FlashAttentionSpec::kernelName() const {
   return llvm::formatv("nova_attention_{0}_d{1}_{2}x{3}_s{4}{5}{6}{7}",
                        backward ? "bwd" : "fwd", headDim, blockM, blockN,
                        stages, causal ? "_causal" : "",
-                       packedGrads ? "_kv" : "", tf32 ? "_tf32" : "")
+                       packedQuery   ? "_qkv"
+                       : packedGrads ? "_kv"
+                                     : "",
+                       tf32 ? "_tf32" : "")
       .str();
 }
 

@@ -34,7 +34,8 @@
 // ABI: forward (Q, K, V or V^T, O, LSE, tensor-map scratch; T, BH, scale as
 // f32 bits, H, then offset, row and head stride of Q, K, V (V^T), O);
 // backward (Q, K, V, dO, [TF32: K^T, Q^T, dO^T,] LSE, Delta, dQ f32
-// accumulator, dK, dV - one binding for both with packedGrads -, scratch;
+// accumulator, dK, dV - one binding for both with packedGrads, for all
+// three with packedQuery -, scratch;
 // T, BH, scale bits, H, then the strides of Q, K, V, dO, dQ, dK, dV[, K^T,
 // Q^T, dO^T]). Block 384 threads, grid x = CTAs, dynamic
 // shared memory `sharedMemoryBytes()`, `kDescriptorBytesPerCta` of scratch
@@ -62,6 +63,9 @@ struct FlashAttentionSpec {
   /// Backward: dK and dV are written into one binding (the tensor the graph
   /// concatenates them into), at their layouts' offsets.
   bool packedGrads = false;
+  /// With packedGrads (TF32): dQ accumulates into that binding too (zero
+  /// where dQ goes): no dQ accumulator of its own, no copy into it after.
+  bool packedQuery = false;
   /// f32 operands (already rounded to TF32) through k8 TF32 wgmmas, whose
   /// operands are both K-major: the kernel also reads V^T (forward), K^T,
   /// Q^T and dO^T (backward) as [B*H, D, T'] copies, and P, dS are stored

@@ -510,11 +510,16 @@ LogicalResult lowerBackward(IRRewriter &rewriter, ModuleOp module,
   Heads heads = headsOf(op.getQuery());
   std::optional<PackedGrads> packed = packedGrads(op, heads);
   spec.packedGrads = packed.has_value();
-  // f32 dQ goes into the packed gradient by an insert, not the cast kernel.
-  if (packed && spec.tf32)
-    packed->query = ReshapeOp();
+  // f32 dQ accumulates in the packed gradient itself (zero-filled; TMA
+  // wants 16-byte aligned rows and offset), else it is inserted after.
+  if (packed && spec.tf32) {
+    spec.packedQuery = packed->query && packed->width % 4 == 0 &&
+                       packed->queryOffset % 4 == 0;
+    if (!spec.packedQuery)
+      packed->query = ReshapeOp();
+  }
   SmallVector<bool> readOnly(spec.tf32 ? 9 : 6, true);
-  readOnly.append(spec.packedGrads ? 3 : 4, false);
+  readOnly.append(spec.packedQuery ? 2 : spec.packedGrads ? 3 : 4, false);
   if (failed(declareKernel(module, op, spec, readOnly, spec.tf32 ? 10 : 7)))
     return failure();
   Location loc = op.getLoc();
@@ -550,6 +555,8 @@ LogicalResult lowerBackward(IRRewriter &rewriter, ModuleOp module,
     dk = {Value(), packed->keyOffset, packed->width, heads.d, true};
     dv = {Value(), packed->valueOffset, packed->width, heads.d, true};
   }
+  if (spec.packedQuery)
+    dqAcc = {Value(), packed->queryOffset, packed->width, heads.d, true};
   KernelDispatchBuilder dispatch(rewriter, loc, poison);
   for (const Strided &x : {q, k, v, dout})
     dispatch.input(x.base);
@@ -565,13 +572,17 @@ LogicalResult lowerBackward(IRRewriter &rewriter, ModuleOp module,
     return failure();
   dispatch.input(*delta);
   // dQ accumulates (TMA reduce-adds) into zeros.
-  dispatch.result(dqAccType, filledTensor(rewriter, loc, dqAccType,
-                                          scalarConstant(rewriter, loc, f32, 0)));
-  if (packed) {
-    dispatch.result(packedType);
+  Value zero = scalarConstant(rewriter, loc, f32, 0);
+  if (spec.packedQuery) {
+    dispatch.result(packedType, filledTensor(rewriter, loc, packedType, zero));
   } else {
-    dispatch.result(dkType);
-    dispatch.result(dvType);
+    dispatch.result(dqAccType, filledTensor(rewriter, loc, dqAccType, zero));
+    if (packed) {
+      dispatch.result(packedType);
+    } else {
+      dispatch.result(dkType);
+      dispatch.result(dvType);
+    }
   }
   dispatch.scratch(scratchType(rewriter.getContext(), ctas));
   SmallVector<Strided> layouts = {q, k, v, dout, dqAcc, dk, dv};
@@ -580,6 +591,11 @@ LogicalResult lowerBackward(IRRewriter &rewriter, ModuleOp module,
   ResultRange results =
       dispatch.create(spec.kernelName(), spec.kernelName(),
                       arith::ConstantIndexOp::create(rewriter, loc, ctas));
+  if (spec.packedQuery) {
+    finishPackedGrads(rewriter, *packed, results[0]);
+    rewriter.eraseOp(op);
+    return success();
+  }
   if (packed && packed->query) {
     FailureOr<Value> written = castQueryInto(
         rewriter, module, op, results[0], results[1], *packed, heads, poison);

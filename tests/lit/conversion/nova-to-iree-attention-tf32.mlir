@@ -6,8 +6,9 @@
 // needs come from Nova's transpose kernel reading the strided heads (H = 4,
 // offsets 512 / 256 / 0 in rows of 768, head stride 64) into [B*H, D, T]
 // (T = 200 rows: already 16-byte multiples): V^T for the forward, K^T, Q^T,
-// dO^T for the backward. Delta by the f32 row-dot kernel; dK and dV written
-// into the packed gradient, dQ (f32 already) inserted.
+// dO^T for the backward. Delta by the f32 row-dot kernel; dK, dV and dQ
+// all go into the packed gradient (zero-filled: dQ accumulates there by TMA
+// reduce-adds), nothing is copied after.
 // CHECK-LABEL: func.func @packed_tf32
 // CHECK:         %[[RDO:.+]] = nova.round_tf32 %arg1
 // CHECK:         %[[RQKV:.+]] = linalg.generic {{.*}} ins(%arg0 : tensor<2x200x768xf32>)
@@ -19,10 +20,11 @@
 // CHECK:         %[[QT:.+]] = "flow.dispatch"({{.*}}, %[[RQKV2]], {{.*}}) <{entry_points = [@nova_transpose_f32_tf32::
 // CHECK:         %[[DOT:.+]] = "flow.dispatch"({{.*}}, %[[RDO]], {{.*}}) <{entry_points = [@nova_transpose_f32_tf32::
 // CHECK:         %[[DELTA:.+]] = "flow.dispatch"({{.*}}, %[[RDO]], {{.*}}) <{entry_points = [@nova_attention_delta_d64_f32::
-// CHECK:         %[[BWD:.+]]:3 = "flow.dispatch"(%{{.+}}, %[[RQKV2]], %[[RQKV2]], %[[RQKV2]], %[[RDO]], %[[KT]], %[[QT]], %[[DOT]], %{{.+}}, %[[DELTA]], {{.*}}) <{entry_points = [@nova_attention_bwd_d64_128x32_s2_causal_kv_tf32::
-// CHECK-SAME:    -> (tensor<2x200x4x64xf32>, tensor<2x200x768xf32>, tensor<4096xi32>)
-// CHECK:         %[[DQ:.+]] = nova.reshape %[[BWD]]#0
-// CHECK:         tensor.insert_slice %[[DQ]] into %[[BWD]]#1[0, 0, 0] [2, 200, 256]
+// CHECK:         %[[ZERO:.+]] = linalg.fill {{.*}} -> tensor<2x200x768xf32>
+// CHECK:         %[[BWD:.+]]:2 = "flow.dispatch"(%{{.+}}, %[[RQKV2]], %[[RQKV2]], %[[RQKV2]], %[[RDO]], %[[KT]], %[[QT]], %[[DOT]], %{{.+}}, %[[DELTA]], %[[ZERO]], {{.*}}) <{entry_points = [@nova_attention_bwd_d64_128x32_s2_causal_qkv_tf32::
+// CHECK-SAME:    tied_operands = [9 : index, -1 : index]
+// CHECK-SAME:    -> (tensor<2x200x768xf32>, tensor<4096xi32>)
+// CHECK-NEXT:    return %{{.+}}, %[[BWD]]#0
 func.func @packed_tf32(%qkv: tensor<2x200x768xf32>, %g: tensor<400x256xf32>) -> (tensor<2x200x256xf32>, tensor<2x200x768xf32>) {
   %q0 = nova.slice %qkv[0:2:1, 0:200:1, 0:256:1] : tensor<2x200x768xf32> -> tensor<2x200x256xf32>
   %q1 = nova.reshape %q0 : tensor<2x200x256xf32> -> tensor<2x200x4x64xf32>
