@@ -17,17 +17,34 @@
 #   ab      gpt-42m bf16 and tf32 profiled from bench-artifacts-old (an
 #           earlier commit's artifacts) and bench-artifacts, then where the
 #           host time of a step goes (transients_probe.py api)
+#   checked the attention kernel check and the gpt-42m bf16/tf32 checks vs
+#           eager CUDA on bench-artifacts; if any fails, again on
+#           bench-artifacts-fallback (an earlier commit's, its commit in
+#           .commit); then phase 42m and the gpt-42m tf32 profile on the
+#           artifacts that passed, and Nova's gpt-146m bf16 row
 #   gate    gated steps (bench-artifacts-gate, prepared with
 #           NOVA_STEP_TRANSIENTS=1): direct and ordered probes, then the
 #           gpt-42m bf16 check, Nova's rows and the gpt-42m bf16 profile
 # Carry .whl, bench-artifacts and .nova-commit (nova bench prepare output).
 # Results: $OUT/<phase>.jsonl and $OUT/<phase>.log.
 set -uo pipefail
-phase=${1:?phase: kernels, smoke, nova, 42m, 146m, probe, ab or gate}
+phase=${1:?phase: kernels, smoke, nova, checked, 42m, 146m, probe, ab or gate}
 . tools/device/gpu-env.sh
 export PYTHONUNBUFFERED=1
 out=${OUT:-/tmp}/$phase.jsonl
-bench() { python3 -m nova.cli bench "$@" --artifacts bench-artifacts --json-out "$out"; }
+art=bench-artifacts
+bench() { python3 -m nova.cli bench "$@" --artifacts $art --json-out "$out"; }
+# Whether the kernel check and both model checks of $out passed.
+checks_pass() {
+  python3 - "$out" "${OUT:-/tmp}/attention-check.jsonl" <<'PY'
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")]
+summary = [json.loads(l) for l in open(sys.argv[2]) if l.startswith('{"cases"')]
+ok = summary and summary[-1]["failed"] == 0
+ok = ok and all(r["max_loss_rel_err"] < 1e-3 and r["max_param_rel_err"] < 0.1 for r in rows if r.get("bench") == "check")
+sys.exit(0 if ok else 1)
+PY
+}
 {
   nvidia-smi --query-gpu=name,driver_version,memory.used,clocks.sm --format=csv
   case $phase in
@@ -60,6 +77,22 @@ bench() { python3 -m nova.cli bench "$@" --artifacts bench-artifacts --json-out 
       bench profile --model gpt-42m --dtype bf16 --batch 32 --steps 3 --top 30
       [ -d bench-artifacts-gate ] && timeout 70 python3 tools/device/transients_probe.py \
         bench-artifacts-gate/train-modelgpt-42m-dtypebf16-batch32 ordered-side
+      ;;
+    checked)
+      for a in bench-artifacts bench-artifacts-fallback; do
+        art=$a
+        [ $a = bench-artifacts-fallback ] && export NOVA_COMMIT=$(cat $a/.commit)
+        : > "$out"
+        python3 tools/attention_check.py run --dir $art/attention-check | tee "${OUT:-/tmp}/attention-check.jsonl"
+        bench check --model gpt-42m --dtype bf16 --batch 32 --steps 12
+        bench check --model gpt-42m --dtype tf32 --batch 32 --steps 12
+        if checks_pass; then echo "checks passed on $art"; break; fi
+        echo "checks failed on $art"; cp "$out" "${OUT:-/tmp}/failed-checks-$a.jsonl"
+      done
+      bench train --model gpt-42m --dtype bf16 --batch 32
+      bench train --model gpt-42m --dtype tf32 --batch 32
+      bench train --model gpt-146m --dtype bf16 --batch 16 --modes nova
+      bench profile --model gpt-42m --dtype tf32 --batch 32 --steps 2 --top 30
       ;;
     42m)
       bench train --model gpt-42m --dtype bf16 --batch 32
