@@ -21,7 +21,7 @@
 #           eager CUDA on bench-artifacts; if any fails, again on
 #           bench-artifacts-fallback (an earlier commit's, its commit in
 #           .commit); then phase 42m and the gpt-42m tf32 profile on the
-#           artifacts that passed, and Nova's gpt-146m bf16 row
+#           artifacts that passed
 #   gate    gated steps (bench-artifacts-gate, prepared with
 #           NOVA_STEP_TRANSIENTS=1): direct and ordered probes, then the
 #           gpt-42m bf16 check, Nova's rows and the gpt-42m bf16 profile
@@ -91,7 +91,6 @@ PY
       done
       bench train --model gpt-42m --dtype bf16 --batch 32
       bench train --model gpt-42m --dtype tf32 --batch 32
-      bench train --model gpt-146m --dtype bf16 --batch 16 --modes nova
       bench profile --model gpt-42m --dtype tf32 --batch 32 --steps 2 --top 30
       ;;
     42m)
