@@ -54,19 +54,12 @@ def torch_tf32(q, k, v, do, causal: bool, scale: float):
     """out, lse, dq, dk, dv of torch's math attention with TF32 matmuls."""
     import torch
 
+    from nova.attention_bench import math_attention
+
     previous = torch.backends.cuda.matmul.allow_tf32
     torch.backends.cuda.matmul.allow_tf32 = True
     try:
-        q, k, v = (x.detach().clone().requires_grad_() for x in (q, k, v))
-        s = (q @ k.transpose(-1, -2)) * scale
-        if causal:
-            t = s.shape[-1]
-            mask = torch.ones(t, t, dtype=torch.bool, device=s.device).tril()
-            s = s.masked_fill(~mask, float("-inf"))
-        lse = torch.logsumexp(s, dim=-1)
-        out = torch.softmax(s, dim=-1) @ v
-        dq, dk, dv = torch.autograd.grad(out, (q, k, v), do)
-        return out.detach(), lse.detach(), dq, dk, dv
+        return math_attention(q, k, v, do, causal, scale)
     finally:
         torch.backends.cuda.matmul.allow_tf32 = previous
 

@@ -122,11 +122,12 @@ def prepare(out: Path, target: str) -> None:
         (out / f"{case_name(b, h, t, d, True)}.vmfb").write_bytes(vmfb)
 
 
-def reference(q, k, v, do, causal: bool, scale: float):
-    """out, lse, dq, dk, dv in f64."""
+def math_attention(q, k, v, do, causal: bool, scale: float):
+    """out, lse, dq, dk, dv of plain attention (scores, softmax, autograd) in
+    the operands' dtype, under torch's current matmul settings."""
     import torch
 
-    q, k, v = (x.double().requires_grad_() for x in (q, k, v))
+    q, k, v = (x.detach().requires_grad_() for x in (q, k, v))
     s = (q @ k.transpose(-1, -2)) * scale
     if causal:
         t = s.shape[-1]
@@ -134,8 +135,13 @@ def reference(q, k, v, do, causal: bool, scale: float):
         s = s.masked_fill(~mask, float("-inf"))
     lse = torch.logsumexp(s, dim=-1)
     out = torch.softmax(s, dim=-1) @ v
-    dq, dk, dv = torch.autograd.grad(out, (q, k, v), do.double())
+    dq, dk, dv = torch.autograd.grad(out, (q, k, v), do)
     return out.detach(), lse.detach(), dq, dk, dv
+
+
+def reference(q, k, v, do, causal: bool, scale: float):
+    """out, lse, dq, dk, dv in f64."""
+    return math_attention(*(x.double() for x in (q, k, v, do)), causal, scale)
 
 
 def max_rel_err(got, ref) -> float:
