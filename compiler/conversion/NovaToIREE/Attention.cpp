@@ -256,7 +256,8 @@ bool rowDotReads(const Strided &x, const Heads &heads) {
 
 /// `x` read rounded to TF32: as it lies when nova-round-tf32-operands
 /// rounded it where it is made, else through a rounded copy of its base
-/// (one per base in `copies`).
+/// (one per base in `copies`, which the ops lowered after this one share:
+/// program order, so the first copy dominates their uses).
 Strided roundedOperand(OpBuilder &b, Location loc, Strided x,
                        DenseMap<Value, Value> &copies) {
   if (isRoundedToTf32(x.base))
@@ -461,7 +462,7 @@ RankedTensorType scratchType(MLIRContext *context, int64_t ctas) {
 
 LogicalResult lowerForward(IRRewriter &rewriter, ModuleOp module,
                            AttentionOp op, const cuda::FlashAttentionSpec &spec,
-                           bool poison) {
+                           bool poison, DenseMap<Value, Value> &copies) {
   if (failed(declareKernel(module, op, spec,
                            {true, true, true, false, false, false}, 4)))
     return failure();
@@ -476,7 +477,6 @@ LogicalResult lowerForward(IRRewriter &rewriter, ModuleOp module,
           k = stridedOperand(op.getKey(), heads),
           v = stridedOperand(op.getValue(), heads);
   if (spec.tf32) {
-    DenseMap<Value, Value> copies;
     q = roundedOperand(rewriter, loc, q, copies);
     k = roundedOperand(rewriter, loc, k, copies);
     FailureOr<Strided> vt =
@@ -506,7 +506,8 @@ LogicalResult lowerForward(IRRewriter &rewriter, ModuleOp module,
 
 LogicalResult lowerBackward(IRRewriter &rewriter, ModuleOp module,
                             AttentionBackwardOp op,
-                            cuda::FlashAttentionSpec spec, bool poison) {
+                            cuda::FlashAttentionSpec spec, bool poison,
+                            DenseMap<Value, Value> &copies) {
   Heads heads = headsOf(op.getQuery());
   std::optional<PackedGrads> packed = packedGrads(op, heads);
   spec.packedGrads = packed.has_value();
@@ -535,7 +536,6 @@ LogicalResult lowerBackward(IRRewriter &rewriter, ModuleOp module,
           out = stridedOperand(op.getOut(), heads);
   SmallVector<Strided> transposed; // K^T, Q^T, dO^T
   if (spec.tf32) {
-    DenseMap<Value, Value> copies;
     for (Strided *x : {&q, &k, &v, &dout})
       *x = roundedOperand(rewriter, loc, *x, copies);
     for (const Strided &x : {k, q, dout}) {
@@ -667,6 +667,7 @@ LogicalResult nova_to_iree::injectAttentionKernels(ModuleOp module,
     return failure();
   IRRewriter rewriter(module.getContext());
   SmallVector<Operation *> producers;
+  DenseMap<Value, Value> roundedCopies; // bases rounded to TF32 here
   for (auto &[op, spec] : ops) {
     for (Value operand : op->getOperands())
       if (Operation *def = operand.getDefiningOp())
@@ -674,9 +675,9 @@ LogicalResult nova_to_iree::injectAttentionKernels(ModuleOp module,
     LogicalResult lowered =
         isa<AttentionOp>(op)
             ? lowerForward(rewriter, module, cast<AttentionOp>(op), spec,
-                           poisonOutputs)
+                           poisonOutputs, roundedCopies)
             : lowerBackward(rewriter, module, cast<AttentionBackwardOp>(op),
-                            spec, poisonOutputs);
+                            spec, poisonOutputs, roundedCopies);
     if (failed(lowered))
       return failure();
   }
