@@ -14,13 +14,14 @@
 // yields f32 partials over groups of up to 8 consecutive rows and a
 // reduction over the groups finishes outside (then split by
 // nova-split-reductions). A value only optimizer updates read is left to
-// IREE, which computes it inside the update. An operand made by elementwise
-// ops another group needs first (the forward's tanh of a GELU, which CSE
-// shared with its backward) is recomputed in the group from the one
-// full-size value it derives from instead of being stored and read back
-// (rematerialization: the backward reads x, not x, x^2 and tanh(...)). Each group becomes one
-// nova.fused region and the block is re-sorted topologically (outside users
-// of a result that came before the group's last member move after it).
+// IREE, which computes it inside the update. An operand made for something
+// that leads to the group (the forward's tanh of a GELU, which CSE shared
+// with its backward) is recomputed in the group from what it reads anyway
+// and at most one more full-size value instead of being stored and read
+// back (rematerialization: the backward reads x, not x^2 and tanh(...)).
+// Each group becomes one nova.fused region and the block is re-sorted
+// topologically (outside users of a result that came before the group's
+// last member move after it).
 //
 //===----------------------------------------------------------------------===//
 

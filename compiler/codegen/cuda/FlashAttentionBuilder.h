@@ -83,6 +83,9 @@ struct AttentionBuilder : KernelBuilder {
     return add(mul(rem(lane, c32(4)), c32(2)), c32(8 * i + e));
   }
 
+  /// Byte offset of byte `byteInRow` of `row` in the 128B-swizzled column
+  /// block at byte `block` of a tile: 16-byte unit u of row r at u ^ r % 8.
+  Value swizzledOffset(Value block, Value row, Value byteInRow);
   /// Writes `values` (an m64nN fragment, f32) as `element` (bf16 or f32,
   /// rounded to TF32 with `roundTf32`) into `tile`: `n` columns stored as
   /// blocks of [64 rows, 128 B], 128B-swizzled (16-byte unit u of row r at

@@ -136,6 +136,14 @@ Value AttentionBuilder::bf16Pair(Value x, Value y) {
                  arith::TruncFOp::create(b, loc, bf16, y)});
 }
 
+Value AttentionBuilder::swizzledOffset(Value block, Value row,
+                                      Value byteInRow) {
+  Value unit = arith::XOrIOp::create(b, loc, div(byteInRow, c32(16)),
+                                     rem(row, c32(8)));
+  return add(add(block, mul(row, c32(128))),
+             add(mul(unit, c32(16)), rem(byteInRow, c32(16))));
+}
+
 void AttentionBuilder::storeSwizzled(Value tile, ArrayRef<Value> values,
                                      int64_t n, Type element, bool roundTf32) {
   int64_t bytes = element.isF32() ? 4 : 2, perRow = 128 / bytes;
@@ -145,10 +153,8 @@ void AttentionBuilder::storeSwizzled(Value tile, ArrayRef<Value> values,
       int64_t col0 = 8 * i; // + 2 (lane % 4)
       Value byteInRow = mul(add(c32(col0 % perRow), mul(rem(lane, c32(4)), c32(2))),
                             c32(bytes));
-      Value unit = arith::XOrIOp::create(b, loc, div(byteInRow, c32(16)),
-                                         rem(row, c32(8)));
-      Value offset = add(add(c32(col0 / perRow * 64 * 128), mul(row, c32(128))),
-                         add(mul(unit, c32(16)), rem(byteInRow, c32(16))));
+      Value offset =
+          swizzledOffset(c32(col0 / perRow * 64 * 128), row, byteInRow);
       int64_t reg = 4 * i + 2 * h;
       Value pair = element.isF32()
                        ? vector::FromElementsOp::create(
@@ -171,12 +177,8 @@ void AttentionBuilder::storeTransposed(Value tile, ArrayRef<Value> values,
       for (int64_t e = 0; e < 2; ++e) {
         // Fragment (row, col) -> tile (col, row): column blocks of 32.
         Value row = fragmentRow(h), col = fragmentCol(i, e);
-        Value byteInRow = mul(rem(row, c32(32)), c32(4));
-        Value unit = arith::XOrIOp::create(b, loc, div(byteInRow, c32(16)),
-                                           rem(col, c32(8)));
-        Value offset =
-            add(add(mul(div(row, c32(32)), c32(n * 128)), mul(col, c32(128))),
-                add(mul(unit, c32(16)), rem(byteInRow, c32(16))));
+        Value offset = swizzledOffset(mul(div(row, c32(32)), c32(n * 128)),
+                                      col, mul(rem(row, c32(32)), c32(4)));
         Value x = values[4 * i + 2 * h + e];
         if (roundTf32)
           x = RoundTf32Op::buildScalar(b, loc, x);
