@@ -310,6 +310,38 @@ Value RoundTf32Op::buildScalar(OpBuilder &b, Location loc, Value x) {
   return arith::BitcastOp::create(b, loc, x.getType(), rounded);
 }
 
+SmallVector<Value, 3>
+AdamwOp::buildElementUpdate(OpBuilder &b, Location loc, ValueRange elements,
+                            ValueRange scalars,
+                            function_ref<Value(Value)> sqrt) {
+  assert(elements.size() == 4 && scalars.size() == 7 && "see the declaration");
+  Value param = elements[0], grad = elements[1], expAvg = elements[2],
+        expAvgSq = elements[3];
+  Value lr = scalars[0], beta1 = scalars[1], beta2 = scalars[2],
+        eps = scalars[3], weightDecay = scalars[4],
+        biasCorrection1 = scalars[5], biasCorrection2 = scalars[6];
+  auto add = [&](Value x, Value y) -> Value {
+    return arith::AddFOp::create(b, loc, x, y);
+  };
+  auto sub = [&](Value x, Value y) -> Value {
+    return arith::SubFOp::create(b, loc, x, y);
+  };
+  auto mul = [&](Value x, Value y) -> Value {
+    return arith::MulFOp::create(b, loc, x, y);
+  };
+  auto div = [&](Value x, Value y) -> Value {
+    return arith::DivFOp::create(b, loc, x, y);
+  };
+  Value one = arith::ConstantOp::create(
+      b, loc, b.getFloatAttr(param.getType(), 1.0));
+  Value decayed = mul(param, sub(one, mul(lr, weightDecay)));
+  Value m = add(mul(beta1, expAvg), mul(sub(one, beta1), grad));
+  Value v = add(mul(beta2, expAvgSq), mul(sub(one, beta2), mul(grad, grad)));
+  Value stepSize = div(lr, biasCorrection1);
+  Value denom = add(div(sqrt(v), sqrt(biasCorrection2)), eps);
+  return {sub(decayed, mul(stepSize, div(m, denom))), m, v};
+}
+
 LogicalResult GeluOp::verify() {
   return verifyElementwise(getOperation(), getResult().getType());
 }

@@ -741,6 +741,17 @@ def Nova_AdamwOp : Nova_Op<"adamw", [Pure]> {
                       type($new_exp_avg_sq))
   }];
   let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// One element's update (in the elements' float type), the one definition of the arithmetic
+    /// for every lowering: `elements` are (param, grad, exp_avg,
+    /// exp_avg_sq), `scalars` (lr, beta1, beta2, eps, weight_decay,
+    /// 1 - beta1^t, 1 - beta2^t); `sqrt` builds a correctly rounded square
+    /// root. Returns (new_param, new_exp_avg, new_exp_avg_sq).
+    static ::llvm::SmallVector<::mlir::Value, 3> buildElementUpdate(
+        ::mlir::OpBuilder &b, ::mlir::Location loc,
+        ::mlir::ValueRange elements, ::mlir::ValueRange scalars,
+        ::llvm::function_ref<::mlir::Value(::mlir::Value)> sqrt);
+  }];
 }
 
 #endif // NOVA_DIALECT_NOVAOPS_TD

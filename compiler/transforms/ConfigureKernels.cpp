@@ -1,5 +1,6 @@
 //===- ConfigureKernels.cpp - analytic kernel configuration ---------------===//
 
+#include "compiler/codegen/cuda/AdamwKernel.h"
 #include "compiler/codegen/cuda/AttentionConfigurator.h"
 #include "compiler/codegen/cuda/CrossEntropyConfigurator.h"
 #include "compiler/codegen/cuda/FusedRowsConfigurator.h"
@@ -72,6 +73,7 @@ struct ConfigureKernelsPass
     configureAttentionOps(module, *target, *f32Precision);
     configureCrossEntropyOps(module, *target);
     configureFusedOps(module, *target);
+    configureAdamwOps(module, *target);
     module.walk([&](MatmulOp op) {
       if (op.getLoweringConfigAttr())
         return;
@@ -225,6 +227,35 @@ struct ConfigureKernelsPass
                                  ? ", " + std::to_string(plan->rowsPerWarp) +
                                        " rows a warp (partials)"
                                  : std::string());
+    });
+  }
+
+  /// f32 AdamW updates get Nova's multi-tensor kernel; the others (bf16 or
+  /// f64 parameters) keep their linalg lowering.
+  void configureAdamwOps(ModuleOp module, TargetAttr target) {
+    module.walk([&](AdamwOp op) {
+      if (op->hasAttr("lowering_config"))
+        return;
+      RankedTensorType type = op.getParam().getType();
+      std::string why;
+      std::optional<LoweringConfigAttr> config;
+      if (!type.hasStaticShape())
+        why = "dynamic shapes";
+      else if (!type.getElementType().isF32())
+        why = "the kernel updates f32 parameters";
+      else
+        config = cuda::configureAdamw(type.getNumElements(), target, why);
+      if (!config) {
+        if (remarks)
+          op->emitRemark() << "not configured: " << why;
+        return;
+      }
+      op->setAttr("lowering_config", *config);
+      if (remarks)
+        op->emitRemark() << "adamw of " << type.getNumElements()
+                         << " elements: multi-tensor kernel, "
+                         << config->getWarpLayout()[0] * 32 << " threads x "
+                         << config->getTileSizes()[1] << " elements a block";
     });
   }
 

@@ -11,13 +11,13 @@
 #   probe   warm-start time (two processes), the gpt-42m tf32 profile, and a
 #           step with caller transients (bench-artifacts-tr, prepared with
 #           NOVA_STEP_TRANSIENTS=1): direct, ordered, then Nova's train row
-#   nova    the attention and GEMM kernel checks, gpt-42m bf16/tf32 checks vs
+#   nova    the attention, GEMM and AdamW kernel checks, gpt-42m bf16/tf32 checks vs
 #           eager CUDA, Nova's rows (gpt-42m bf16/tf32, gpt-146m bf16) and
 #           the gpt-42m tf32 and bf16 profiles (peers: phases 42m, 146m)
 #   ab      gpt-42m bf16 and tf32 profiled from bench-artifacts-old (an
 #           earlier commit's artifacts) and bench-artifacts, then where the
 #           host time of a step goes (transients_probe.py api)
-#   checked the attention kernel check and the gpt-42m bf16/tf32 checks vs
+#   checked the attention and AdamW kernel checks and the gpt-42m bf16/tf32 checks vs
 #           eager CUDA on bench-artifacts; if any fails, again on
 #           bench-artifacts-fallback (an earlier commit's, its commit in
 #           .commit); then phase 42m and the gpt-42m tf32 profile on the
@@ -34,13 +34,15 @@ export PYTHONUNBUFFERED=1
 out=${OUT:-/tmp}/$phase.jsonl
 art=bench-artifacts
 bench() { python3 -m nova.cli bench "$@" --artifacts $art --json-out "$out"; }
-# Whether the kernel check and both model checks of $out passed.
+# Whether the kernel checks and both model checks of $out passed.
 checks_pass() {
-  python3 - "$out" "${OUT:-/tmp}/attention-check.jsonl" <<'PY'
+  python3 - "$out" "${OUT:-/tmp}/attention-check.jsonl" "${OUT:-/tmp}/adamw-check.jsonl" <<'PY'
 import json, sys
 rows = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")]
-summary = [json.loads(l) for l in open(sys.argv[2]) if l.startswith('{"cases"')]
-ok = summary and summary[-1]["failed"] == 0
+ok = True
+for kernel_check in sys.argv[2:]:
+    summary = [json.loads(l) for l in open(kernel_check) if l.startswith('{"cases"')]
+    ok = ok and bool(summary) and summary[-1]["failed"] == 0
 ok = ok and all(r["max_loss_rel_err"] < 1e-3 and r["max_param_rel_err"] < 0.1 for r in rows if r.get("bench") == "check")
 sys.exit(0 if ok else 1)
 PY
@@ -68,6 +70,7 @@ PY
     nova)
       python3 tools/attention_check.py run --dir bench-artifacts/attention-check | tee "${OUT:-/tmp}/attention-check.jsonl"
       python3 tools/gemm_check.py run --dir bench-artifacts/gemm-check | tee "${OUT:-/tmp}/gemm-check.jsonl"
+      python3 tools/adamw_check.py run --dir bench-artifacts/adamw-check | tee "${OUT:-/tmp}/adamw-check.jsonl"
       bench check --model gpt-42m --dtype bf16 --batch 32 --steps 12
       bench check --model gpt-42m --dtype tf32 --batch 32 --steps 12
       bench train --model gpt-42m --dtype bf16 --batch 32 --modes nova
@@ -84,6 +87,7 @@ PY
         [ $a = bench-artifacts-fallback ] && export NOVA_COMMIT=$(cat $a/.commit)
         : > "$out"
         python3 tools/attention_check.py run --dir $art/attention-check | tee "${OUT:-/tmp}/attention-check.jsonl"
+        python3 tools/adamw_check.py run --dir $art/adamw-check | tee "${OUT:-/tmp}/adamw-check.jsonl"
         bench check --model gpt-42m --dtype bf16 --batch 32 --steps 12
         bench check --model gpt-42m --dtype tf32 --batch 32 --steps 12
         if checks_pass; then echo "checks passed on $art"; break; fi

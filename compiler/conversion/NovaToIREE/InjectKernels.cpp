@@ -24,7 +24,8 @@ struct ConvertNovaToIREEKernelsPass
         failed(nova_to_iree::injectGemmKernels(module, poisonOutputs)) ||
         failed(nova_to_iree::injectAttentionKernels(module, poisonOutputs)) ||
         failed(nova_to_iree::injectCrossEntropyKernels(module, poisonOutputs)) ||
-        failed(nova_to_iree::injectFusedKernels(module, poisonOutputs)))
+        failed(nova_to_iree::injectFusedKernels(module, poisonOutputs)) ||
+        failed(nova_to_iree::injectOptimizerKernels(module)))
       signalPassFailure();
   }
 };

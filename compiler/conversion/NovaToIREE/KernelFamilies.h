@@ -27,6 +27,10 @@ LogicalResult injectCrossEntropyKernels(ModuleOp module, bool poisonOutputs);
 /// generated from the region.
 LogicalResult injectFusedKernels(ModuleOp module, bool poisonOutputs);
 
+/// nova.adamw ops with a "multi_tensor_adamw" config -> dispatches of Nova's
+/// multi-tensor AdamW kernel, updating in place.
+LogicalResult injectOptimizerKernels(ModuleOp module);
+
 } // namespace mlir::nova::nova_to_iree
 
 #endif // NOVA_CONVERSION_NOVATOIREE_KERNELFAMILIES_H

@@ -97,37 +97,18 @@ struct AdamwLowering : OpConversionPattern<AdamwOp> {
         updateMaps(rewriter, paramType.getRank(), 4, 6),
         [&](OpBuilder &b, Location loc, ValueRange args) {
           SmallVector<Value> v = castScalars(b, loc, args, compute);
-          Value param = v[0], grad = v[1], expAvg = v[2], expAvgSq = v[3],
-                step = v[4], lr = v[5], beta1 = v[6], beta2 = v[7], eps = v[8],
-                weightDecay = v[9];
-          auto add = [&](Value x, Value y) -> Value {
-            return arith::AddFOp::create(b, loc, x, y);
-          };
-          auto sub = [&](Value x, Value y) -> Value {
-            return arith::SubFOp::create(b, loc, x, y);
-          };
-          auto mul = [&](Value x, Value y) -> Value {
-            return arith::MulFOp::create(b, loc, x, y);
-          };
-          auto div = [&](Value x, Value y) -> Value {
-            return arith::DivFOp::create(b, loc, x, y);
-          };
-          auto sqrt = [&](Value x) -> Value {
-            return math::SqrtOp::create(b, loc, x);
-          };
-          auto pow = [&](Value x, Value y) -> Value {
-            return math::PowFOp::create(b, loc, x, y);
-          };
+          Value step = v[4], beta1 = v[6], beta2 = v[7];
           Value one = scalarConstant(b, loc, compute, 1);
-          Value decayed = mul(param, sub(one, mul(lr, weightDecay)));
-          Value m = add(mul(beta1, expAvg), mul(sub(one, beta1), grad));
-          Value vNew =
-              add(mul(beta2, expAvgSq), mul(sub(one, beta2), mul(grad, grad)));
-          Value stepSize = div(lr, sub(one, pow(beta1, step)));
-          Value denom =
-              add(div(sqrt(vNew), sqrt(sub(one, pow(beta2, step)))), eps);
-          Value newParam = sub(decayed, mul(stepSize, div(m, denom)));
-          return castScalars(b, loc, {newParam, m, vNew}, elementType);
+          auto biasCorrection = [&](Value beta) -> Value {
+            return arith::SubFOp::create(
+                b, loc, one, math::PowFOp::create(b, loc, beta, step));
+          };
+          SmallVector<Value, 3> updated = AdamwOp::buildElementUpdate(
+              b, loc, ValueRange(v).take_front(4),
+              {v[5], beta1, beta2, v[8], v[9], biasCorrection(beta1),
+               biasCorrection(beta2)},
+              [&](Value x) -> Value { return math::SqrtOp::create(b, loc, x); });
+          return castScalars(b, loc, updated, elementType);
         });
     rewriter.replaceOp(op, results);
     return success();

@@ -223,6 +223,27 @@ absorbedProducers(linalg::GenericOp update,
   return order;
 }
 
+/// Whether `value` is a result of a dispatch that writes it into `old`'s
+/// buffer (a Nova kernel updating state in place, e.g. the multi-tensor
+/// AdamW).
+bool isTiedTo(Value value, Value old) {
+  auto result = dyn_cast<OpResult>(value);
+  if (!result || result.getOwner()->getName().getStringRef() != "flow.dispatch")
+    return false;
+  Operation *dispatch = result.getOwner();
+  auto ties = dispatch->getAttrOfType<ArrayAttr>("tied_operands");
+  if (!ties || result.getResultNumber() >= ties.size())
+    return false;
+  int64_t tied = cast<IntegerAttr>(ties[result.getResultNumber()]).getInt();
+  // flow.dispatch's tied indices count its tensor arguments after the
+  // workload.
+  auto segments = dispatch->getAttrOfType<DenseI32ArrayAttr>(
+      "operandSegmentSizes");
+  int64_t workload = segments ? segments[0] : 0;
+  return tied >= 0 && workload + tied < dispatch->getNumOperands() &&
+         dispatch->getOperand(workload + tied) == old;
+}
+
 /// Wraps `update` in a `flow.dispatch.workgroups` whose result k is tied to
 /// the argument holding result k's old value (`oldValues[k]`), which is read
 /// and written through one readwrite binding; the other inputs are readonly.
@@ -459,7 +480,7 @@ void ConvertTrainStepToIREEPass::makeUpdatesInPlace(func::FuncOp func) {
     }
     if (auto generic = value.getDefiningOp<linalg::GenericOp>())
       updates.insert(generic);
-    else
+    else if (!isTiedTo(value, func.getArgument(arg)))
       emitRemark(value.getLoc())
           << "state update " << r << " is not computed by a linalg.generic: "
           << "not updated in place";

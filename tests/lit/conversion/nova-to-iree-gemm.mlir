@@ -53,11 +53,11 @@ func.func @tn_split_k(%a: tensor<4096x64xbf16>, %b: tensor<4096x128xbf16>) -> te
 // -----
 
 // TF32 reads only K-major operands: a rhs stored [K, N] is transposed and
-// rounded to TF32 in one pass by Nova's transpose kernel (32 x 32 tiles: 2
-// along R, 3 along C; a dense source: 1 head, offset 0, rows of 96; rows of
+// rounded to TF32 in one pass by Nova's transpose kernel (64 x 64 tiles: 1
+// along R, 2 along C; a dense source: 1 head, offset 0, rows of 96; rows of
 // 64 written); the lhs is rounded by linalg.
 // CHECK-LABEL: func.func @tf32_nn
-// CHECK:         %[[BT:.+]] = "flow.dispatch"(%c6, %arg1, %c64_i32, %c96_i32, %c3_i32, %c6_i32, %c1_i32, %c0_i32, %c96_i32, %c0_i32, %c64_i32) <{entry_points = [@nova_transpose_f32_tf32::@nova_transpose_f32_tf32]{{.*}} -> tensor<1x96x64xf32>
+// CHECK:         %[[BT:.+]] = "flow.dispatch"(%c2, %arg1, %c64_i32, %c96_i32, %c2_i32, %c2_i32, %c1_i32, %c0_i32, %c96_i32, %c0_i32, %c64_i32) <{entry_points = [@nova_transpose_f32_tf32::@nova_transpose_f32_tf32]{{.*}} -> tensor<1x96x64xf32>
 // CHECK:         %[[BC:.+]] = tensor.collapse_shape %[[BT]]
 // CHECK:         %[[A:.+]] = tensor.expand_shape %arg0
 // CHECK:         %[[B:.+]] = tensor.expand_shape %[[BC]]

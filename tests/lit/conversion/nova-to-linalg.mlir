@@ -493,12 +493,13 @@ func.func @softmax(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
 // CHECK-LABEL: func.func @adamw
 // CHECK:       %{{.+}}:3 = linalg.generic {indexing_maps = [#[[P]], #[[P]], #[[P]], #[[P]], #[[H]], #[[H]], #[[H]], #[[H]], #[[H]], #[[H]], #[[P]], #[[P]], #[[P]]], iterator_types = ["parallel", "parallel"]}
 // CHECK:       ^bb0(%[[PARAM:[[:alnum:]_]+]]: f32, %[[GRAD:[[:alnum:]_]+]]: f32, %[[M:[[:alnum:]_]+]]: f32, %[[V:[[:alnum:]_]+]]: f32, %[[STEP:[[:alnum:]_]+]]: f32, %[[LR:[[:alnum:]_]+]]: f32, %[[B1:[[:alnum:]_]+]]: f32, %[[B2:[[:alnum:]_]+]]: f32, %[[EPS:[[:alnum:]_]+]]: f32, %[[WD:[[:alnum:]_]+]]: f32,
+// The bias corrections 1 - beta^t, then AdamwOp::buildElementUpdate.
+// CHECK:         math.powf %[[B1]], %[[STEP]]
+// CHECK:         math.powf %[[B2]], %[[STEP]]
 // CHECK:         %[[ONE:[[:alnum:]_]+]] = arith.constant 1.000000e+00 : f32
 // CHECK-NEXT:    %[[LRWD:[[:alnum:]_]+]] = arith.mulf %[[LR]], %[[WD]]
 // CHECK-NEXT:    %[[KEEP:[[:alnum:]_]+]] = arith.subf %[[ONE]], %[[LRWD]]
 // CHECK-NEXT:    %[[DECAYED:[[:alnum:]_]+]] = arith.mulf %[[PARAM]], %[[KEEP]]
-// CHECK:         math.powf %[[B1]], %[[STEP]]
-// CHECK:         math.powf %[[B2]], %[[STEP]]
 // CHECK:         math.sqrt
 // CHECK:         math.sqrt
 // CHECK:         %[[NEWP:[[:alnum:]_]+]] = arith.subf %[[DECAYED]], %{{.+}} : f32

@@ -1,19 +1,27 @@
 // RUN: nova-opt %s --allow-unregistered-dialect --convert-nova-to-iree-kernels | %python %lit_tools/print-executable-objects.py | FileCheck %s
 
 // A TF32 GEMM whose rhs is stored [K, N] (N-major): Nova's transpose kernel
-// makes it K-major and rounds it to TF32 in the same pass. One 32 x 32 tile a
-// block of 256 threads: four coalesced loads along C, rounding (+0x1000,
-// clear the low 13 bits), a padded shared tile (33 words a row), a barrier,
-// four coalesced stores along R.
+// makes it K-major and rounds it to TF32 in the same pass. One 64 x 64 tile a
+// block of 256 threads through a padded shared tile (65 words a row). Whole
+// tiles with 16-byte aligned rows: four 16-byte loads along C issued first,
+// rounding (+0x1000, clear the low 13 bits), a barrier, four 16-byte stores
+// along R; edge tiles element by element.
 
 // CHECK-LABEL: .visible .entry nova_transpose_f32_tf32(
 // CHECK-COUNT-2: .param .u64 .ptr .global
 // CHECK-COUNT-9: .param .u32
 // CHECK:      .maxntid 256, 1, 1
-// CHECK:      .shared .align 16 .b8 nova_transpose_tile[4224];
-// CHECK:      ld.global.nc.b32
+// CHECK:      .shared .align 16 .b8 nova_transpose_tile[16640];
+// CHECK-COUNT-4: ld.global.nc.v4.b32
+// CHECK-NOT:  st.shared
 // CHECK:      add.s32 {{.*}}, 4096;
 // CHECK:      and.b32 {{.*}}, -8192;
+// CHECK:      st.shared.b32
+// CHECK:      bar.sync 0;
+// CHECK:      ld.shared.b32
+// CHECK:      st.global.v4.b32
+// CHECK:      ld.global.nc.b32
+// CHECK:      add.s32 {{.*}}, 4096;
 // CHECK:      st.shared.b32
 // CHECK:      bar.sync 0;
 // CHECK:      ld.shared.b32

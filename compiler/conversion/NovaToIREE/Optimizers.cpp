@@ -1,0 +1,178 @@
+//===- Optimizers.cpp - AdamW updates through Nova's multi-tensor kernel --===//
+//
+// nova.adamw ops the configurator gave a "multi_tensor_adamw" config are
+// gathered, in program order, into groups of up to kAdamwMaxTensors that
+// share their hyperparameters and gradient dtype; each group becomes one
+// dispatch of Nova's kernel (compiler/codegen/cuda/AdamwKernel.h) whose
+// results are tied to the old params, exp_avg and exp_avg_sq (updated in
+// place). A gradient that is a bf16 tensor widened by nova.cast is read as
+// bf16. The bias corrections 1 - beta^t are computed once per group as
+// 0-d nova ops, as the linalg lowering computes them per element.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/codegen/cuda/AdamwKernel.h"
+#include "compiler/conversion/NovaToIREE/KernelDispatch.h"
+#include "compiler/conversion/NovaToIREE/KernelFamilies.h"
+#include "compiler/dialect/NovaOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "llvm/ADT/DenseSet.h"
+
+
+using namespace mlir;
+using namespace mlir::nova;
+using namespace mlir::nova::nova_to_iree;
+
+namespace {
+
+bool hasAdamwKernelConfig(AdamwOp op) {
+  auto config = op->getAttrOfType<LoweringConfigAttr>("lowering_config");
+  return config && config.getKernel() == "multi_tensor_adamw";
+}
+
+/// The bf16 tensor `grad` widens, or null when it is not a nova.cast of one.
+Value bf16GradSource(Value grad) {
+  auto widen = grad.getDefiningOp<CastOp>();
+  if (!widen)
+    return {};
+  Value input = widen.getInput();
+  return cast<RankedTensorType>(input.getType()).getElementType().isBF16()
+             ? input
+             : Value();
+}
+
+/// Whether every user of `op`'s results lies after `last` (in its block).
+bool usedOnlyAfter(AdamwOp op, Operation *last) {
+  Block *block = last->getBlock();
+  for (Operation *user : op->getUsers()) {
+    Operation *owner = block->findAncestorOpInBlock(*user);
+    if (!owner || owner == last || owner->isBeforeInBlock(last))
+      return false;
+  }
+  return true;
+}
+
+LogicalResult lowerGroup(IRRewriter &rewriter, ModuleOp module,
+                         ArrayRef<AdamwOp> group, bool bf16Grads) {
+  AdamwOp head = group.front();
+  int64_t n = group.size();
+  std::string name = cuda::adamwKernelName(n, bf16Grads);
+  KernelExport kernel;
+  kernel.name = name;
+  kernel.readOnlyBindings.assign(cuda::kAdamwScalars + n, true);
+  kernel.readOnlyBindings.append(3 * n, false);
+  kernel.constants = 2 * n;
+  kernel.workgroupSize = {cuda::kAdamwBlock, 1, 1};
+  if (failed(declareKernelOnce(module, head, "AdamW kernel", kernel,
+                               [&](std::string &error) {
+                                 return cuda::adamwPtx(n, bf16Grads, error);
+                               })))
+    return failure();
+
+  Location loc = rewriter.getFusedLoc(llvm::to_vector(
+      llvm::map_range(group, [](AdamwOp op) { return op.getLoc(); })));
+  rewriter.setInsertionPointAfter(group.back());
+  auto scalar = cast<RankedTensorType>(head.getStep().getType());
+  Value one = ConstantOp::create(
+      rewriter, loc, DenseElementsAttr::get(scalar, rewriter.getF32FloatAttr(1)));
+  auto biasCorrection = [&](Value beta) -> Value {
+    return SubOp::create(rewriter, loc, scalar, one,
+                         PowOp::create(rewriter, loc, scalar, beta,
+                                       head.getStep()));
+  };
+  KernelDispatchBuilder dispatch(rewriter, loc, /*poison=*/false);
+  for (Value s : {head.getLr(), head.getBeta1(), head.getBeta2(),
+                  head.getEps(), head.getWeightDecay()})
+    dispatch.input(s);
+  dispatch.input(biasCorrection(head.getBeta1()));
+  dispatch.input(biasCorrection(head.getBeta2()));
+  for (AdamwOp op : group)
+    dispatch.input(bf16Grads ? bf16GradSource(op.getGrad()) : op.getGrad());
+  for (AdamwOp op : group) {
+    RankedTensorType type = op.getParam().getType();
+    dispatch.result(type, op.getParam());
+    dispatch.result(type, op.getExpAvg());
+    dispatch.result(type, op.getExpAvgSq());
+  }
+  SmallVector<int64_t> firstBlocks;
+  int64_t blocks = 0;
+  for (AdamwOp op : group) {
+    int64_t elements = op.getParam().getType().getNumElements();
+    dispatch.constant(elements);
+    firstBlocks.push_back(blocks);
+    blocks += (elements + cuda::adamwBlockElements() - 1) /
+              cuda::adamwBlockElements();
+  }
+  for (int64_t first : firstBlocks)
+    dispatch.constant(first);
+  ResultRange results = dispatch.create(
+      name, name, arith::ConstantIndexOp::create(rewriter, loc, blocks));
+  for (auto [i, member] : llvm::enumerate(group)) {
+    AdamwOp op = member;
+    Operation *widen = bf16Grads ? op.getGrad().getDefiningOp() : nullptr;
+    rewriter.replaceOp(op, results.slice(3 * i, 3));
+    if (widen && widen->use_empty())
+      rewriter.eraseOp(widen);
+  }
+  return success();
+}
+
+} // namespace
+
+LogicalResult nova_to_iree::injectOptimizerKernels(ModuleOp module) {
+  // Per block, the configured updates in order, keyed by what a launch
+  // shares: the hyperparameters and the gradients' dtype.
+  using Key = std::tuple<Block *, SmallVector<Value, 6>, bool>;
+  SmallVector<std::pair<Key, SmallVector<AdamwOp>>> candidates;
+  module.walk([&](AdamwOp op) {
+    if (!hasAdamwKernelConfig(op))
+      return;
+    bool bf16Grads = bool(bf16GradSource(op.getGrad()));
+    SmallVector<Value, 6> hypers = {op.getStep(), op.getLr(),
+                                    op.getBeta1(), op.getBeta2(),
+                                    op.getEps(), op.getWeightDecay()};
+    Key key(op->getBlock(), hypers, bf16Grads);
+    auto it = llvm::find_if(candidates,
+                            [&](const auto &entry) { return entry.first == key; });
+    if (it == candidates.end())
+      candidates.push_back({key, {op}});
+    else
+      it->second.push_back(op);
+  });
+  if (candidates.empty())
+    return success();
+  if (failed(requireUnregisteredDialects(candidates.front().second.front())))
+    return failure();
+  IRRewriter rewriter(module.getContext());
+  for (auto &[key, ops] : candidates) {
+    bool bf16Grads = std::get<2>(key);
+    for (size_t begin = 0; begin < ops.size();
+         begin += cuda::kAdamwMaxTensors) {
+      ArrayRef<AdamwOp> chunk = ArrayRef<AdamwOp>(ops).slice(
+          begin, std::min<size_t>(cuda::kAdamwMaxTensors, ops.size() - begin));
+      // The launch goes after the chunk's last update: members whose new
+      // values are read before that keep their own lowering.
+      // Tensors tied twice would share one buffer: such an update keeps its
+      // own lowering too.
+      SmallVector<AdamwOp> group;
+      llvm::SmallDenseSet<Value> tied;
+      for (AdamwOp op : chunk) {
+        if (op != chunk.back() && !usedOnlyAfter(op, chunk.back()))
+          continue;
+        Value state[] = {op.getParam(), op.getExpAvg(), op.getExpAvgSq()};
+        if (llvm::any_of(state, [&](Value v) { return tied.contains(v); }) ||
+            state[0] == state[1] || state[0] == state[2] ||
+            state[1] == state[2])
+          continue;
+        tied.insert(std::begin(state), std::end(state));
+        group.push_back(op);
+      }
+      if (group.empty())
+        continue;
+      if (failed(lowerGroup(rewriter, module, group, bf16Grads)))
+        return failure();
+    }
+  }
+  return success();
+}
