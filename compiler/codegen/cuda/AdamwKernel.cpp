@@ -44,7 +44,7 @@ OwningOpRef<ModuleOp> cuda::buildAdamwKernel(MLIRContext *context,
   OwningOpRef<ModuleOp> module = createKernelModule(b, name, "sm_80", "+ptx70");
   KernelBuilder k(b, loc);
   int64_t n = tensors;
-  SmallVector<Type> params(kAdamwScalars + 4 * n, k.global);
+  SmallVector<Type> params(1 + 4 * n, k.global);
   params.append(2 * n, k.i32);
   Block &entry = createKernelFunc(b, name, params, kAdamwBlock).getBody().front();
   auto arg = [&](int64_t i) { return entry.getArgument(i); };
@@ -57,16 +57,14 @@ OwningOpRef<ModuleOp> cuda::buildAdamwKernel(MLIRContext *context,
   };
   SmallVector<Value> scalars;
   for (int64_t s = 0; s < kAdamwScalars; ++s)
-    scalars.push_back(invariantLoad(k.f32, arg(s), k.c32(0)));
+    scalars.push_back(invariantLoad(k.f32, arg(0), k.c32(s)));
 
   // This block's tensor: the last whose run starts at or before it.
   Value block = k.id(gpu::BlockIdOp::create(b, loc, gpu::Dimension::x));
   Value thread = k.id(gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x));
-  int64_t constants = kAdamwScalars + 4 * n;
-  auto gradOf = [&](int64_t i) { return arg(kAdamwScalars + i); };
-  auto stateOf = [&](int64_t i, int64_t j) {
-    return arg(kAdamwScalars + n + 3 * i + j);
-  };
+  int64_t constants = 1 + 4 * n;
+  auto gradOf = [&](int64_t i) { return arg(1 + i); };
+  auto stateOf = [&](int64_t i, int64_t j) { return arg(1 + n + 3 * i + j); };
   Value grad = gradOf(0), param = stateOf(0, 0), expAvg = stateOf(0, 1),
         expAvgSq = stateOf(0, 2);
   Value count = arg(constants), first = arg(constants + n);

@@ -3,7 +3,8 @@
 // One launch updates up to kAdamwMaxTensors f32 parameters in place with
 // torch.optim.AdamW's step (nova.adamw's arithmetic, AdamwOp::
 // buildElementUpdate), instead of one launch per parameter: the optimizer's
-// ~100 small updates of a GPT step were launch-bound.
+// ~100 small updates of a GPT step were launch-bound. IREE's binding limit
+// keeps a launch to 3 tensors.
 //
 // Each tensor owns a contiguous run of blocks (its first block a constant);
 // a block finds its tensor by comparing its index with the runs' starts and
@@ -11,11 +12,11 @@
 // thread t elements t, t + block, ... (coalesced). The gradients are f32 or
 // (`bf16Grads`) bf16, widened as they are read.
 //
-// ABI (IREE's CUDA HAL: bindings, then i32 constants): lr, beta1, beta2,
-// eps, weight_decay, 1 - beta1^t, 1 - beta2^t (0-d f32); the N gradients;
-// then per tensor param, exp_avg, exp_avg_sq (read-write); then the N
-// element counts and the N first blocks. Block kAdamwBlock, grid x = the
-// blocks of all runs.
+// ABI (IREE's CUDA HAL: bindings, then i32 constants): the scalars lr,
+// beta1, beta2, eps, weight_decay, 1 - beta1^t, 1 - beta2^t as one f32[7];
+// the N gradients; then per tensor param, exp_avg, exp_avg_sq (read-write);
+// then the N element counts and the N first blocks. Block kAdamwBlock, grid
+// x = the blocks of all runs.
 //
 //===----------------------------------------------------------------------===//
 
@@ -34,9 +35,10 @@ namespace mlir::nova::cuda {
 
 constexpr int64_t kAdamwBlock = 256, kAdamwElementsPerThread = 4;
 constexpr int64_t kAdamwScalars = 7;
-/// IREE's CUDA HAL binds at most 64 buffers a dispatch: 7 scalars + 4 per
-/// tensor.
-constexpr int64_t kAdamwMaxTensors = (64 - kAdamwScalars) / 4;
+/// IREE 3.13's CUDA HAL binds at most 16 buffers a dispatch
+/// (native_executable.c refuses more when the module loads): the scalars
+/// + 4 per tensor.
+constexpr int64_t kAdamwMaxTensors = (16 - 1) / 4;
 
 /// The elements one block updates.
 constexpr int64_t adamwBlockElements() {

@@ -7,7 +7,9 @@
 // results are tied to the old params, exp_avg and exp_avg_sq (updated in
 // place). A gradient that is a bf16 tensor widened by nova.cast is read as
 // bf16. The bias corrections 1 - beta^t are computed once per group as
-// 0-d nova ops, as the linalg lowering computes them per element.
+// 0-d nova ops, as the linalg lowering computes them per element, and packed
+// with the hyperparameters into one f32[7] (IREE binds 16 buffers a launch)
+// by elementwise selects IREE fuses into one small kernel.
 //
 //===----------------------------------------------------------------------===//
 
@@ -60,7 +62,7 @@ LogicalResult lowerGroup(IRRewriter &rewriter, ModuleOp module,
   std::string name = cuda::adamwKernelName(n, bf16Grads);
   KernelExport kernel;
   kernel.name = name;
-  kernel.readOnlyBindings.assign(cuda::kAdamwScalars + n, true);
+  kernel.readOnlyBindings.assign(1 + n, true);
   kernel.readOnlyBindings.append(3 * n, false);
   kernel.constants = 2 * n;
   kernel.workgroupSize = {cuda::kAdamwBlock, 1, 1};
@@ -81,12 +83,37 @@ LogicalResult lowerGroup(IRRewriter &rewriter, ModuleOp module,
                          PowOp::create(rewriter, loc, scalar, beta,
                                        head.getStep()));
   };
+  // The kernel's scalars as one f32[7] (one binding of IREE's 16), built
+  // elementwise (a select per scalar on the position) so that IREE makes one
+  // small kernel of it, where a concat would be a copy per scalar.
+  auto packedType =
+      RankedTensorType::get({cuda::kAdamwScalars}, scalar.getElementType());
+  Value values[] = {head.getLr(),
+                    head.getBeta1(),
+                    head.getBeta2(),
+                    head.getEps(),
+                    head.getWeightDecay(),
+                    biasCorrection(head.getBeta1()),
+                    biasCorrection(head.getBeta2())};
+  auto broadcast = [&](Value v) -> Value {
+    return BroadcastInDimOp::create(rewriter, loc, packedType, v,
+                                    rewriter.getDenseI64ArrayAttr({}));
+  };
+  Value position = IotaOp::create(rewriter, loc, packedType, uint64_t{0});
+  Value packed = broadcast(values[cuda::kAdamwScalars - 1]);
+  for (int64_t i = cuda::kAdamwScalars - 2; i >= 0; --i) {
+    Value index = ConstantOp::create(
+        rewriter, loc,
+        DenseElementsAttr::get(packedType,
+                               rewriter.getF32FloatAttr(float(i))));
+    Value here = CompareOp::create(rewriter, loc,
+                                   packedType.clone(rewriter.getI1Type()),
+                                   CompareDirection::EQ, position, index);
+    packed = SelectOp::create(rewriter, loc, packedType, here,
+                              broadcast(values[i]), packed);
+  }
   KernelDispatchBuilder dispatch(rewriter, loc, /*poison=*/false);
-  for (Value s : {head.getLr(), head.getBeta1(), head.getBeta2(),
-                  head.getEps(), head.getWeightDecay()})
-    dispatch.input(s);
-  dispatch.input(biasCorrection(head.getBeta1()));
-  dispatch.input(biasCorrection(head.getBeta2()));
+  dispatch.input(packed);
   for (AdamwOp op : group)
     dispatch.input(bf16Grads ? bf16GradSource(op.getGrad()) : op.getGrad());
   for (AdamwOp op : group) {
