@@ -53,6 +53,12 @@ struct LowerToLinalgOptions : PassPipelineOptions<LowerToLinalgOptions> {
       *this, "bucket-bytes",
       llvm::cl::desc("largest gradient all-reduce bucket in bytes"),
       llvm::cl::init(26214400)};
+  Option<bool> stateInPlace{
+      *this, "state-in-place",
+      llvm::cl::desc("the optimizer's params and state become module state "
+                     "(a train step updated in place): CUDA optimizer "
+                     "updates may write them in place"),
+      llvm::cl::init(false)};
 };
 
 /// nova -> linalg. CUDA: long leading reductions are split into two stages
@@ -93,7 +99,9 @@ void buildLowerToLinalgPipeline(OpPassManager &pm,
     pm.addPass(createNovaDecomposeAttention());
     pm.addPass(createNovaDecomposeCrossEntropy());
     pm.addPass(createNovaConfigureKernels(configure));
-    pm.addPass(createConvertNovaToIREEKernels());
+    ConvertNovaToIREEKernelsOptions kernels;
+    kernels.stateInPlace = options.stateInPlace;
+    pm.addPass(createConvertNovaToIREEKernels(kernels));
   } else {
     pm.addPass(createNovaDecomposeAttention());
     pm.addPass(createNovaDecomposeCrossEntropy());

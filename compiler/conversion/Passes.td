@@ -204,7 +204,13 @@ def ConvertNovaToIREEKernels
   let options = [
     Option<"poisonOutputs", "poison-outputs", "bool", /*default=*/"false",
            "GEMM outputs start as NaN instead of uninitialized memory, so a "
-           "check sees any element the kernel fails to write">
+           "check sees any element the kernel fails to write">,
+    Option<"stateInPlace", "state-in-place", "bool", /*default=*/"false",
+           "the parameters and optimizer state the nova.adamw ops update "
+           "become module state (a train step's globals): configured updates "
+           "run Nova's multi-tensor kernel writing them in place. Off, they "
+           "keep their linalg lowering, so a pure function never writes "
+           "into its caller's arguments">
   ];
   let dependentDialects = [
     "::mlir::linalg::LinalgDialect", "::mlir::tensor::TensorDialect",

@@ -85,16 +85,22 @@ def compiling_gpu(target: str) -> dict[str, int]:
     return gpu
 
 
-def linalg_pipeline(target: str, f32_matmul_precision: str = "highest", world_size: int = 1) -> str:
+def linalg_pipeline(target: str, f32_matmul_precision: str = "highest", world_size: int = 1,
+                    state_in_place: bool = False) -> str:
     """nova → linalg for `target` (a Nova target string: "cpu", "cuda:sm_NN"):
     the C++ pipeline `nova-lower-to-linalg` (CUDA: two-stage leading
     reductions, every matmul configured for the architecture, or for the GPU
     compiled on (`compiling_gpu`), with f32 ones at `f32_matmul_precision`;
     Nova's scatter kernel; gradient all-reduces over `world_size` ranks as
-    IREE collectives, or none for one)."""
+    IREE collectives, or none for one). `state_in_place`: the optimizer's
+    params and state become module state updated in place (a train step's
+    program pipeline follows), so CUDA optimizer updates may write them in
+    place (Nova's multi-tensor AdamW kernel)."""
     options = [f"target={target}", f"f32-matmul-precision={f32_matmul_precision}"]
     if world_size != 1:
         options.append(f"world-size={world_size}")
+    if state_in_place:
+        options.append("state-in-place=true")
     options += [f"{name}={value}" for name, value in compiling_gpu(target).items()]
     return "nova-lower-to-linalg{" + " ".join(options) + "}"
 
@@ -157,6 +163,7 @@ def lower_to_iree_input(
     program_pipeline: str | None = None,
     f32_matmul_precision: str = "highest",
     world_size: int = 1,
+    state_in_place: bool = False,
 ) -> str:
     """torch-dialect text → linalg text (generic form) for iree-compile.
 
@@ -165,6 +172,8 @@ def lower_to_iree_input(
     `program_pipeline` (a train step's `train_step_pipeline`) turns the pure
     function into IREE's stateful program last. `f32_matmul_precision` is
     torch's setting at capture (CUDA: "high"/"medium" allow TF32).
+    `state_in_place`: `program_pipeline` makes the params and optimizer state
+    module globals updated in place (see `linalg_pipeline`).
     """
     from nova import compiler  # the MLIR extension: compile side only
 
@@ -187,7 +196,7 @@ def lower_to_iree_input(
     with stages.stage("nova-lower-to-linalg"):
         text = compiler.run_pipeline(
             text,
-            linalg_pipeline(target, f32_matmul_precision, world_size),
+            linalg_pipeline(target, f32_matmul_precision, world_size, state_in_place),
             allow_unregistered_dialects=True,
             print_locations=True,
         )
@@ -238,6 +247,7 @@ def compile_captured(
         program_pipeline=program,
         f32_matmul_precision=captured.f32_matmul_precision,
         world_size=captured.world_size,
+        state_in_place=program is not None and in_place,
     )
     with stages.stage("iree-compile"):
         vmfb = compile_to_vmfb(iree_input, target, input_type="torch" if allow_fallback else "auto")

@@ -21,7 +21,7 @@
 #           eager CUDA on bench-artifacts; if any fails, again on
 #           bench-artifacts-fallback (an earlier commit's, its commit in
 #           .commit); then phase 42m and the gpt-42m tf32 profile on the
-#           artifacts that passed
+#           artifacts that passed (none: nothing more)
 #   gate    gated steps (bench-artifacts-gate, prepared with
 #           NOVA_STEP_TRANSIENTS=1): direct and ordered probes, then the
 #           gpt-42m bf16 check, Nova's rows and the gpt-42m bf16 profile
@@ -82,7 +82,9 @@ PY
         bench-artifacts-gate/train-modelgpt-42m-dtypebf16-batch32 ordered-side
       ;;
     checked)
+      passed=
       for a in bench-artifacts bench-artifacts-fallback; do
+        [ -d $a ] || continue
         art=$a
         [ $a = bench-artifacts-fallback ] && export NOVA_COMMIT=$(cat $a/.commit)
         : > "$out"
@@ -90,12 +92,14 @@ PY
         python3 tools/adamw_check.py run --dir $art/adamw-check | tee "${OUT:-/tmp}/adamw-check.jsonl"
         bench check --model gpt-42m --dtype bf16 --batch 32 --steps 12
         bench check --model gpt-42m --dtype tf32 --batch 32 --steps 12
-        if checks_pass; then echo "checks passed on $art"; break; fi
+        if checks_pass; then echo "checks passed on $art"; passed=$a; break; fi
         echo "checks failed on $art"; cp "$out" "${OUT:-/tmp}/failed-checks-$a.jsonl"
       done
-      bench train --model gpt-42m --dtype bf16 --batch 32
-      bench train --model gpt-42m --dtype tf32 --batch 32
-      bench profile --model gpt-42m --dtype tf32 --batch 32 --steps 2 --top 30
+      if [ -n "$passed" ]; then
+        bench train --model gpt-42m --dtype bf16 --batch 32
+        bench train --model gpt-42m --dtype tf32 --batch 32
+        bench profile --model gpt-42m --dtype tf32 --batch 32 --steps 2 --top 30
+      fi
       ;;
     42m)
       bench train --model gpt-42m --dtype bf16 --batch 32

@@ -25,7 +25,7 @@ struct ConvertNovaToIREEKernelsPass
         failed(nova_to_iree::injectAttentionKernels(module, poisonOutputs)) ||
         failed(nova_to_iree::injectCrossEntropyKernels(module, poisonOutputs)) ||
         failed(nova_to_iree::injectFusedKernels(module, poisonOutputs)) ||
-        failed(nova_to_iree::injectOptimizerKernels(module)))
+        (stateInPlace && failed(nova_to_iree::injectOptimizerKernels(module))))
       signalPassFailure();
   }
 };

@@ -28,7 +28,8 @@ LogicalResult injectCrossEntropyKernels(ModuleOp module, bool poisonOutputs);
 LogicalResult injectFusedKernels(ModuleOp module, bool poisonOutputs);
 
 /// nova.adamw ops with a "multi_tensor_adamw" config -> dispatches of Nova's
-/// multi-tensor AdamW kernel, updating in place.
+/// multi-tensor AdamW kernel, updating in place: only for state the module
+/// owns (a pure function's caller would see its arguments written).
 LogicalResult injectOptimizerKernels(ModuleOp module);
 
 } // namespace mlir::nova::nova_to_iree

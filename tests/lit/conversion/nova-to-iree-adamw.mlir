@@ -1,11 +1,22 @@
-// RUN: nova-opt %s --allow-unregistered-dialect --nova-configure-kernels=target=sm_90 --convert-nova-to-iree-kernels --split-input-file | FileCheck %s
-// RUN: nova-opt %s --allow-unregistered-dialect --nova-configure-kernels=target=sm_90 --convert-nova-to-iree-kernels --split-input-file | %python %lit_tools/print-executable-objects.py | FileCheck %s --check-prefix=PTX
+// RUN: nova-opt %s --allow-unregistered-dialect --nova-configure-kernels=target=sm_90 --convert-nova-to-iree-kernels=state-in-place=true --split-input-file | FileCheck %s
+// RUN: nova-opt %s --allow-unregistered-dialect --nova-configure-kernels=target=sm_90 --convert-nova-to-iree-kernels=state-in-place=true --split-input-file | %python %lit_tools/print-executable-objects.py | FileCheck %s --check-prefix=PTX
+// RUN: nova-opt %s --allow-unregistered-dialect --nova-configure-kernels=target=sm_90 --convert-nova-to-iree-kernels --split-input-file | FileCheck %s --check-prefix=PURE
+
+// Unless the state becomes the module's (a train step's globals), the
+// updates keep their linalg lowering: the kernel writes in place, and a pure
+// function's caller would see its arguments written.
+// PURE-LABEL: func.func @adamw_groups
+// PURE-NOT:   flow.dispatch
+// PURE-COUNT-16: nova.adamw
+// PURE-LABEL: func.func @adamw_bf16_grads
+// PURE-NOT:   flow.dispatch
 
 // f32 AdamW updates sharing their hyperparameters become launches of Nova's
 // multi-tensor kernel, at most 3 tensors each (IREE's CUDA HAL binds 16
 // buffers a launch): 16 updates -> 5 x 3 + 1, each launch after its last
 // member. Bindings: lr, beta1, beta2, eps, weight_decay, 1 - beta1^t,
-// 1 - beta2^t packed as one f32[7], the gradients, then param, exp_avg,
+// 1 - beta2^t packed as one f32[7] (elementwise: one small IREE kernel,
+// where a concat would copy each scalar), the gradients, then param, exp_avg,
 // exp_avg_sq per tensor, tied (in place); constants: the element counts,
 // then each tensor's first block (1024 elements a block: 1000 -> 1 block,
 // 3000 -> 3).
@@ -15,14 +26,16 @@
 // CHECK-DAG:   %[[BC1:.+]] = nova.sub %[[ONE]], %[[P1]] : tensor<f32>
 // CHECK-DAG:   %[[P2:.+]] = nova.pow %arg4, %arg0 : tensor<f32>
 // CHECK-DAG:   %[[BC2:.+]] = nova.sub %[[ONE]], %[[P2]] : tensor<f32>
-// CHECK-DAG:   %[[LR:.+]] = nova.reshape %arg1 : tensor<f32> -> tensor<1xf32>
-// CHECK-DAG:   %[[B1:.+]] = nova.reshape %arg3 : tensor<f32> -> tensor<1xf32>
-// CHECK-DAG:   %[[B2:.+]] = nova.reshape %arg4 : tensor<f32> -> tensor<1xf32>
-// CHECK-DAG:   %[[EPS:.+]] = nova.reshape %arg5 : tensor<f32> -> tensor<1xf32>
-// CHECK-DAG:   %[[WD:.+]] = nova.reshape %arg2 : tensor<f32> -> tensor<1xf32>
-// CHECK-DAG:   %[[C1:.+]] = nova.reshape %[[BC1]] : tensor<f32> -> tensor<1xf32>
-// CHECK-DAG:   %[[C2:.+]] = nova.reshape %[[BC2]] : tensor<f32> -> tensor<1xf32>
-// CHECK:       %[[S:.+]] = nova.concat %[[LR]], %[[B1]], %[[B2]], %[[EPS]], %[[WD]], %[[C1]], %[[C2]] dim = 0
+// The packing: position i of the f32[7] selects scalar i (last first).
+// CHECK:       %[[POS:.+]] = nova.iota dim = 0 : tensor<7xf32>
+// CHECK:       %[[LAST:.+]] = nova.broadcast_in_dim %[[BC2]] dims = [] : tensor<f32> -> tensor<7xf32>
+// CHECK:       %[[I5:.+]] = nova.constant dense<5.000000e+00> : tensor<7xf32>
+// CHECK:       %[[AT5:.+]] = nova.compare eq, %[[POS]], %[[I5]]
+// CHECK:       %[[V5:.+]] = nova.broadcast_in_dim %[[BC1]]
+// CHECK:       nova.select %[[AT5]], %[[V5]], %[[LAST]]
+// CHECK-COUNT-4: nova.select
+// CHECK:       %[[LRV:.+]] = nova.broadcast_in_dim %arg1
+// CHECK:       %[[S:.+]] = nova.select %{{.+}}, %[[LRV]], %{{.+}} : tensor<7xi1>, tensor<7xf32>
 // CHECK-DAG:   %[[N1:.+]] = arith.constant 1000 : i32
 // CHECK-DAG:   %[[N3:.+]] = arith.constant 3000 : i32
 // CHECK-DAG:   %[[F0:.+]] = arith.constant 0 : i32
