@@ -1,5 +1,8 @@
-"""`nova bench attention`: Nova's fused attention kernels next to torch SDPA
-(cuDNN and flash backends), forward and backward, same run, same GPU.
+"""`nova bench attention`: Nova's fused attention kernels next to torch SDPA,
+forward and backward, same run, same GPU: bf16 next to SDPA's cuDNN and flash
+backends, TF32 (f32 operands, torch's "high" matmul precision) next to its
+memory-efficient backend and its math backend (TF32 matmuls), the two that
+take f32.
 
 Each case is one nova module `@main(q, k, v, dout) -> (out, lse, dq, dk, dv)`
 (a nova.attention and its nova.attention_backward on bf16 [B, H, T, D], or
@@ -26,8 +29,16 @@ ATTENTION_SHAPES: list[tuple[int, int, int, int]] = [
 ]
 
 
-def case_name(b: int, h: int, t: int, d: int, causal: bool) -> str:
-    return f"attention-b{b}-h{h}-t{t}-d{d}{'-causal' if causal else ''}"
+# Each dtype's SDPA peers: (backend name in torch.nn.attention.SDPBackend, label).
+PEERS = {
+    "bf16": (("CUDNN_ATTENTION", "cudnn"), ("FLASH_ATTENTION", "flash")),
+    "tf32": (("EFFICIENT_ATTENTION", "efficient"), ("MATH", "math")),
+}
+
+
+def case_name(b: int, h: int, t: int, d: int, causal: bool, dtype: str = "bf16") -> str:
+    suffix = "" if dtype == "bf16" else f"-{dtype}"
+    return f"attention-b{b}-h{h}-t{t}-d{d}{'-causal' if causal else ''}{suffix}"
 
 
 def module_text(b: int, h: int, t: int, d: int, causal: bool, packed: bool = False, dtype: str = "bf16") -> str:
@@ -117,9 +128,10 @@ def compile_case(
 
 
 def prepare(out: Path, target: str) -> None:
-    for b, h, t, d in ATTENTION_SHAPES:
-        vmfb, _ = compile_case(b, h, t, d, True, target)
-        (out / f"{case_name(b, h, t, d, True)}.vmfb").write_bytes(vmfb)
+    for dtype in PEERS:
+        for b, h, t, d in ATTENTION_SHAPES:
+            vmfb, _ = compile_case(b, h, t, d, True, target, dtype="f32" if dtype == "tf32" else dtype)
+            (out / f"{case_name(b, h, t, d, True, dtype)}.vmfb").write_bytes(vmfb)
 
 
 def math_attention(q, k, v, do, causal: bool, scale: float):
@@ -165,29 +177,41 @@ def bench(artifacts: Path, iters: int) -> list[dict[str, Any]]:
     from nova.runtime import Session
 
     rows = []
-    for b, h, t, d in ATTENTION_SHAPES:
+    # The math backend's matmuls in TF32, as torch runs f32 attention at "high".
+    torch.backends.cuda.matmul.allow_tf32 = True
+    for dtype, (b, h, t, d) in ((dt, shape) for dt in PEERS for shape in ATTENTION_SHAPES):
+        path = artifacts / f"{case_name(b, h, t, d, True, dtype)}.vmfb"
+        if not path.exists():  # artifacts prepared before the TF32 cases
+            continue
         causal, scale = True, 1 / math.sqrt(d)
-        q, k, v, do = random_operands(b, h, t, d, seed=t)
+        q, k, v, do = random_operands(b, h, t, d, seed=t, dtype="f32" if dtype == "tf32" else dtype)
         ref = reference(q, k, v, do, causal, scale)
         fwd_flops = 4.0 * b * h * t * t * d * (0.5 if causal else 1.0)
-        row: dict[str, Any] = {"bench": "attention", "b": b, "h": h, "t": t, "d": d, "causal": causal}
-        session = Session((artifacts / f"{case_name(b, h, t, d, causal)}.vmfb").read_bytes(), "cuda")
+        row: dict[str, Any] = {"bench": "attention", "dtype": dtype, "b": b, "h": h, "t": t, "d": d, "causal": causal}
+        session = Session(path.read_bytes(), "cuda")
         got = [session.to_torch(x) for x in session.invoke("main", q, k, v, do)]
         row["nova_err"] = {n: max_rel_err(x, r) for n, x, r in zip(("out", "lse", "dq", "dk", "dv"), got, ref)}
         nova = device_ms_per_kernel(lambda: session.invoke("main", q, k, v, do), iters)
         fwd_ms = sum(ms for n, ms in nova.items() if n.startswith("nova_attention_fwd"))
         bwd_ms = sum(ms for n, ms in nova.items() if n.startswith("nova_attention_bwd"))
         row.update(nova_fwd_tflops=fwd_flops / fwd_ms / 1e9, nova_bwd_tflops=2.5 * fwd_flops / bwd_ms / 1e9)
-        for backend, label in ((SDPBackend.CUDNN_ATTENTION, "cudnn"), (SDPBackend.FLASH_ATTENTION, "flash")):
-            with sdpa_kernel(backend):
-                qq, kk, vv = (x.detach().requires_grad_() for x in (q, k, v))
-                o = sdpa(qq, kk, vv, is_causal=causal)
-                grads = torch.autograd.grad(o, (qq, kk, vv), do, retain_graph=True)
-                row[f"{label}_err"] = {
-                    n: max_rel_err(x, r) for n, x, r in zip(("out", "dq", "dk", "dv"), (o, *grads), (ref[0], *ref[2:]))
-                }
-                f = device_ms_per_kernel(lambda: sdpa(qq, kk, vv, is_causal=causal), iters)
-                bw = device_ms_per_kernel(lambda: torch.autograd.grad(o, (qq, kk, vv), do, retain_graph=True), iters)
+        for backend, label in PEERS[dtype]:
+            try:
+                with sdpa_kernel(getattr(SDPBackend, backend)):
+                    qq, kk, vv = (x.detach().requires_grad_() for x in (q, k, v))
+                    o = sdpa(qq, kk, vv, is_causal=causal)
+                    grads = torch.autograd.grad(o, (qq, kk, vv), do, retain_graph=True)
+                    row[f"{label}_err"] = {
+                        n: max_rel_err(x, r)
+                        for n, x, r in zip(("out", "dq", "dk", "dv"), (o, *grads), (ref[0], *ref[2:]))
+                    }
+                    f = device_ms_per_kernel(lambda: sdpa(qq, kk, vv, is_causal=causal), iters)
+                    bw = device_ms_per_kernel(
+                        lambda: torch.autograd.grad(o, (qq, kk, vv), do, retain_graph=True), iters
+                    )
+            except RuntimeError as e:  # a backend that does not take this case: a row that says so
+                row[f"{label}_error"] = str(e)[:300]
+                continue
             row[f"{label}_fwd_tflops"] = fwd_flops / sum(f.values()) / 1e9
             row[f"{label}_bwd_tflops"] = 2.5 * fwd_flops / sum(bw.values()) / 1e9
         print(json.dumps(row), flush=True)
@@ -196,20 +220,33 @@ def bench(artifacts: Path, iters: int) -> list[dict[str, Any]]:
 
 
 def report(rows: list[dict[str, Any]]) -> list[str]:
-    out = [
-        "Attention (bf16, causal), TFLOP/s of each side's attention kernels (CUPTI), forward / backward; "
-        "max relative error of dq against f64.\n",
-        "| B | H | T | D | Nova | cuDNN | flash | Nova / cuDNN | Nova dq err | cuDNN dq err |",
-        "|---|---|---|---|---|---|---|---|---|---|",
-    ]
-    for r in rows:
-        out.append(
-            f"| {r['b']} | {r['h']} | {r['t']} | {r['d']} "
-            f"| {r['nova_fwd_tflops']:.0f} / {r['nova_bwd_tflops']:.0f} "
-            f"| {r['cudnn_fwd_tflops']:.0f} / {r['cudnn_bwd_tflops']:.0f} "
-            f"| {r['flash_fwd_tflops']:.0f} / {r['flash_bwd_tflops']:.0f} "
-            f"| {r['nova_fwd_tflops'] / r['cudnn_fwd_tflops']:.2f} / {r['nova_bwd_tflops'] / r['cudnn_bwd_tflops']:.2f} "
-            f"| {r['nova_err']['dq']:.1e} | {r['cudnn_err']['dq']:.1e} |"
-        )
-    out.append("")
+    out = []
+    for dtype, ((_, first), (_, second)) in PEERS.items():
+        chosen = [r for r in rows if r.get("dtype", "bf16") == dtype]
+        if not chosen:
+            continue
+        out += [
+            f"Attention ({dtype}, causal), TFLOP/s of each side's attention kernels (CUPTI), forward / backward; "
+            "max relative error of dq against f64.\n",
+            f"| B | H | T | D | Nova | {first} | {second} | Nova / {first} | Nova dq err | {first} dq err |",
+            "|---|---|---|---|---|---|---|---|---|---|",
+        ]
+        def pair(r: dict[str, Any], side: str) -> str:
+            if f"{side}_fwd_tflops" not in r:
+                return "failed"
+            return f"{r[side + '_fwd_tflops']:.0f} / {r[side + '_bwd_tflops']:.0f}"
+
+        for r in chosen:
+            ratio = (
+                f"{r['nova_fwd_tflops'] / r[first + '_fwd_tflops']:.2f} / "
+                f"{r['nova_bwd_tflops'] / r[first + '_bwd_tflops']:.2f}"
+                if f"{first}_fwd_tflops" in r
+                else "-"
+            )
+            first_err = f"{r[first + '_err']['dq']:.1e}" if f"{first}_err" in r else "-"
+            out.append(
+                f"| {r['b']} | {r['h']} | {r['t']} | {r['d']} | {pair(r, 'nova')} | {pair(r, first)} "
+                f"| {pair(r, second)} | {ratio} | {r['nova_err']['dq']:.1e} | {first_err} |"
+            )
+        out.append("")
     return out
