@@ -1,6 +1,7 @@
 //===- AdamwKernel.cpp - multi-tensor AdamW update ------------------------===//
 
 #include "compiler/codegen/cuda/AdamwKernel.h"
+#include "compiler/codegen/cuda/KnownTargets.h"
 #include "compiler/codegen/cuda/KernelBuilder.h"
 #include "compiler/codegen/cuda/PtxSerialization.h"
 #include "compiler/dialect/NovaOps.h"
@@ -13,8 +14,7 @@ using namespace mlir::nova::cuda;
 
 std::optional<LoweringConfigAttr>
 cuda::configureAdamw(int64_t elements, TargetAttr target, std::string &why) {
-  StringRef arch = target.getArch();
-  if (!arch.starts_with("sm_") || arch.drop_front(3).compare("80") < 0) {
+  if (computeCapability(target) < 80) {
     why = "Nova's optimizer kernel needs sm_80 or newer";
     return std::nullopt;
   }
@@ -48,12 +48,14 @@ OwningOpRef<ModuleOp> cuda::buildAdamwKernel(MLIRContext *context,
   params.append(2 * n, k.i32);
   Block &entry = createKernelFunc(b, name, params, kAdamwBlock).getBody().front();
   auto arg = [&](int64_t i) { return entry.getArgument(i); };
+  auto at = [&](Value ptr, Type type, Value index) -> Value {
+    return LLVM::GEPOp::create(b, loc, k.global, type, ptr, ValueRange{index});
+  };
   auto invariantLoad = [&](Type type, Value ptr, Value index) -> Value {
-    return LLVM::LoadOp::create(
-        b, loc, type,
-        LLVM::GEPOp::create(b, loc, k.global, type, ptr, ValueRange{index}),
-        type.getIntOrFloatBitWidth() / 8, /*isVolatile=*/false,
-        /*isNonTemporal=*/false, /*isInvariant=*/true);
+    return LLVM::LoadOp::create(b, loc, type, at(ptr, type, index),
+                                type.getIntOrFloatBitWidth() / 8,
+                                /*isVolatile=*/false, /*isNonTemporal=*/false,
+                                /*isInvariant=*/true);
   };
   SmallVector<Value> scalars;
   for (int64_t s = 0; s < kAdamwScalars; ++s)
@@ -81,9 +83,6 @@ OwningOpRef<ModuleOp> cuda::buildAdamwKernel(MLIRContext *context,
   Value base = k.add(k.mul(k.sub(block, first), k.c32(adamwBlockElements())),
                      thread);
   Type gradType = bf16Grads ? Type(b.getBF16Type()) : k.f32;
-  auto at = [&](Value ptr, Type type, Value index) -> Value {
-    return LLVM::GEPOp::create(b, loc, k.global, type, ptr, ValueRange{index});
-  };
   // All loads first (zeros past the end), then the updates: the stores may
   // alias later loads as far as the compiler knows, so interleaving them
   // would leave one element's loads in flight at a time.

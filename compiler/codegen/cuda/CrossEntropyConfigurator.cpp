@@ -1,6 +1,7 @@
 //===- CrossEntropyConfigurator.cpp - row-kernel configurator -------------===//
 
 #include "compiler/codegen/cuda/CrossEntropyConfigurator.h"
+#include "compiler/codegen/cuda/KnownTargets.h"
 
 #include <algorithm>
 #include <cmath>
@@ -19,8 +20,7 @@ constexpr int64_t kVectorsPerThread = 4, kMaxUnroll = 4;
 std::optional<LoweringConfigAttr>
 cuda::configureCrossEntropy(const CrossEntropyProblem &problem,
                             TargetAttr target, std::string &why) {
-  StringRef arch = target.getArch();
-  if (!arch.starts_with("sm_") || arch.drop_front(3).compare("80") < 0) {
+  if (computeCapability(target) < 80) {
     why = "Nova's row kernels need sm_80 or newer";
     return std::nullopt;
   }

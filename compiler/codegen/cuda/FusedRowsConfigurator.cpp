@@ -1,6 +1,7 @@
 //===- FusedRowsConfigurator.cpp - row-kernel config of nova.fused --------===//
 
 #include "compiler/codegen/cuda/FusedRowsConfigurator.h"
+#include "compiler/codegen/cuda/KnownTargets.h"
 
 #include <algorithm>
 
@@ -19,8 +20,7 @@ constexpr int64_t kWarpsInFlight = 48;
 std::optional<LoweringConfigAttr>
 cuda::configureFusedRows(const FusedRowsPlan &plan, TargetAttr target,
                          std::string &why) {
-  StringRef arch = target.getArch();
-  if (!arch.starts_with("sm_") || arch.drop_front(3).compare("80") < 0) {
+  if (computeCapability(target) < 80) {
     why = "Nova's row kernels need sm_80 or newer";
     return std::nullopt;
   }
