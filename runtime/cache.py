@@ -82,6 +82,7 @@ class ExecutableCache:
     def __init__(self, directory: Optional[os.PathLike | str] = None):
         self.directory = Path(directory).expanduser() if directory else default_cache_dir()
         self._memory: dict[str, bytes] = {}
+        self._metadata: dict[str, dict] = {}
         # Guards _memory and the counters; never held while compiling.
         self._lock = threading.Lock()
         self._memory_hits = 0
@@ -101,8 +102,9 @@ class ExecutableCache:
     ) -> bytes:
         """vmfb bytes for `key`, calling `compile_fn()` only on a miss.
 
-        `metadata` (JSON-serializable) is stored next to a new entry to help
-        humans debug the cache; it does not take part in lookups.
+        `metadata` (JSON-serializable) is stored next to a new entry (read
+        once `compile_fn` has returned, which may add to it) and returned by
+        `metadata(key)`; it does not take part in lookups.
         """
         _check_key(key)
         hit = self._memory_lookup(key)
@@ -135,7 +137,25 @@ class ExecutableCache:
             self._write_entry(key, payload, elapsed, metadata or {})
         with self._lock:
             self._memory[key] = payload
+            self._metadata[key] = dict(metadata or {})
         return payload
+
+    def metadata(self, key: str) -> dict:
+        """The metadata stored with `key`'s entry ({} for none or an
+        unreadable one)."""
+        _check_key(key)
+        with self._lock:
+            if key in self._metadata:
+                return self._metadata[key]
+        try:
+            meta = json.loads(self._meta_path(key).read_text()).get("metadata", {})
+        except (OSError, ValueError, AttributeError):
+            return {}
+        if not isinstance(meta, dict):
+            return {}
+        with self._lock:
+            self._metadata[key] = meta
+        return meta
 
     def contains(self, key: str) -> bool:
         """Whether `key` is in memory or (unverified) on disk."""
@@ -167,6 +187,7 @@ class ExecutableCache:
     def clear_memory(self) -> None:
         with self._lock:
             self._memory.clear()
+            self._metadata.clear()
 
     # -- lookups ------------------------------------------------------------
 

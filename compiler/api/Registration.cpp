@@ -89,6 +89,7 @@ void buildLowerToLinalgPipeline(OpPassManager &pm,
     // Fusion first: a column sum then keeps its first stage in the kernel
     // that produces its input, and only the second is split.
     pm.addPass(createNovaFuseElementwise());
+    pm.addPass(createNovaRematerialize());
     pm.addPass(createNovaSplitReductions());
     NovaConfigureKernelsOptions configure;
     configure.target = arch;
@@ -108,6 +109,7 @@ void buildLowerToLinalgPipeline(OpPassManager &pm,
     // No row kernels here: the regions are inlined back, which checks the
     // grouping on every CPU step.
     pm.addPass(createNovaFuseElementwise());
+    pm.addPass(createNovaRematerialize());
   }
   pm.addPass(createConvertNovaToLinalg());
   pm.addPass(createCanonicalizerPass());

@@ -170,6 +170,35 @@ def NovaFuseElementwise : Pass<"nova-fuse-elementwise"> {
   let dependentDialects = ["::mlir::nova::NovaDialect"];
 }
 
+def NovaRematerialize : Pass<"nova-rematerialize"> {
+  let summary = "Recompute cheap saved values in the backward instead of keeping them";
+  let description = [{
+    In a train step's single block, the backward is what follows the op
+    that makes the loss (the function's first result). A value made before
+    it and read after it (saved for the backward) stays allocated from the
+    forward to its last use. Where such a value is a result of a
+    `nova.fused` region and can be recomputed by the region's elementwise
+    ops, broadcasts, reshapes and splat constants from values that are
+    alive at its first backward use anyway (the region's inputs or its other
+    results, e.g. a GELU's output from its input, which the GELU backward
+    reads, or a layer norm's output from its normalized input, which the
+    layer norm backward reads), a copy of that slice of the region is made
+    right before that use and every backward use reads the copy: the saved
+    value dies in the forward, and nothing else lives longer. The copy is
+    marked `nova.recomputed`, so CSE does not merge it back; on CUDA it
+    becomes a launch of Nova's fused-rows kernel, which nothing merges (a
+    region IREE compiles itself may be merged back by IREE's CSE: the value
+    is then saved, as before). Values under `min-bytes` are kept (a
+    recomputation is a launch).
+    Runs after nova-fuse-elementwise, whose regions it reads.
+  }];
+  let options = [
+    Option<"minBytes", "min-bytes", "int64_t", /*default=*/"1048576",
+           "Smallest saved value worth recomputing, in bytes">,
+  ];
+  let dependentDialects = ["::mlir::nova::NovaDialect"];
+}
+
 def NovaConfigureKernels : Pass<"nova-configure-kernels", "::mlir::ModuleOp"> {
   let summary = "Choose each matmul's GPU kernel configuration analytically";
   let description = [{

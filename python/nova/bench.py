@@ -321,6 +321,8 @@ def _train_torch(
                 load_s = time.perf_counter() - t0
                 meta = json.loads((_train_artifact(args) / "step.json").read_text())
                 result["first_compile_s"] = sum(meta["compile_seconds"].values())
+                if meta.get("memory_plan"):
+                    result["planned_peak_gib"] = meta["memory_plan"]["peak"] / 2**30
                 result["load_s"] = load_s
 
                 def run_step() -> torch.Tensor:
@@ -686,14 +688,15 @@ def report(rows: list[dict[str, Any]]) -> str:
         out += [
             "Each row against the best peer (not Nova, status ok) of its model, dtype, batch and cap: "
             "tokens/s over the fastest peer's, peak memory (NVML) over the leanest peer's. "
-            "Allocator peak: torch.cuda.max_memory_allocated or XLA's peak_bytes_in_use.\n",
+            "Allocator peak: torch.cuda.max_memory_allocated, XLA's peak_bytes_in_use, or Nova's planned peak "
+            "(state + step transients as IREE laid them out + batch and loss).\n",
             "| model | dtype | batch | cap GiB | mode | tokens/s | vs fastest peer | step ms | peak GiB "
             "| vs leanest peer | allocator peak GiB | first compile s | final loss | status |",
             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
         ]
         for r in train_rows:
             ratios = peer_ratios(r, peers[_peer_group(r)])
-            alloc = r.get("torch_max_allocated_gib", r.get("jax_peak_gib"))
+            alloc = r.get("torch_max_allocated_gib", r.get("jax_peak_gib", r.get("planned_peak_gib")))
             out.append(
                 f"| {r.get('model', '-')} | {r.get('dtype', '-')} | {r.get('batch', '-')} "
                 f"| {r.get('mem_cap_gib') or '-'} | {r.get('mode')} "

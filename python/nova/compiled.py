@@ -87,6 +87,8 @@ class Program:
     # The inputs used as indices, checked before a call (index_checks); none
     # are known for an exported step.
     index_bounds: list[index_checks.IndexBound] = field(default_factory=list)
+    # A train step's planned device memory in bytes (nova.pipeline.planned_memory).
+    memory_plan: dict[str, int] | None = None
 
     def check_indices(self, inputs: Sequence[Tensor]) -> None:
         if self.index_bounds and index_checks.checks_enabled(inputs[0].device):
@@ -98,8 +100,15 @@ def num_state_tensors(layout: capture.TrainLayout) -> int:
     return len(layout.param_names) * (1 + len(layout.state_keys)) + len(layout.buffer_names)
 
 
-def train_program(layout: capture.TrainLayout, session: Session, loss_dtype: torch.dtype, key: str) -> Program:
-    return Program(layout, session, key, TrainProgram(session, num_state_tensors(layout), loss_dtype))
+def train_program(
+    layout: capture.TrainLayout,
+    session: Session,
+    loss_dtype: torch.dtype,
+    key: str,
+    memory_plan: dict[str, int] | None = None,
+) -> Program:
+    return Program(layout, session, key, TrainProgram(session, num_state_tensors(layout), loss_dtype),
+                   memory_plan=memory_plan)
 
 
 def batch_signature(tensors: Sequence[Tensor]) -> tuple[Any, ...]:
@@ -164,17 +173,24 @@ class _Compiler:
         target = self.target or default_target(device)
         key = cache_key(captured, target, self.allow_fallback)
 
+        metadata: dict[str, Any] = {"name": name, "target": target}
+
         def compile_fn() -> bytes:
             from nova.pipeline import compile_captured  # compile side, imported on a miss only
 
-            vmfb, _ = compile_captured(captured, target, name=f"{name}-{key[:12]}", allow_fallback=self.allow_fallback)
+            vmfb, report = compile_captured(
+                captured, target, name=f"{name}-{key[:12]}", allow_fallback=self.allow_fallback
+            )
+            metadata["memory_plan"] = report.memory  # stored with the entry
             return vmfb
 
-        vmfb = default_cache().get_or_compile(key, compile_fn, metadata={"name": name, "target": target})
+        cache = default_cache()
+        vmfb = cache.get_or_compile(key, compile_fn, metadata=metadata)
         session = Session(vmfb, runtime_device(target))
         if captured.train_layout is None:
             return Program(None, session, key)
-        return train_program(captured.train_layout, session, captured.output_specs[0].dtype, key)
+        plan = cache.metadata(key).get("memory_plan")
+        return train_program(captured.train_layout, session, captured.output_specs[0].dtype, key, plan)
 
 
 class TrainStep:
@@ -259,6 +275,16 @@ class TrainStep:
         )
         self._steps_on_device = 0
         self._state_summary = None
+
+    @property
+    def memory_plan(self) -> dict[str, int] | None:
+        """The device memory, in bytes, that the program of the last step
+        (None before the first) holds while it runs, as planned at compile
+        time: "state" (params, buffers, optimizer state), "step_transients"
+        (everything else the step computes, laid out by IREE so that values
+        never alive together share bytes), "inputs_and_loss", and "peak",
+        their sum."""
+        return self._active.memory_plan if self._active is not None else None
 
     def wait(self) -> None:
         """Blocks until every enqueued step has completed on the device."""
@@ -420,7 +446,9 @@ def load_exported_step(
         parameter_scope=archive["scope"] if archive else "",
     )
     loss_dtype = _TORCH_DTYPES[signature["outputs"][0]["dtype"]]
-    step.add_program(batch, train_program(layout, session, loss_dtype, signature.get("key", "")))
+    step.add_program(
+        batch, train_program(layout, session, loss_dtype, signature.get("key", ""), signature.get("memory_plan"))
+    )
     return step
 
 

@@ -32,7 +32,7 @@ import nova
 from nova import capture
 from nova.compiled import DTYPE_NAMES, TRAIN_STEP_ABI, num_state_tensors, runtime_device
 from nova.models import MLP, make_gpt
-from nova.pipeline import compile_captured
+from nova.pipeline import CompileReport, compile_captured
 
 log = logging.getLogger(__name__)
 
@@ -49,7 +49,7 @@ def _write_signature(out_dir: Path, stem: str, signature: dict[str, object]) -> 
     (out_dir / f"{stem}.json").write_text(json.dumps(signature, indent=2) + "\n")
 
 
-def _train_step_signature(captured: capture.CapturedGraph, target: str, seconds: dict[str, float]) -> dict[str, object]:
+def _train_step_signature(captured: capture.CapturedGraph, target: str, report: CompileReport) -> dict[str, object]:
     """step.json of a train step module (see the module doc)."""
     specs = captured.input_specs
     hypers = [s.name for s in specs if s.role == capture.ROLE_HYPER]
@@ -65,7 +65,8 @@ def _train_step_signature(captured: capture.CapturedGraph, target: str, seconds:
         + [_spec_json(s) for s in specs if s.role in (capture.ROLE_BATCH, capture.ROLE_SEED)],
         "outputs": [_spec_json(loss)],
         "layout": dataclasses.asdict(captured.train_layout),
-        "compile_seconds": seconds,
+        "compile_seconds": report.stage_seconds,
+        "memory_plan": report.memory,
         "parameters": None,
     }
 
@@ -116,7 +117,7 @@ def export_train_step(
     vmfb, report = compile_captured(captured, target, name=type(model).__name__, parameter_scope=scope)
     out_dir.mkdir(parents=True, exist_ok=True)
     (out_dir / "step.vmfb").write_bytes(vmfb)
-    signature = _train_step_signature(captured, target, report.stage_seconds)
+    signature = _train_step_signature(captured, target, report)
     if not write_inputs:
         _write_signature(out_dir, "step", signature)
         return out_dir

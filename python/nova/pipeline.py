@@ -20,27 +20,58 @@ import contextlib
 import logging
 import math
 import os
+import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from nova import capture
 from nova.capture import CapturedGraph
 from nova.progress import announce
+from nova.runtime import memory_plan
 
 log = logging.getLogger(__name__)
 
 
 @dataclass
 class CompileReport:
-    """Seconds per stage of one compilation, in order."""
+    """Seconds per stage of one compilation, in order, and for a train step
+    the device memory IREE planned (`planned_memory`)."""
 
     stage_seconds: dict[str, float] = field(default_factory=dict)
+    memory: dict[str, int] | None = None
 
     @property
     def total_seconds(self) -> float:
         return sum(self.stage_seconds.values())
+
+
+def _spec_bytes(specs: Iterable[capture.TensorSpec]) -> int:
+    return sum(math.prod(s.shape) * s.dtype.itemsize for s in specs)
+
+
+def planned_memory(captured: CapturedGraph, plan: memory_plan.MemoryPlan) -> dict[str, int]:
+    """A train step's planned device memory in bytes: its state (params,
+    buffers, optimizer state: the module's globals), @step's transients as
+    IREE laid them out (values alive at once share bytes), and the batch,
+    hyperparameters and loss Nova stages for each call. `peak` is their sum:
+    what the step holds on the device while it runs."""
+    state_roles = (capture.ROLE_PARAM, capture.ROLE_BUFFER, capture.ROLE_OPT_STATE)
+    state = _spec_bytes(s for s in captured.input_specs if s.role in state_roles)
+    io = _spec_bytes(s for s in captured.input_specs if s.role not in state_roles)
+    io += _spec_bytes(captured.output_specs[:1])
+    transients = plan.bytes("step", "transient")
+    return {"state": state, "step_transients": transients, "inputs_and_loss": io, "peak": state + transients + io}
+
+
+def _size(n: int) -> str:
+    return f"{n / 2**30:.2f} GiB" if n >= 2**30 else f"{n / 2**20:.1f} MiB"
+
+
+def describe_memory(memory: dict[str, int]) -> str:
+    return (f"planned device memory {_size(memory['peak'])}: state {_size(memory['state'])}, step transients "
+            f"{_size(memory['step_transients'])}, batch and loss {_size(memory['inputs_and_loss'])}")
 
 
 class _Stages:
@@ -249,7 +280,16 @@ def compile_captured(
         world_size=captured.world_size,
         state_in_place=program is not None and in_place,
     )
-    with stages.stage("iree-compile"):
-        vmfb = compile_to_vmfb(iree_input, target, input_type="torch" if allow_fallback else "auto")
+    with stages.stage("iree-compile"), tempfile.TemporaryDirectory(prefix="nova-plan-") as plan_dir:
+        vmfb = compile_to_vmfb(
+            iree_input,
+            target,
+            input_type="torch" if allow_fallback else "auto",
+            extra_flags=memory_plan.iree_flags(Path(plan_dir)),
+        )
+        plan = memory_plan.read(Path(plan_dir))
     announce(f"nova: {name}: compiled in {stages.report.total_seconds:.2f}s")
+    if captured.train_layout is not None:
+        stages.report.memory = planned_memory(captured, plan)
+        announce(f"nova: {name}: {describe_memory(stages.report.memory)}")
     return vmfb, stages.report

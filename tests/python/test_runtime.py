@@ -208,6 +208,22 @@ def test_cache_memory_then_disk_hit(cache_dir: Path):
     assert (i.misses, i.memory_hits, i.disk_hits) == (0, 0, 1)
 
 
+def test_cache_keeps_metadata_the_compile_adds(cache_dir: Path):
+    # What compile_fn adds to the metadata (Nova: the memory plan) is stored
+    # with the entry and read back by a fresh process-like view.
+    metadata = {"name": "m"}
+
+    def compile_fn() -> bytes:
+        metadata["memory_plan"] = {"peak": 123}
+        return b"vmfb"
+
+    c1 = ExecutableCache()
+    c1.get_or_compile("k3", compile_fn, metadata=metadata)
+    assert c1.metadata("k3") == {"name": "m", "memory_plan": {"peak": 123}}
+    assert ExecutableCache().metadata("k3") == {"name": "m", "memory_plan": {"peak": 123}}
+    assert ExecutableCache().metadata("absent") == {}
+
+
 @pytest.mark.parametrize("damage", ["truncate", "flip", "bad-json"])
 def test_cache_detects_corruption_and_rebuilds(cache_dir: Path, damage: str, caplog):
     comp = _Compiler()

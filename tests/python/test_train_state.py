@@ -79,6 +79,33 @@ def test_state_is_updated_in_place(transients: bool):
     assert allocated_copying >= state_bytes, (allocated_copying, state_bytes)
 
 
+def test_memory_plan_is_readable_from_the_step(monkeypatch: pytest.MonkeyPatch):
+    # The planned peak: the state's bytes, @step's transients as IREE laid
+    # them out (the same number IREE reflects when the caller provides that
+    # storage), the batch and the loss; logged at compile time, kept with the
+    # cached executable and read back on a hit.
+    model, optimizer, batch = _wide_mlp_setup()
+    step = nova.jit(model, optimizer, nn.functional.cross_entropy)
+    assert step.memory_plan is None
+    step(*batch)
+    plan = step.memory_plan
+    reflected, state_bytes = _step_allocation_bytes(in_place=True, transients=True)
+    batch_bytes = sum(b.numel() * b.element_size() for b in batch)
+    hypers_and_loss = plan["inputs_and_loss"] - batch_bytes
+    assert plan["state"] == state_bytes
+    assert plan["step_transients"] == reflected > 0
+    assert 0 < hypers_and_loss <= 64, plan
+    assert plan["peak"] == plan["state"] + plan["step_transients"] + plan["inputs_and_loss"]
+
+    from nova.runtime import default_cache
+
+    default_cache().clear_memory()  # the next load reads the entry from disk
+    model_again = copy.deepcopy(model)
+    again = nova.jit(model_again, torch.optim.AdamW(model_again.parameters(), lr=1e-3), nn.functional.cross_entropy)
+    again(*batch)
+    assert again.memory_plan == plan
+
+
 def test_step_module_signature_takes_hypers_as_one_tensor(tmp_path: Path):
     from nova.export import example_training_setup, export_train_step
 
@@ -89,6 +116,8 @@ def test_step_module_signature_takes_hypers_as_one_tensor(tmp_path: Path):
     assert signature["inputs"][0] == {"role": "hyper", "name": "hypers", "shape": [6], "dtype": "f32"}
     assert [s["role"] for s in signature["inputs"][1:]] == ["batch", "batch"]
     assert len(signature["state"]) == 4 * 3 and signature["parameters"] is None
+    plan = signature["memory_plan"]
+    assert plan["peak"] == plan["state"] + plan["step_transients"] + plan["inputs_and_loss"] > 0
     session = Session((tmp_path / "step.vmfb").read_bytes(), "local-task")
     assert sorted(session.function_names) == ["load_state", "read_state", "step"]
 

@@ -23,9 +23,10 @@ constexpr double kLog2e = 1.4426950408889634, kLn2 = 0.69314718055994531;
 
 std::string CrossEntropySpec::kernelName() const {
   StringRef element = elementBytes == 4 ? "f32" : f16 ? "f16" : "bf16";
-  return llvm::formatv("nova_cross_entropy_{0}_{1}_i{2}_t{3}_v{4}_u{5}{6}",
+  return llvm::formatv("nova_cross_entropy_{0}_{1}_i{2}_t{3}_v{4}_u{5}{6}{7}",
                        backward ? "bwd" : "fwd", element, 8 * targetBytes,
-                       threads, vector, unroll, roundTf32 ? "_tf32" : "")
+                       threads, vector, unroll, roundTf32 ? "_tf32" : "",
+                       inPlace ? "_inplace" : "")
       .str();
 }
 
@@ -103,10 +104,14 @@ struct RowKernel : KernelBuilder {
     return {t, valid};
   }
   /// The `vector` logits from column `column` (i32), as f32 times log2(e).
+  /// Logits the kernel overwrites are not read as invariant (ld.global.nc
+  /// is for memory no thread writes while the kernel runs).
   SmallVector<Value> loadScaled(Value logits, Value column) {
-    Value v = readOnly(vectorType,
-                       at(element, logits, add(rowBase, wide(column))),
-                       spec.vector * spec.elementBytes);
+    Value address = at(element, logits, add(rowBase, wide(column)));
+    unsigned alignment = spec.vector * spec.elementBytes;
+    Value v = spec.inPlace
+                  ? LLVM::LoadOp::create(b, loc, vectorType, address, alignment)
+                  : readOnly(vectorType, address, alignment);
     SmallVector<Value> x;
     for (int64_t i = 0; i < spec.vector; ++i) {
       Value e = vector::ExtractOp::create(b, loc, v, i);
@@ -237,10 +242,18 @@ struct RowKernel : KernelBuilder {
     });
   }
 
+  /// Parameters: grad_loss, logits, targets, lse, grad; in place,
+  /// grad_loss, targets, lse, logits (overwritten by the gradient).
   void backward(Block &entry) {
-    Value gradLoss = entry.getArgument(0), logits = entry.getArgument(1),
-          targets = entry.getArgument(2), lse = entry.getArgument(3),
-          grad = entry.getArgument(4);
+    Value gradLoss = entry.getArgument(0);
+    Value logits, targets, lse, grad;
+    if (spec.inPlace) {
+      targets = entry.getArgument(1), lse = entry.getArgument(2);
+      logits = grad = entry.getArgument(3);
+    } else {
+      logits = entry.getArgument(1), targets = entry.getArgument(2);
+      lse = entry.getArgument(3), grad = entry.getArgument(4);
+    }
     Value t, valid;
     std::tie(t, valid) = readTarget(targets);
     Value g = select(valid, readOnly(f32, at(f32, gradLoss, wide(row)), 4),
@@ -290,7 +303,7 @@ cuda::buildCrossEntropyKernel(MLIRContext *context,
         b, loc, LLVM::LLVMArrayType::get(b.getF32Type(), 2 * spec.threads / 32),
         /*isConstant=*/false, LLVM::Linkage::Internal, "nova_row_partials",
         Attribute(), /*alignment=*/16, /*addrSpace=*/3);
-  int64_t pointers = spec.backward ? 5 : 4;
+  int64_t pointers = spec.backward && !spec.inPlace ? 5 : 4;
   SmallVector<Type> params(pointers, LLVM::LLVMPointerType::get(context, 1));
   params.append(2, b.getI32Type());
   Block &entry = createKernelFunc(b, spec.kernelName(), params, spec.threads)

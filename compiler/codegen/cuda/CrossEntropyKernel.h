@@ -42,6 +42,9 @@ struct CrossEntropySpec {
   int64_t vector = 8;       // logits per load
   int64_t unroll = 2;       // vector loads in flight per thread
   bool roundTf32 = false;   // backward, f32: grads rounded to TF32
+  // Backward: the gradient overwrites the logits (a row's logits are read
+  // only by the thread that writes them), so a step never holds both.
+  bool inPlace = false;
 
   std::string kernelName() const;
 };

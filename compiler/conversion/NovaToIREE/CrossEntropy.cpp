@@ -54,12 +54,26 @@ Operation *tf32RoundingOf(Value grad) {
   return fused;
 }
 
+/// Whether the backward `op` may overwrite its logits: they are made in its
+/// block and nothing reads them after it.
+bool lastReaderOfLogits(CrossEntropyBackwardOp op) {
+  Value logits = op.getLogits();
+  if (isa<BlockArgument>(logits))
+    return false;
+  return llvm::all_of(logits.getUsers(), [&](Operation *user) {
+    return user == op || (user->getBlock() == op->getBlock() &&
+                          user->isBeforeInBlock(op));
+  });
+}
+
 LogicalResult declareKernel(ModuleOp module, Operation *op,
                             const cuda::CrossEntropySpec &spec) {
   std::string name = spec.kernelName();
   KernelExport kernel;
   kernel.name = name;
-  if (spec.backward)
+  if (spec.inPlace) // grad_loss, targets, lse, logits -> grad
+    kernel.readOnlyBindings = {true, true, true, false};
+  else if (spec.backward)
     kernel.readOnlyBindings = {true, true, true, true, false};
   else
     kernel.readOnlyBindings = {true, true, false, false};
@@ -79,12 +93,14 @@ LogicalResult lower(IRRewriter &rewriter, ModuleOp module, Operation *op,
   Location loc = op->getLoc();
   rewriter.setInsertionPoint(op);
   KernelDispatchBuilder dispatch(rewriter, loc, poison);
+  Value logitsValue = op->getOperand(isa<CrossEntropyOp>(op) ? 0 : 1);
   for (Value operand : op->getOperands())
-    dispatch.input(operand);
+    if (!(spec.inPlace && operand == logitsValue))
+      dispatch.input(operand);
   for (Type type : op->getResultTypes())
-    dispatch.result(cast<RankedTensorType>(type));
-  RankedTensorType logits =
-      tensorType(op->getOperand(isa<CrossEntropyOp>(op) ? 0 : 1));
+    dispatch.result(cast<RankedTensorType>(type),
+                    spec.inPlace ? logitsValue : Value());
+  RankedTensorType logits = tensorType(logitsValue);
   int64_t ignoreIndex = isa<CrossEntropyOp>(op)
                             ? cast<CrossEntropyOp>(op).getIgnoreIndex()
                             : cast<CrossEntropyBackwardOp>(op).getIgnoreIndex();
@@ -121,6 +137,8 @@ LogicalResult nova_to_iree::injectCrossEntropyKernels(ModuleOp module,
                               ? tf32RoundingOf(op->getResult(0))
                               : nullptr;
     spec.roundTf32 = rounding != nullptr;
+    if (auto backward = dyn_cast<CrossEntropyBackwardOp>(op))
+      spec.inPlace = lastReaderOfLogits(backward);
     if (failed(lower(rewriter, module, op, spec, poisonOutputs)))
       return failure();
     if (rounding)

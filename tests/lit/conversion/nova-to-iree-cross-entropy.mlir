@@ -55,3 +55,33 @@ func.func @cross_entropy_tf32(%x: tensor<64x32000xf32>, %t: tensor<64xi64>, %g: 
   }
   return %r, %r2 : tensor<64x32000xf32>, tensor<64x32000xf32>
 }
+
+// Logits made in the function and read by nothing after the backward: the
+// gradient is written over them (the "_inplace" kernel: grad_loss, targets
+// and lse bound first, the logits last as the result's tied operand), so
+// the step never holds logits and their gradient at once.
+// CHECK-LABEL: func.func @cross_entropy_in_place
+// CHECK:     %[[LOGITS:.+]] = tensor.collapse_shape
+// CHECK:     %[[F:.+]]:2 = "flow.dispatch"(%{{[^,]+}}, %[[LOGITS]], %arg2,
+// CHECK-SAME:  @nova_cross_entropy_fwd_bf16_i64_t256_v8_u2::
+// CHECK:     %[[B:.+]] = "flow.dispatch"(%{{[^,]+}}, %arg3, %arg2, %[[F]]#1, %[[LOGITS]], %{{[^,]+}}, %{{[^,)]+}})
+// CHECK-SAME:  entry_points = [@nova_cross_entropy_bwd_bf16_i64_t256_v8_u2_inplace::@nova_cross_entropy_bwd_bf16_i64_t256_v8_u2_inplace]
+// CHECK-SAME:  tied_operands = [3 : index]
+// CHECK:     return %[[F]]#0, %[[B]]
+func.func @cross_entropy_in_place(%h: tensor<64x512xbf16>, %w: tensor<512x32000xbf16>, %t: tensor<64xi64>, %g: tensor<64xf32>) -> (tensor<64xf32>, tensor<64x32000xbf16>) {
+  %x = nova.matmul %h, %w : tensor<64x512xbf16>, tensor<512x32000xbf16> -> tensor<64x32000xbf16>
+  %loss, %lse = nova.cross_entropy %x, %t {ignore_index = -100} : tensor<64x32000xbf16>, tensor<64xi64> -> tensor<64xf32>, tensor<64xf32>
+  %dx = nova.cross_entropy_backward %g, %x, %t, %lse {ignore_index = -100} : tensor<64xf32>, tensor<64x32000xbf16>, tensor<64xi64>, tensor<64xf32> -> tensor<64x32000xbf16>
+  return %loss, %dx : tensor<64xf32>, tensor<64x32000xbf16>
+}
+
+// Logits read after the backward (here returned) keep their own buffer.
+// CHECK-LABEL: func.func @cross_entropy_logits_read_later
+// CHECK:     "flow.dispatch"{{.*}}@nova_cross_entropy_bwd_bf16_i64_t256_v8_u2::
+// CHECK-SAME:  tied_operands = [-1 : index]
+func.func @cross_entropy_logits_read_later(%h: tensor<64x512xbf16>, %w: tensor<512x32000xbf16>, %t: tensor<64xi64>, %g: tensor<64xf32>) -> (tensor<64xf32>, tensor<64x32000xbf16>, tensor<64x32000xbf16>) {
+  %x = nova.matmul %h, %w : tensor<64x512xbf16>, tensor<512x32000xbf16> -> tensor<64x32000xbf16>
+  %loss, %lse = nova.cross_entropy %x, %t {ignore_index = -100} : tensor<64x32000xbf16>, tensor<64xi64> -> tensor<64xf32>, tensor<64xf32>
+  %dx = nova.cross_entropy_backward %g, %x, %t, %lse {ignore_index = -100} : tensor<64xf32>, tensor<64x32000xbf16>, tensor<64xi64>, tensor<64xf32> -> tensor<64x32000xbf16>
+  return %loss, %dx, %x : tensor<64xf32>, tensor<64x32000xbf16>, tensor<64x32000xbf16>
+}

@@ -10,7 +10,19 @@
 // REMARK: remark: cross-entropy backward 64x32000: 256 threads per row, 8-wide loads, 2 in flight
 // REMARK: remark: cross-entropy 4x10: 32 threads per row, 2-wide loads, 4 in flight
 
-// (Executables print last-declared first.) An f32 backward for TF32 GEMMs
+// (Executables print last-declared first.) A backward that overwrites its
+// logits: four pointers (the logits last, read and written), and its logit
+// loads are plain ld.global, never the non-coherent ld.global.nc.
+// CHECK-LABEL: .visible .entry nova_cross_entropy_bwd_bf16_i64_t256_v8_u2_inplace(
+// CHECK-COUNT-4: .param .u64 .ptr .global
+// CHECK-COUNT-2: .param .u32
+// CHECK-NOT: ld.global.nc.v4
+// CHECK:     ld.global.v4.b32
+// CHECK-NOT: ld.global.nc.v4
+// CHECK:     st.global.v4.b32
+// CHECK:     ret;
+
+// An f32 backward for TF32 GEMMs
 // rounds its gradients to TF32 as it writes them (+0x1000, 13 bits cleared).
 // CHECK-LABEL: .visible .entry nova_cross_entropy_bwd_f32_i64_t{{[0-9]+}}_v{{[0-9]+}}_u{{[0-9]+}}_tf32(
 // CHECK:     ex2.approx.ftz.f32
@@ -54,4 +66,11 @@ func.func @cross_entropy_tf32(%x: tensor<64x32000xf32>, %t: tensor<64xi64>, %g: 
   %dx = nova.cross_entropy_backward %g, %x, %t, %lse {ignore_index = -100} : tensor<64xf32>, tensor<64x32000xf32>, tensor<64xi64>, tensor<64xf32> -> tensor<64x32000xf32>
   %r = nova.round_tf32 %dx : tensor<64x32000xf32>
   return %r : tensor<64x32000xf32>
+}
+
+func.func @cross_entropy_in_place(%h: tensor<64x512xbf16>, %w: tensor<512x32000xbf16>, %t: tensor<64xi64>, %g: tensor<64xf32>) -> (tensor<64xf32>, tensor<64x32000xbf16>) {
+  %x = nova.matmul %h, %w : tensor<64x512xbf16>, tensor<512x32000xbf16> -> tensor<64x32000xbf16>
+  %loss, %lse = nova.cross_entropy %x, %t {ignore_index = -100} : tensor<64x32000xbf16>, tensor<64xi64> -> tensor<64xf32>, tensor<64xf32>
+  %dx = nova.cross_entropy_backward %g, %x, %t, %lse {ignore_index = -100} : tensor<64xf32>, tensor<64x32000xbf16>, tensor<64xi64>, tensor<64xf32> -> tensor<64x32000xbf16>
+  return %loss, %dx : tensor<64xf32>, tensor<64x32000xbf16>
 }

@@ -1,0 +1,216 @@
+//===- Rematerialize.cpp - recompute cheap saved values in the backward ---===//
+//
+// A train step keeps every value the backward reads alive from the forward
+// that made it: for a GPT that is the GELU's output and each layer norm's
+// output beside the values their own backward reads (the GELU's input, the
+// normalized input). Those two are cheap functions of the others, so the
+// backward recomputes them where it first reads them: one elementwise kernel
+// instead of a full-size buffer held across the step's peak.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/codegen/cuda/FusedRowsKernel.h"
+#include "compiler/dialect/NovaOps.h"
+#include "compiler/transforms/Passes.h"
+
+#include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/SetVector.h"
+
+namespace mlir::nova {
+#define GEN_PASS_DEF_NOVAREMATERIALIZE
+#include "compiler/transforms/Passes.h.inc"
+} // namespace mlir::nova
+
+using namespace mlir;
+using namespace mlir::nova;
+
+namespace {
+
+// Ops recomputed for one value at most: a tanh GELU is 13.
+constexpr int64_t kMaxRecomputedOps = 24;
+
+// Marks a recomputation: CSE would otherwise merge it back into the region
+// it copies (Nova's kernels then make it a dispatch, which nothing merges).
+constexpr llvm::StringLiteral kRecomputedAttr = "nova.recomputed";
+
+int64_t byteSize(Value v) {
+  auto type = dyn_cast<RankedTensorType>(v.getType());
+  if (!type || !type.hasStaticShape())
+    return 0;
+  return type.getNumElements() *
+         std::max<int64_t>(1, type.getElementTypeBitWidth() / 8);
+}
+
+/// Elementwise ops, broadcasts, reshapes and splat constants: what a fused
+/// region recomputes at the cost of reading its inputs once more. Row
+/// reductions are not: the values they make are saved when needed.
+bool isCheap(Operation *op) {
+  return cuda::isFusedRowsOp(op) && !cuda::isLastDimReduction(op) &&
+         !cuda::isGroupReduction(op);
+}
+
+/// The values of one fused region that recompute `root` from values alive
+/// at `point`.
+class Slice {
+public:
+  Slice(FusedOp fused, Value root, Operation *point)
+      : fused(fused), root(root), point(point),
+        yield(cast<YieldOp>(fused.getBody().front().getTerminator())) {}
+
+  /// Collects the slice of the region value `v`; false when some input of
+  /// it would have to be kept alive for the recomputation.
+  bool collect(Value v) {
+    if (leaves.contains(v) || ops.contains(v.getDefiningOp()))
+      return true;
+    if (auto arg = dyn_cast<BlockArgument>(v)) {
+      Value outer = fused.getInputs()[arg.getArgNumber()];
+      if (!aliveAt(outer))
+        return false;
+      leaves.insert({v, outer});
+      return true;
+    }
+    for (OpOperand &yielded : yield->getOpOperands()) {
+      Value result = fused->getResult(yielded.getOperandNumber());
+      if (yielded.get() == v && result != root && aliveAt(result)) {
+        leaves.insert({v, result});
+        return true;
+      }
+    }
+    Operation *op = v.getDefiningOp();
+    if (!isCheap(op) || static_cast<int64_t>(ops.size()) >= kMaxRecomputedOps)
+      return false;
+    for (Value operand : op->getOperands())
+      if (!collect(operand))
+        return false;
+    ops.insert(op);
+    return true;
+  }
+
+  /// Nothing to recompute: the value is one of the leaves.
+  bool empty() const { return ops.empty(); }
+
+  /// A nova.fused region computing `root` at `point` from the leaves.
+  Value build() {
+    OpBuilder b(point);
+    Location loc = root.getLoc();
+    SmallVector<Value> inputs(leaves.values());
+    auto copy = FusedOp::create(b, loc, TypeRange{root.getType()}, inputs,
+                                /*lowering_config=*/nullptr);
+    copy->setAttr(kRecomputedAttr, b.getUnitAttr());
+    Block *entry = new Block();
+    copy.getBody().push_back(entry);
+    IRMapping mapping;
+    for (auto [inner, outer] : leaves)
+      mapping.map(inner, entry->addArgument(outer.getType(), loc));
+    OpBuilder body = OpBuilder::atBlockEnd(entry);
+    SmallVector<Operation *> ordered(ops.begin(), ops.end());
+    llvm::sort(ordered,
+               [](Operation *a, Operation *c) { return a->isBeforeInBlock(c); });
+    for (Operation *op : ordered)
+      body.clone(*op, mapping);
+    Value rootInRegion =
+        yield->getOperand(cast<OpResult>(root).getResultNumber());
+    YieldOp::create(body, loc, mapping.lookup(rootInRegion));
+    return copy->getResult(0);
+  }
+
+private:
+  /// Whether `v` (of the function's block) is read at or after `point`, or
+  /// lives throughout (an argument: the step's params and state).
+  bool aliveAt(Value v) const {
+    if (isa<BlockArgument>(v))
+      return true;
+    Block *block = point->getBlock();
+    for (Operation *user : v.getUsers()) {
+      Operation *top = block->findAncestorOpInBlock(*user);
+      if (top && !top->isBeforeInBlock(point))
+        return true;
+    }
+    return false;
+  }
+
+  FusedOp fused;
+  Value root;
+  Operation *point;
+  YieldOp yield;
+  llvm::MapVector<Value, Value> leaves; // region value -> outer value
+  llvm::SetVector<Operation *> ops;
+};
+
+/// The uses of `v` by ops of `block` after `boundary` (or nested in one).
+SmallVector<OpOperand *> usesAfter(Value v, Block &block, Operation *boundary) {
+  SmallVector<OpOperand *> uses;
+  for (OpOperand &use : v.getUses()) {
+    Operation *top = block.findAncestorOpInBlock(*use.getOwner());
+    if (top && boundary->isBeforeInBlock(top))
+      uses.push_back(&use);
+  }
+  return uses;
+}
+
+struct NovaRematerializePass
+    : mlir::nova::impl::NovaRematerializeBase<NovaRematerializePass> {
+  using NovaRematerializeBase::NovaRematerializeBase;
+
+  void runOnOperation() override {
+    getOperation()->walk([&](func::FuncOp func) { rematerialize(func); });
+  }
+
+  void rematerialize(func::FuncOp func) {
+    if (func.isExternal() || !func.getBody().hasOneBlock())
+      return;
+    Block &block = func.getBody().front();
+    auto ret = dyn_cast<func::ReturnOp>(block.getTerminator());
+    if (!ret || ret.getNumOperands() == 0)
+      return;
+    // The loss: the backward is what follows it.
+    Operation *boundary = ret.getOperand(0).getDefiningOp();
+    if (!boundary || boundary->getBlock() != &block)
+      return;
+
+    SmallVector<Value> saved;
+    for (Operation &op : block) {
+      if (&op == boundary)
+        break;
+      if (isa<FusedOp, ReshapeOp>(op))
+        for (Value result : op.getResults())
+          if (byteSize(result) >= minBytes)
+            saved.push_back(result);
+    }
+    for (Value value : saved) {
+      SmallVector<OpOperand *> late = usesAfter(value, block, boundary);
+      if (late.empty())
+        continue;
+      // A reshape of a region's result is recomputed as the reshape of the
+      // recomputed result.
+      SmallVector<ReshapeOp> reshapes;
+      Value result = value;
+      while (auto reshape = result.getDefiningOp<ReshapeOp>()) {
+        reshapes.push_back(reshape);
+        result = reshape.getInput();
+      }
+      auto fused = result.getDefiningOp<FusedOp>();
+      if (!fused)
+        continue;
+      Operation *point = block.findAncestorOpInBlock(*late.front()->getOwner());
+      for (OpOperand *use : late) {
+        Operation *top = block.findAncestorOpInBlock(*use->getOwner());
+        if (top->isBeforeInBlock(point))
+          point = top;
+      }
+      Slice slice(fused, result, point);
+      Value inRegion = fused.getBody().front().getTerminator()->getOperand(
+          cast<OpResult>(result).getResultNumber());
+      if (!slice.collect(inRegion) || slice.empty())
+        continue;
+      Value copy = slice.build();
+      OpBuilder b(point);
+      for (ReshapeOp reshape : llvm::reverse(reshapes))
+        copy = ReshapeOp::create(b, reshape.getLoc(), reshape.getType(), copy);
+      for (OpOperand *use : late)
+        use->set(copy);
+    }
+  }
+};
+
+} // namespace

@@ -1,0 +1,119 @@
+// RUN: nova-opt %s --split-input-file --nova-rematerialize=min-bytes=1 | FileCheck %s
+// RUN: nova-opt %s --split-input-file --nova-rematerialize | FileCheck %s --check-prefix=BIG
+
+// A GELU's output, reshaped for the next matmul, is saved for that matmul's
+// weight gradient; its input is saved anyway for the GELU's backward. The
+// backward recomputes the output (a copy of the region, marked so CSE keeps
+// it apart) right before the weight gradient, and the forward's output dies
+// at the forward's matmul. Under the default min-bytes (1 MiB) these small
+// values are kept.
+// CHECK-LABEL: func.func @gelu_output
+// CHECK:         %[[G:.+]] = nova.fused(%arg0) : (tensor<8x16xf32>) -> tensor<8x16xf32> {
+// CHECK:           nova.tanh
+// CHECK:         %[[GR:.+]] = nova.reshape %[[G]]
+// CHECK:         %[[Y:.+]] = nova.matmul %[[GR]], %arg1
+// CHECK:         %[[LOSS:.+]] = nova.reduce_sum %[[Y]]
+// CHECK:         %[[DG:.+]] = nova.fused(%arg0, %arg2)
+// CHECK:         %[[G2:.+]] = nova.fused(%arg0) {nova.recomputed} : (tensor<8x16xf32>) -> tensor<8x16xf32> {
+// CHECK-NEXT:    ^bb0(%[[A:.+]]: tensor<8x16xf32>):
+// CHECK:           nova.tanh
+// CHECK:         %[[G2R:.+]] = nova.reshape %[[G2]] : tensor<8x16xf32> -> tensor<2x4x16xf32>
+// CHECK:         %[[DW:.+]] = nova.matmul %[[G2R]], %arg3
+// CHECK:         return %[[LOSS]], %[[DG]], %[[DW]]
+// BIG-LABEL: func.func @gelu_output
+// BIG-NOT:     nova.recomputed
+func.func @gelu_output(%h: tensor<8x16xf32>, %w: tensor<2x16x4xf32>, %dy: tensor<8x16xf32>, %dout: tensor<2x16x4xf32>) -> (tensor<f32>, tensor<8x16xf32>, tensor<2x4x4xf32>) {
+  %g = nova.fused(%h) : (tensor<8x16xf32>) -> tensor<8x16xf32> {
+  ^bb0(%x: tensor<8x16xf32>):
+    %half = nova.constant dense<5.000000e-01> : tensor<8x16xf32>
+    %one = nova.constant dense<1.000000e+00> : tensor<8x16xf32>
+    %t = nova.tanh %x : tensor<8x16xf32>
+    %t1 = nova.add %t, %one : tensor<8x16xf32>
+    %xh = nova.mul %x, %half : tensor<8x16xf32>
+    %r = nova.mul %xh, %t1 : tensor<8x16xf32>
+    nova.yield %r : tensor<8x16xf32>
+  }
+  %gr = nova.reshape %g : tensor<8x16xf32> -> tensor<2x4x16xf32>
+  %y = nova.matmul %gr, %w : tensor<2x4x16xf32>, tensor<2x16x4xf32> -> tensor<2x4x4xf32>
+  %loss = nova.reduce_sum %y dims = [0, 1, 2] : tensor<2x4x4xf32> -> tensor<f32>
+  // The backward: the GELU's gradient reads its input, the weight gradient
+  // its output.
+  %dg = nova.fused(%h, %dy) : (tensor<8x16xf32>, tensor<8x16xf32>) -> tensor<8x16xf32> {
+  ^bb0(%x: tensor<8x16xf32>, %d: tensor<8x16xf32>):
+    %t = nova.tanh %x : tensor<8x16xf32>
+    %r = nova.mul %t, %d : tensor<8x16xf32>
+    nova.yield %r : tensor<8x16xf32>
+  }
+  %dw = nova.matmul %gr, %dout : tensor<2x4x16xf32>, tensor<2x16x4xf32> -> tensor<2x4x4xf32>
+  return %loss, %dg, %dw : tensor<f32>, tensor<8x16xf32>, tensor<2x4x4xf32>
+}
+
+// -----
+
+// A layer norm's region yields its output (for a matmul) and its normalized
+// input (for its backward). The output is recomputed from the normalized
+// input (read after it by the backward) and the gain and bias (arguments:
+// alive throughout); the row reductions are not recomputed.
+// CHECK-LABEL: func.func @layer_norm_output
+// CHECK:         %[[LN:.+]]:2 = nova.fused(%arg0, %arg1, %arg2)
+// CHECK:         nova.matmul %[[LN]]#0, %arg3
+// CHECK:         %[[Y2:.+]] = nova.fused(%[[LN]]#1, %arg1, %arg2) {nova.recomputed}
+// CHECK-NOT:       nova.reduce
+// CHECK:           nova.mul
+// CHECK:           nova.add
+// CHECK:           nova.cast
+// CHECK:         }
+// CHECK:         nova.matmul %[[Y2]], %arg4
+func.func @layer_norm_output(%x: tensor<8x16xf32>, %gamma: tensor<16xf32>, %beta: tensor<16xf32>, %w: tensor<16x4xbf16>, %dout: tensor<16x4xbf16>) -> (tensor<f32>, tensor<8x16xf32>, tensor<8x4xbf16>) {
+  %ln:2 = nova.fused(%x, %gamma, %beta) : (tensor<8x16xf32>, tensor<16xf32>, tensor<16xf32>) -> (tensor<8x16xbf16>, tensor<8x16xf32>) {
+  ^bb0(%a: tensor<8x16xf32>, %g: tensor<16xf32>, %b: tensor<16xf32>):
+    %mean = nova.reduce_mean %a dims = [1] keepdim : tensor<8x16xf32> -> tensor<8x1xf32>
+    %mb = nova.broadcast_in_dim %mean dims = [0, 1] : tensor<8x1xf32> -> tensor<8x16xf32>
+    %c = nova.sub %a, %mb : tensor<8x16xf32>
+    %gb = nova.broadcast_in_dim %g dims = [1] : tensor<16xf32> -> tensor<8x16xf32>
+    %bb = nova.broadcast_in_dim %b dims = [1] : tensor<16xf32> -> tensor<8x16xf32>
+    %s = nova.mul %c, %gb : tensor<8x16xf32>
+    %o = nova.add %s, %bb : tensor<8x16xf32>
+    %y = nova.cast %o : tensor<8x16xf32> -> tensor<8x16xbf16>
+    nova.yield %y, %c : tensor<8x16xbf16>, tensor<8x16xf32>
+  }
+  %out = nova.matmul %ln#0, %w : tensor<8x16xbf16>, tensor<16x4xbf16> -> tensor<8x4xbf16>
+  %of = nova.cast %out : tensor<8x4xbf16> -> tensor<8x4xf32>
+  %loss = nova.reduce_sum %of dims = [0, 1] : tensor<8x4xf32> -> tensor<f32>
+  %dw = nova.matmul %ln#0, %dout : tensor<8x16xbf16>, tensor<16x4xbf16> -> tensor<8x4xbf16>
+  %dx = nova.mul %ln#1, %ln#1 : tensor<8x16xf32>
+  return %loss, %dx, %dw : tensor<f32>, tensor<8x16xf32>, tensor<8x4xbf16>
+}
+
+// -----
+
+// A saved value whose inputs the backward does not read otherwise (at or
+// after its use) stays saved: recomputing it would keep them alive instead.
+// CHECK-LABEL: func.func @inputs_not_alive
+// CHECK-NOT:     nova.recomputed
+func.func @inputs_not_alive(%a: tensor<8x16xf32>, %w: tensor<16x16xf32>) -> (tensor<f32>, tensor<8x16xf32>) {
+  %h = nova.matmul %a, %w : tensor<8x16xf32>, tensor<16x16xf32> -> tensor<8x16xf32>
+  %e = nova.fused(%h) : (tensor<8x16xf32>) -> tensor<8x16xf32> {
+  ^bb0(%x: tensor<8x16xf32>):
+    %t = nova.exp %x : tensor<8x16xf32>
+    nova.yield %t : tensor<8x16xf32>
+  }
+  %loss = nova.reduce_sum %e dims = [0, 1] : tensor<8x16xf32> -> tensor<f32>
+  %d = nova.mul %e, %e : tensor<8x16xf32>
+  return %loss, %d : tensor<f32>, tensor<8x16xf32>
+}
+
+// -----
+
+// Without a backward (the value is not read after the loss), nothing moves.
+// CHECK-LABEL: func.func @forward_only
+// CHECK-NOT:     nova.recomputed
+func.func @forward_only(%h: tensor<8x16xf32>) -> tensor<f32> {
+  %e = nova.fused(%h) : (tensor<8x16xf32>) -> tensor<8x16xf32> {
+  ^bb0(%x: tensor<8x16xf32>):
+    %t = nova.exp %x : tensor<8x16xf32>
+    nova.yield %t : tensor<8x16xf32>
+  }
+  %loss = nova.reduce_sum %e dims = [0, 1] : tensor<8x16xf32> -> tensor<f32>
+  return %loss : tensor<f32>
+}
