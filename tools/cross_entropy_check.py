@@ -2,6 +2,8 @@
 H200: every case against an f64 reference (per-row loss, lse, gradient of
 the logits) on random data, with NaN-poisoned outputs, ignored rows, class
 counts that only narrow loads divide, i32 targets and every logits dtype.
+The "_inplace" cases make their logits inside the function, so the backward
+writes the gradient over them; the caller's tensor must stay as it was.
 
 Build box (compiler installed):
     .venv/bin/python tools/cross_entropy_check.py prepare --out bench-artifacts/cross-entropy-check
@@ -21,10 +23,12 @@ import kernel_check_cli  # noqa: E402
 # (name, N, C, logits dtype, target dtype)
 CASES = [
     ("gpt_head", 16384, 32000, "bf16", "i64"),
+    ("gpt_head_inplace", 16384, 32000, "bf16", "i64"),
     ("rows_64", 64, 32000, "bf16", "i64"),
     ("odd_c1001_f16", 37, 1001, "f16", "i64"),
     ("c10_f32_i32", 5, 10, "f32", "i32"),
     ("c4098_f32", 300, 4098, "f32", "i64"),
+    ("c4098_f32_inplace", 300, 4098, "f32", "i64"),
 ]
 IGNORE = -100
 TOLERANCE = {"bf16": 2e-2, "f16": 5e-3, "f32": 1e-5}
@@ -35,12 +39,17 @@ PIPELINE = (
 )
 
 
-def module_text(n: int, c: int, dtype: str, target: str) -> str:
+def module_text(n: int, c: int, dtype: str, target: str, in_place: bool) -> str:
     x, t, rows = f"tensor<{n}x{c}x{dtype}>", f"tensor<{n}x{target}>", f"tensor<{n}xf32>"
+    # In place: logits made here (x + 0), which only the backward reads last.
+    make = (
+        f"  %zero = nova.constant dense<0.0> : {x}\n  %l = nova.add %x, %zero : {x}\n" if in_place else ""
+    )
+    logits = "%l" if in_place else "%x"
     return (
-        f"func.func @main(%x: {x}, %t: {t}, %g: {rows}) -> ({rows}, {rows}, {x}) {{\n"
-        f"  %loss, %lse = nova.cross_entropy %x, %t {{ignore_index = {IGNORE}}} : {x}, {t} -> {rows}, {rows}\n"
-        f"  %dx = nova.cross_entropy_backward %g, %x, %t, %lse {{ignore_index = {IGNORE}}}"
+        f"func.func @main(%x: {x}, %t: {t}, %g: {rows}) -> ({rows}, {rows}, {x}) {{\n{make}"
+        f"  %loss, %lse = nova.cross_entropy {logits}, %t {{ignore_index = {IGNORE}}} : {x}, {t} -> {rows}, {rows}\n"
+        f"  %dx = nova.cross_entropy_backward %g, {logits}, %t, %lse {{ignore_index = {IGNORE}}}"
         f" : {rows}, {x}, {t}, {rows} -> {x}\n"
         f"  return %loss, %lse, %dx : {rows}, {rows}, {x}\n}}\n"
     )
@@ -54,12 +63,15 @@ def prepare(out: Path, target: str) -> None:
     arch = target.split(":", 1)[1]
     cases = []
     for name, n, c, dtype, tdtype in CASES:
+        in_place = name.endswith("_inplace")
         text = compiler.run_pipeline(
-            module_text(n, c, dtype, tdtype), PIPELINE.format(arch=arch), allow_unregistered_dialects=True
+            module_text(n, c, dtype, tdtype, in_place), PIPELINE.format(arch=arch), allow_unregistered_dialects=True
         )
         kernels = sorted({part.split("::", 1)[0] for part in text.split("entry_points = [@")[1:]})
-        if len([k for k in kernels if "cross_entropy" in k]) != 2:
-            raise RuntimeError(f"{name}: not on Nova's cross-entropy kernels: {kernels}")
+        if len([k for k in kernels if "cross_entropy" in k]) != 2 or any(
+            k.endswith("_inplace") != (in_place and "_bwd_" in k) for k in kernels if "cross_entropy" in k
+        ):
+            raise RuntimeError(f"{name}: not on Nova's cross-entropy kernels (in place: {in_place}): {kernels}")
         text = compiler.run_pipeline(text, "builtin.module()", allow_unregistered_dialects=True, generic_output=True)
         (out / f"{name}.vmfb").write_bytes(compile_to_vmfb(text, target))
         cases.append({"name": name, "n": n, "c": c, "dtype": dtype, "target": tdtype, "kernels": kernels})
@@ -103,8 +115,10 @@ def run(directory: Path, iters: int) -> int:
         t = t.to(torch.int32 if case["target"] == "i32" else torch.int64)
         g = torch.rand(n, device="cuda", generator=gen) + 0.5
         session = Session((directory / f"{case['name']}.vmfb").read_bytes(), "cuda")
+        x_before = x.clone()
         got = [session.to_torch(v) for v in session.invoke("main", x, t, g)]
         torch.cuda.synchronize()
+        row["input_unchanged"] = bool(torch.equal(x, x_before))
         ref = reference(x, t, g)
         row["nan_or_inf"] = int(sum((~torch.isfinite(v.float())).sum() for v in got))
         errs = {}
@@ -115,7 +129,7 @@ def run(directory: Path, iters: int) -> int:
         errs["grad_row_sum"] = float(got[2].double().sum(dim=1).abs().max() / ref[2].abs().max())
         row["max_rel_err"] = errs
         tol = TOLERANCE[case["dtype"]]
-        row["ok"] = row["nan_or_inf"] == 0 and max(errs.values()) < tol
+        row["ok"] = row["nan_or_inf"] == 0 and max(errs.values()) < tol and row["input_unchanged"]
 
     return kernel_check_cli.run_cases(spec["cases"], first_row, check)
 

@@ -17,18 +17,21 @@
 #   ab      gpt-42m bf16 and tf32 profiled from bench-artifacts-old (an
 #           earlier commit's artifacts) and bench-artifacts, then where the
 #           host time of a step goes (transients_probe.py api)
-#   checked the attention and AdamW kernel checks and the gpt-42m bf16/tf32 checks vs
+#   checked the attention, AdamW and cross-entropy kernel checks and the gpt-42m bf16/tf32 checks vs
 #           eager CUDA on bench-artifacts; if any fails, again on
 #           bench-artifacts-fallback (an earlier commit's, its commit in
 #           .commit); then phase 42m and the gpt-42m tf32 profile on the
 #           artifacts that passed (none: nothing more)
+#   cap     gpt-146m bf16 under a 12 GiB cap (--mem-cap-gib 12): Nova at B16,
+#           B24 and B32 (bench-artifacts holds those batches), then
+#           compile-sdpa, eager-sdpa and jax-cudnn at B16 and B24
 #   gate    gated steps (bench-artifacts-gate, prepared with
 #           NOVA_STEP_TRANSIENTS=1): direct and ordered probes, then the
 #           gpt-42m bf16 check, Nova's rows and the gpt-42m bf16 profile
 # Carry .whl, bench-artifacts and .nova-commit (nova bench prepare output).
 # Results: $OUT/<phase>.jsonl and $OUT/<phase>.log.
 set -uo pipefail
-phase=${1:?phase: kernels, smoke, nova, checked, 42m, 146m, probe, ab or gate}
+phase=${1:?phase: kernels, smoke, nova, checked, 42m, 146m, cap, probe, ab or gate}
 . tools/device/gpu-env.sh
 export PYTHONUNBUFFERED=1
 out=${OUT:-/tmp}/$phase.jsonl
@@ -36,7 +39,8 @@ art=bench-artifacts
 bench() { python3 -m nova.cli bench "$@" --artifacts $art --json-out "$out"; }
 # Whether the kernel checks and both model checks of $out passed.
 checks_pass() {
-  python3 - "$out" "${OUT:-/tmp}/attention-check.jsonl" "${OUT:-/tmp}/adamw-check.jsonl" <<'PY'
+  python3 - "$out" "${OUT:-/tmp}/attention-check.jsonl" "${OUT:-/tmp}/adamw-check.jsonl" \
+    "${OUT:-/tmp}/cross-entropy-check.jsonl" <<'PY'
 import json, sys
 rows = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")]
 ok = True
@@ -90,6 +94,7 @@ PY
         : > "$out"
         python3 tools/attention_check.py run --dir $art/attention-check | tee "${OUT:-/tmp}/attention-check.jsonl"
         python3 tools/adamw_check.py run --dir $art/adamw-check | tee "${OUT:-/tmp}/adamw-check.jsonl"
+        python3 tools/cross_entropy_check.py run --dir $art/cross-entropy-check | tee "${OUT:-/tmp}/cross-entropy-check.jsonl"
         bench check --model gpt-42m --dtype bf16 --batch 32 --steps 12
         bench check --model gpt-42m --dtype tf32 --batch 32 --steps 12
         if checks_pass; then echo "checks passed on $art"; passed=$a; break; fi
@@ -143,6 +148,13 @@ PY
     146m)
       bench train --model gpt-146m --dtype bf16 --batch 16
       bench profile --model gpt-146m --dtype bf16 --batch 16 --steps 2
+      ;;
+    cap)
+      for b in 16 24 32; do
+        bench train --model gpt-146m --dtype bf16 --batch $b --mem-cap-gib 12 --modes nova
+      done
+      bench train --model gpt-146m --dtype bf16 --batch 16 --mem-cap-gib 12 --modes compile-sdpa eager-sdpa jax-cudnn
+      bench train --model gpt-146m --dtype bf16 --batch 24 --mem-cap-gib 12 --modes compile-sdpa jax-cudnn
       ;;
   esac
   python3 -m nova.cli bench report "$out"
