@@ -29,6 +29,9 @@ namespace {
 // Ops recomputed for one value at most: a tanh GELU is 13.
 constexpr int64_t kMaxRecomputedOps = 24;
 
+// How far after a recomputation the backward kernel it folds into may be.
+constexpr int64_t kFoldWindow = 16;
+
 // Marks a recomputation: CSE would otherwise merge it back into the region
 // it copies (Nova's kernels then make it a dispatch, which nothing merges).
 constexpr llvm::StringLiteral kRecomputedAttr = "nova.recomputed";
@@ -89,6 +92,9 @@ public:
   /// Nothing to recompute: the value is one of the leaves.
   bool empty() const { return ops.empty(); }
 
+  /// The nova.fused op `build` made.
+  Operation *copyOp() const { return built; }
+
   /// A nova.fused region computing `root` at `point` from the leaves.
   Value build() {
     OpBuilder b(point);
@@ -97,6 +103,7 @@ public:
     auto copy = FusedOp::create(b, loc, TypeRange{root.getType()}, inputs,
                                 /*lowering_config=*/nullptr);
     copy->setAttr(kRecomputedAttr, b.getUnitAttr());
+    built = copy;
     Block *entry = new Block();
     copy.getBody().push_back(entry);
     IRMapping mapping;
@@ -135,6 +142,7 @@ private:
   YieldOp yield;
   llvm::MapVector<Value, Value> leaves; // region value -> outer value
   llvm::SetVector<Operation *> ops;
+  Operation *built = nullptr;
 };
 
 /// The uses of `v` by ops of `block` after `boundary` (or nested in one).
@@ -146,6 +154,103 @@ SmallVector<OpOperand *> usesAfter(Value v, Block &block, Operation *boundary) {
       uses.push_back(&use);
   }
   return uses;
+}
+
+/// The largest input of `op`: the full-size value a recomputation reads.
+Value largestInput(FusedOp op) {
+  Value largest;
+  for (Value v : op.getInputs())
+    if (!largest || byteSize(v) > byteSize(largest))
+      largest = v;
+  return largest;
+}
+
+/// Folds the recomputation `copy` into the nearest later nova.fused op of the
+/// backward that reads the same full-size input (a GELU's or layer norm's
+/// backward), as one more result: no launch and no second read of that
+/// input. The ops between them that read the copy (its weight gradient)
+/// move after the merged op. Kept apart where the merged region would lose
+/// the fused-rows kernel the host has. Returns the merged op or null.
+FusedOp foldIntoReader(FusedOp copy, int64_t window) {
+  Value input = largestInput(copy);
+  FusedOp host;
+  llvm::SetVector<Operation *> moved; // between copy and host, reading it
+  llvm::SmallPtrSet<Value, 8> dependent;
+  dependent.insert(copy->getResult(0));
+  int64_t seen = 0;
+  for (Operation *op = copy->getNextNode(); op && seen < window;
+       op = op->getNextNode(), ++seen) {
+    bool reads = llvm::any_of(op->getOperands(),
+                              [&](Value v) { return dependent.contains(v); });
+    auto fused = dyn_cast<FusedOp>(op);
+    if (fused && !fused->hasAttr(kRecomputedAttr) &&
+        llvm::is_contained(fused.getInputs(), input)) {
+      if (reads)
+        return nullptr; // the host itself needs the copy first
+      host = fused;
+      break;
+    }
+    if (reads) {
+      moved.insert(op);
+      for (Value r : op->getResults())
+        dependent.insert(r);
+    }
+  }
+  if (!host)
+    return nullptr;
+  std::string why;
+  bool hostHasKernel = succeeded(cuda::analyzeFusedRows(host, why));
+
+  // host's inputs, then the copy's it lacks.
+  SmallVector<Value> inputs(host.getInputs());
+  for (Value v : copy.getInputs())
+    if (!llvm::is_contained(inputs, v))
+      inputs.push_back(v);
+  SmallVector<Type> types(host->getResultTypes());
+  types.push_back(copy->getResult(0).getType());
+  OpBuilder b(host);
+  auto merged = FusedOp::create(b, host.getLoc(), types, inputs,
+                                /*lowering_config=*/nullptr);
+  Block *entry = new Block();
+  merged.getBody().push_back(entry);
+  for (Value v : inputs)
+    entry->addArgument(v.getType(), v.getLoc());
+  IRMapping mapping;
+  auto argOf = [&](Value outer) {
+    return entry->getArgument(llvm::find(inputs, outer) - inputs.begin());
+  };
+  Block &hostBody = host.getBody().front();
+  for (auto [arg, outer] : llvm::zip(hostBody.getArguments(), host.getInputs()))
+    mapping.map(arg, argOf(outer));
+  Block &copyBody = copy.getBody().front();
+  for (auto [arg, outer] : llvm::zip(copyBody.getArguments(), copy.getInputs()))
+    mapping.map(arg, argOf(outer));
+  OpBuilder body = OpBuilder::atBlockEnd(entry);
+  SmallVector<Value> yielded;
+  for (Operation &op : hostBody.without_terminator())
+    body.clone(op, mapping);
+  for (Value v : hostBody.getTerminator()->getOperands())
+    yielded.push_back(mapping.lookupOrDefault(v));
+  for (Operation &op : copyBody.without_terminator())
+    body.clone(op, mapping);
+  yielded.push_back(
+      mapping.lookupOrDefault(copyBody.getTerminator()->getOperand(0)));
+  YieldOp::create(body, host.getLoc(), yielded);
+
+  if (hostHasKernel && failed(cuda::analyzeFusedRows(merged, why))) {
+    merged->erase();
+    return nullptr;
+  }
+  host->replaceAllUsesWith(merged->getResults().drop_back());
+  copy->getResult(0).replaceAllUsesWith(merged->getResults().back());
+  Operation *after = merged;
+  for (Operation *op : moved) {
+    op->moveAfter(after);
+    after = op;
+  }
+  host->erase();
+  copy->erase();
+  return merged;
 }
 
 struct NovaRematerializePass
@@ -209,6 +314,8 @@ struct NovaRematerializePass
         copy = ReshapeOp::create(b, reshape.getLoc(), reshape.getType(), copy);
       for (OpOperand *use : late)
         use->set(copy);
+      // The reshapes read the copy: they follow it wherever it goes.
+      foldIntoReader(cast<FusedOp>(slice.copyOp()), kFoldWindow);
     }
   }
 };

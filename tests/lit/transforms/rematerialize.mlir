@@ -50,6 +50,42 @@ func.func @gelu_output(%h: tensor<8x16xf32>, %w: tensor<2x16x4xf32>, %dy: tensor
 
 // -----
 
+// The GELU's backward after the weight gradient, reading the same input:
+// the recomputation becomes one more result of that kernel (no launch of its
+// own, no second read of the input), and the weight gradient moves after it.
+// CHECK-LABEL: func.func @gelu_output_folded
+// CHECK:         nova.matmul
+// CHECK:         %[[LOSS:.+]] = nova.reduce_sum
+// CHECK-NOT:     nova.recomputed
+// CHECK:         %[[M:.+]]:2 = nova.fused(%arg0, %arg2) : (tensor<8x16xf32>, tensor<8x16xf32>) -> (tensor<8x16xf32>, tensor<8x16xf32>) {
+// CHECK:           nova.yield %{{.+}}, %{{.+}} : tensor<8x16xf32>, tensor<8x16xf32>
+// CHECK:         %[[R:.+]] = nova.reshape %[[M]]#1
+// CHECK:         %[[DW:.+]] = nova.matmul %[[R]], %arg3
+// CHECK:         return %[[LOSS]], %[[M]]#0, %[[DW]]
+func.func @gelu_output_folded(%h: tensor<8x16xf32>, %w: tensor<2x16x4xf32>, %dy: tensor<8x16xf32>, %dout: tensor<2x16x4xf32>) -> (tensor<f32>, tensor<8x16xf32>, tensor<2x4x4xf32>) {
+  %g = nova.fused(%h) : (tensor<8x16xf32>) -> tensor<8x16xf32> {
+  ^bb0(%x: tensor<8x16xf32>):
+    %half = nova.constant dense<5.000000e-01> : tensor<8x16xf32>
+    %t = nova.tanh %x : tensor<8x16xf32>
+    %xh = nova.mul %x, %half : tensor<8x16xf32>
+    %r = nova.mul %xh, %t : tensor<8x16xf32>
+    nova.yield %r : tensor<8x16xf32>
+  }
+  %gr = nova.reshape %g : tensor<8x16xf32> -> tensor<2x4x16xf32>
+  %y = nova.matmul %gr, %w : tensor<2x4x16xf32>, tensor<2x16x4xf32> -> tensor<2x4x4xf32>
+  %loss = nova.reduce_sum %y dims = [0, 1, 2] : tensor<2x4x4xf32> -> tensor<f32>
+  %dw = nova.matmul %gr, %dout : tensor<2x4x16xf32>, tensor<2x16x4xf32> -> tensor<2x4x4xf32>
+  %dg = nova.fused(%h, %dy) : (tensor<8x16xf32>, tensor<8x16xf32>) -> tensor<8x16xf32> {
+  ^bb0(%x: tensor<8x16xf32>, %d: tensor<8x16xf32>):
+    %t = nova.tanh %x : tensor<8x16xf32>
+    %r = nova.mul %t, %d : tensor<8x16xf32>
+    nova.yield %r : tensor<8x16xf32>
+  }
+  return %loss, %dg, %dw : tensor<f32>, tensor<8x16xf32>, tensor<2x4x4xf32>
+}
+
+// -----
+
 // A layer norm's region yields its output (for a matmul) and its normalized
 // input (for its backward). The output is recomputed from the normalized
 // input (read after it by the backward) and the gain and bias (arguments:
