@@ -4,8 +4,10 @@
 // that made it: for a GPT that is the GELU's output and each layer norm's
 // output beside the values their own backward reads (the GELU's input, the
 // normalized input). Those two are cheap functions of the others, so the
-// backward recomputes them where it first reads them: one elementwise kernel
-// instead of a full-size buffer held across the step's peak.
+// backward recomputes them where it first reads them instead of holding a
+// full-size buffer across the step's peak: as one more result of the backward
+// kernel that reads the same input where there is one, else as a kernel of
+// its own.
 //
 //===----------------------------------------------------------------------===//
 
