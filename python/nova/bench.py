@@ -674,6 +674,28 @@ def _num(value: Any, fmt: str, missing: str = "-") -> str:
     return missing if value is None else format(value, fmt)
 
 
+def largest_batches(rows: list[dict[str, Any]]) -> dict[tuple[Any, ...], dict[str, dict[str, Any]]]:
+    """Per (model, dtype, cap) of capped train rows, per mode: the largest
+    batch that trained (`fits`, None if none did) and the smallest that ran
+    out of memory above it (`oom`, None if none was tried)."""
+    out: dict[tuple[Any, ...], dict[str, dict[str, Any]]] = {}
+    for r in rows:
+        if r.get("bench") != "train" or not r.get("mem_cap_gib"):
+            continue
+        mode = out.setdefault((r.get("model"), r.get("dtype"), r["mem_cap_gib"]), {}).setdefault(
+            r["mode"], {"fits": None, "oom": None}
+        )
+        if r.get("status") == "ok":
+            mode["fits"] = max(mode["fits"] or 0, r["batch"])
+        elif r.get("status") == "oom":
+            mode["oom"] = min(mode["oom"] or r["batch"], r["batch"])
+    for modes in out.values():
+        for mode in modes.values():
+            if mode["oom"] is not None and mode["fits"] is not None and mode["oom"] < mode["fits"]:
+                mode["oom"] = None  # an out-of-memory below a batch that trained says nothing more
+    return out
+
+
 def report(rows: list[dict[str, Any]]) -> str:
     """Markdown tables of benchmark rows (as written by --json-out)."""
     out: list[str] = []
@@ -706,6 +728,12 @@ def report(rows: list[dict[str, Any]]) -> str:
                 f"| {r.get('first_compile_s', 0):.1f} | {r.get('final_loss', float('nan')):.4f} | {r.get('status')} |"
             )
         out.append("")
+        for (model, dtype, cap), modes in largest_batches(train_rows).items():
+            cells = []
+            for mode, b in modes.items():
+                fits = f"batch {b['fits']}" if b["fits"] is not None else "no batch trained"
+                cells.append(f"{mode} {fits}" + (f" (out of memory at {b['oom']})" if b["oom"] is not None else ""))
+            out.append(f"Largest batch under {cap:g} GiB, {model} {dtype}: " + "; ".join(cells) + ".\n")
     matmul_rows = [r for r in rows if r["bench"] == "matmul"]
     if matmul_rows:
         out += [

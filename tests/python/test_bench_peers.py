@@ -84,6 +84,28 @@ def test_no_ok_peer_gives_no_ratio(bench):
     assert ratios == {"speed_peer": None, "speed_ratio": None, "memory_peer": None, "memory_ratio": None}
 
 
+def test_largest_batch_under_the_cap(bench):
+    capped = [
+        _row("nova", 300.0, 10.9, batch=16, mem_cap_gib=12.0),
+        _row("nova", 320.0, 12.4, batch=20, mem_cap_gib=12.0),
+        _row("nova", None, 11.4, status="oom", batch=24, mem_cap_gib=12.0),
+        _row("nova", None, 11.8, status="oom", batch=32, mem_cap_gib=12.0),
+        _row("compile-sdpa", 390.0, 11.4, batch=16, mem_cap_gib=12.0),
+        _row("compile-sdpa", None, 12.1, status="oom", batch=20, mem_cap_gib=12.0),
+        _row("eager-sdpa", None, 10.8, status="oom", batch=16, mem_cap_gib=12.0),
+        _row("compile", 1.0, 1.0),  # uncapped: not part of it
+    ]
+    largest = bench.largest_batches(capped)[("gpt-42m", "bf16", 12.0)]
+    assert largest == {
+        "nova": {"fits": 20, "oom": 24},
+        "compile-sdpa": {"fits": 16, "oom": 20},
+        "eager-sdpa": {"fits": None, "oom": 16},
+    }
+    text = bench.report(capped)
+    assert ("Largest batch under 12 GiB, gpt-42m bf16: nova batch 20 (out of memory at 24); "
+            "compile-sdpa batch 16 (out of memory at 20); eager-sdpa no batch trained (out of memory at 16).") in text
+
+
 def test_report_names_best_peer(bench):
     text = bench.report(_rows())
     nova_line = next(line for line in text.splitlines() if "| nova |" in line and "| - |" in line)
