@@ -107,6 +107,19 @@ struct ConfigureKernelsPass
     });
   }
 
+  /// Sets `config` as `op`'s lowering_config and returns true, or (none)
+  /// remarks `why` when asked to and returns false.
+  bool setConfig(Operation *op, std::optional<LoweringConfigAttr> config,
+                 StringRef why) {
+    if (!config) {
+      if (remarks)
+        op->emitRemark() << "not configured: " << why;
+      return false;
+    }
+    op->setAttr("lowering_config", *config);
+    return true;
+  }
+
   /// Attention ops Nova has a kernel for on `target` get its config (an
   /// attribute the kernel injection reads); the others are left for the
   /// decomposition.
@@ -143,12 +156,9 @@ struct ConfigureKernelsPass
         problem.headDim = shape.back();
         plan = cuda::configureAttention(problem, target, why);
       }
-      if (!plan) {
-        if (remarks)
-          op->emitRemark() << "not configured: " << why;
+      if (!setConfig(op, plan ? std::optional(plan->config) : std::nullopt,
+                     why))
         return;
-      }
-      op->setAttr("lowering_config", plan->config);
       if (remarks)
         op->emitRemark() << (backward ? "attention backward " : "attention ")
                          << problem.batchHeads << "x" << problem.t << "x"
@@ -184,12 +194,8 @@ struct ConfigureKernelsPass
         problem.backward = bool(backward);
         config = cuda::configureCrossEntropy(problem, target, why);
       }
-      if (!config) {
-        if (remarks)
-          op->emitRemark() << "not configured: " << why;
+      if (!setConfig(op, config, why))
         return;
-      }
-      op->setAttr("lowering_config", *config);
       if (remarks)
         op->emitRemark() << (backward ? "cross-entropy backward " : "cross-entropy ")
                          << logits.getDimSize(0) << "x" << logits.getDimSize(1)
@@ -211,12 +217,8 @@ struct ConfigureKernelsPass
       FailureOr<cuda::FusedRowsPlan> plan = cuda::analyzeFusedRows(op, why);
       if (succeeded(plan))
         config = cuda::configureFusedRows(*plan, target, why);
-      if (!config) {
-        if (remarks)
-          op->emitRemark() << "not configured: " << why;
+      if (!setConfig(op, config, why))
         return;
-      }
-      op.setLoweringConfigAttr(*config);
       if (remarks)
         op->emitRemark() << "fused rows " << plan->rows << "x"
                          << plan->columns << ": "
@@ -245,12 +247,8 @@ struct ConfigureKernelsPass
         why = "the kernel updates f32 parameters";
       else
         config = cuda::configureAdamw(type.getNumElements(), target, why);
-      if (!config) {
-        if (remarks)
-          op->emitRemark() << "not configured: " << why;
+      if (!setConfig(op, config, why))
         return;
-      }
-      op->setAttr("lowering_config", *config);
       if (remarks)
         op->emitRemark() << "adamw of " << type.getNumElements()
                          << " elements: multi-tensor kernel, "
