@@ -83,7 +83,7 @@ class ExecutableCache:
         self.directory = Path(directory).expanduser() if directory else default_cache_dir()
         self._memory: dict[str, bytes] = {}
         self._metadata: dict[str, dict] = {}
-        # Guards _memory and the counters; never held while compiling.
+        # Guards _memory, _metadata and the counters; never held while compiling.
         self._lock = threading.Lock()
         self._memory_hits = 0
         self._disk_hits = 0
@@ -142,7 +142,8 @@ class ExecutableCache:
 
     def metadata(self, key: str) -> dict:
         """The metadata stored with `key`'s entry ({} for none or an
-        unreadable one)."""
+        unreadable one); read from disk only for an entry this cache has not
+        looked up."""
         _check_key(key)
         with self._lock:
             if key in self._metadata:
@@ -217,6 +218,8 @@ class ExecutableCache:
         with self._lock:
             self._disk_hits += 1
             self._memory[key] = payload
+            stored = meta.get("metadata")
+            self._metadata[key] = stored if isinstance(stored, dict) else {}
         _log.debug("nova cache disk hit %s", key[:16])
         return payload
 

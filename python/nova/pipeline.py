@@ -144,7 +144,7 @@ def step_transients_enabled() -> bool:
 
 def _whole_words(spec: capture.TensorSpec) -> bool:
     """Whether a step input is whole 32-bit words (what the step gate copies)."""
-    return (math.prod(spec.shape) * spec.dtype.itemsize) % 4 == 0
+    return _spec_bytes([spec]) % 4 == 0
 
 
 def train_step_pipeline(captured: CapturedGraph, parameter_scope: str = "", in_place: bool = True,
