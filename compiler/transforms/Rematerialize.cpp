@@ -62,8 +62,40 @@ public:
       : fused(fused), root(root), point(point),
         yield(cast<YieldOp>(fused.getBody().front().getTerminator())) {}
 
-  /// Collects the slice of the region value `v`; false when some input of
-  /// it would have to be kept alive for the recomputation.
+  /// Collects the slice that recomputes `root`; false when some input of it
+  /// would have to be kept alive for the recomputation, or when there is
+  /// nothing to recompute (the value is one of the leaves).
+  bool collect() { return collect(rootInRegion()) && !ops.empty(); }
+
+  /// A nova.fused region computing `root` at `point` from the leaves.
+  FusedOp build() {
+    OpBuilder b(point);
+    Location loc = root.getLoc();
+    SmallVector<Value> inputs(leaves.values());
+    auto copy = FusedOp::create(b, loc, TypeRange{root.getType()}, inputs,
+                                /*lowering_config=*/nullptr);
+    copy->setAttr(kRecomputedAttr, b.getUnitAttr());
+    Block *entry = new Block();
+    copy.getBody().push_back(entry);
+    IRMapping mapping;
+    for (auto [inner, outer] : leaves)
+      mapping.map(inner, entry->addArgument(outer.getType(), loc));
+    OpBuilder body = OpBuilder::atBlockEnd(entry);
+    SmallVector<Operation *> ordered(ops.begin(), ops.end());
+    llvm::sort(ordered,
+               [](Operation *a, Operation *c) { return a->isBeforeInBlock(c); });
+    for (Operation *op : ordered)
+      body.clone(*op, mapping);
+    YieldOp::create(body, loc, mapping.lookup(rootInRegion()));
+    return copy;
+  }
+
+private:
+  Value rootInRegion() const {
+    return yield->getOperand(cast<OpResult>(root).getResultNumber());
+  }
+
+  /// Collects the slice of the region value `v`.
   bool collect(Value v) {
     if (leaves.contains(v) || ops.contains(v.getDefiningOp()))
       return true;
@@ -91,39 +123,6 @@ public:
     return true;
   }
 
-  /// Nothing to recompute: the value is one of the leaves.
-  bool empty() const { return ops.empty(); }
-
-  /// The nova.fused op `build` made.
-  Operation *copyOp() const { return built; }
-
-  /// A nova.fused region computing `root` at `point` from the leaves.
-  Value build() {
-    OpBuilder b(point);
-    Location loc = root.getLoc();
-    SmallVector<Value> inputs(leaves.values());
-    auto copy = FusedOp::create(b, loc, TypeRange{root.getType()}, inputs,
-                                /*lowering_config=*/nullptr);
-    copy->setAttr(kRecomputedAttr, b.getUnitAttr());
-    built = copy;
-    Block *entry = new Block();
-    copy.getBody().push_back(entry);
-    IRMapping mapping;
-    for (auto [inner, outer] : leaves)
-      mapping.map(inner, entry->addArgument(outer.getType(), loc));
-    OpBuilder body = OpBuilder::atBlockEnd(entry);
-    SmallVector<Operation *> ordered(ops.begin(), ops.end());
-    llvm::sort(ordered,
-               [](Operation *a, Operation *c) { return a->isBeforeInBlock(c); });
-    for (Operation *op : ordered)
-      body.clone(*op, mapping);
-    Value rootInRegion =
-        yield->getOperand(cast<OpResult>(root).getResultNumber());
-    YieldOp::create(body, loc, mapping.lookup(rootInRegion));
-    return copy->getResult(0);
-  }
-
-private:
   /// Whether `v` (of the function's block) is read at or after `point`, or
   /// lives throughout (an argument: the step's params and state).
   bool aliveAt(Value v) const {
@@ -144,7 +143,6 @@ private:
   YieldOp yield;
   llvm::MapVector<Value, Value> leaves; // region value -> outer value
   llvm::SetVector<Operation *> ops;
-  Operation *built = nullptr;
 };
 
 /// The uses of `v` by ops of `block` after `boundary` (or nested in one).
@@ -306,18 +304,17 @@ struct NovaRematerializePass
           point = top;
       }
       Slice slice(fused, result, point);
-      Value inRegion = fused.getBody().front().getTerminator()->getOperand(
-          cast<OpResult>(result).getResultNumber());
-      if (!slice.collect(inRegion) || slice.empty())
+      if (!slice.collect())
         continue;
-      Value copy = slice.build();
+      FusedOp copyOp = slice.build();
+      Value copy = copyOp->getResult(0);
       OpBuilder b(point);
       for (ReshapeOp reshape : llvm::reverse(reshapes))
         copy = ReshapeOp::create(b, reshape.getLoc(), reshape.getType(), copy);
       for (OpOperand *use : late)
         use->set(copy);
       // The reshapes read the copy: they follow it wherever it goes.
-      foldIntoReader(cast<FusedOp>(slice.copyOp()), kFoldWindow);
+      foldIntoReader(copyOp, kFoldWindow);
     }
   }
 };
