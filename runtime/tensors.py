@@ -26,15 +26,19 @@ _INT_NUMPY = {torch.int16: np.int16, torch.int8: np.int8}
 
 
 def torch_to_numpy(t: torch.Tensor) -> np.ndarray:
-    """A C-contiguous numpy view of a CPU tensor (a copy only if t is strided)."""
+    """A C-contiguous numpy view of a CPU tensor (a copy only if t is strided).
+
+    Through DLPack, not `Tensor.numpy()`, which marks the tensor's storage
+    not resizable for good (a parameter uploaded from would then keep its
+    storage: see nova.released_storage)."""
     if t.device.type != "cpu":
         raise ValueError(f"torch_to_numpy needs a CPU tensor, got {t.device}")
     t = t.detach().resolve_conj().resolve_neg().contiguous()
     cast = _BIT_CAST.get(t.dtype)
     if cast is None:
-        return t.numpy()
+        return np.from_dlpack(t)
     np_dtype, int_dtype = cast
-    return t.view(int_dtype).numpy().view(np_dtype)
+    return np.from_dlpack(t.view(int_dtype)).view(np_dtype)
 
 
 def numpy_to_torch(a: np.ndarray) -> torch.Tensor:

@@ -180,10 +180,14 @@ def _train_artifact(args: argparse.Namespace) -> Path:
 
 
 def _exported_step(args: argparse.Namespace, model: torch.nn.Module):
-    """Nova's exported step for this run, over `model` and a fresh AdamW."""
+    """Nova's exported step for this run, over `model` and a fresh AdamW;
+    torch's copy of the state is freed while the module holds it (the peers
+    hold theirs once too)."""
     import nova
 
-    return nova.load_exported_step(_train_artifact(args), model, make_optimizer(model, fused=False))
+    return nova.load_exported_step(
+        _train_artifact(args), model, make_optimizer(model, fused=False), release_torch_state=True
+    )
 
 
 class NvmlPeak:
@@ -329,17 +333,7 @@ def _train_torch(
                     return step(idx, tgt)
 
             else:
-                optimizer = make_optimizer(model, fused=True)
-
-                def eager_step() -> torch.Tensor:
-                    with torch.autocast("cuda", dtype=torch.bfloat16, enabled=args.dtype == "bf16"):
-                        loss = model(idx, tgt)
-                    loss.backward()
-                    optimizer.step()
-                    optimizer.zero_grad(set_to_none=True)
-                    return loss
-
-                run_step = torch.compile(eager_step) if args.mode.startswith("compile") else eager_step
+                run_step = _torch_step(args, model, idx, tgt)
             first_step_s = _measure(run_step, torch.cuda.synchronize, idx.numel(), args, result)
             if framework != "nova":
                 result["first_compile_s"] = first_step_s
@@ -349,6 +343,22 @@ def _train_torch(
         if framework == "torch":
             with contextlib.suppress(Exception):
                 result["torch_max_allocated_gib"] = torch.cuda.max_memory_allocated() / 2**30
+
+
+def _torch_step(args: argparse.Namespace, model: torch.nn.Module, idx: torch.Tensor, tgt: torch.Tensor):
+    """A torch peer's train step (eager, or under torch.compile for the
+    "compile" modes) with fused AdamW, bf16 autocast for dtype bf16."""
+    optimizer = make_optimizer(model, fused=True)
+
+    def eager_step() -> torch.Tensor:
+        with torch.autocast("cuda", dtype=torch.bfloat16, enabled=args.dtype == "bf16"):
+            loss = model(idx, tgt)
+        loss.backward()
+        optimizer.step()
+        optimizer.zero_grad(set_to_none=True)
+        return loss
+
+    return torch.compile(eager_step) if args.mode.startswith("compile") else eager_step
 
 
 def _train_jax(args: argparse.Namespace, attention: str, memory: NvmlPeak, result: dict[str, Any]) -> None:
@@ -534,14 +544,32 @@ def check(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def profile(args: argparse.Namespace) -> dict[str, Any]:
-    """Where Nova's step spends GPU time: CUPTI (through torch.profiler) sees
-    every kernel in the process, IREE's dispatches included; kernel time is
-    summed per dispatch name over `steps` profiled steps."""
+    """Where a step spends GPU time, Nova's (`--mode nova`) or a torch peer's
+    (eager or compile, naive or SDPA attention): CUPTI (through
+    torch.profiler) sees every kernel in the process, IREE's dispatches
+    included; kernel time is summed per kernel name over `steps` profiled
+    steps."""
     from torch.profiler import ProfilerActivity
     from torch.profiler import profile as torch_profile
 
-    model, (idx, tgt) = train_setup(args.model, args.batch, "cuda")
-    step = _exported_step(args, model)
+    framework, attention = TRAIN_MODES[args.mode]
+    if framework == "jax":
+        raise SystemExit("nova bench profile: jax modes are not profiled here (XLA's kernels are not torch's)")
+    torch.backends.cuda.matmul.allow_tf32 = args.dtype == "tf32"
+    torch.backends.cudnn.allow_tf32 = args.dtype == "tf32"
+    model, (idx, tgt) = train_setup(args.model, args.batch, "cuda", sdpa=attention == "sdpa")
+    if framework == "nova":
+        exported = _exported_step(args, model)
+
+        def step(idx: torch.Tensor, tgt: torch.Tensor) -> torch.Tensor:
+            return exported(idx, tgt)
+
+    else:
+        torch_step = _torch_step(args, model, idx, tgt)
+
+        def step(idx: torch.Tensor, tgt: torch.Tensor) -> torch.Tensor:
+            return torch_step()
+
     for _ in range(3):
         step(idx, tgt)
     torch.cuda.synchronize()
@@ -571,6 +599,7 @@ def profile(args: argparse.Namespace) -> dict[str, Any]:
     top = sorted(per_kernel.items(), key=lambda kv: -kv[1][0])[: args.top]
     return {
         "bench": "profile",
+        "mode": args.mode,
         "runtime_flags": os.environ.get("NOVA_IREE_RUNTIME_FLAGS", ""),
         "model": args.model,
         "dtype": args.dtype,
@@ -780,7 +809,7 @@ def report(rows: list[dict[str, Any]]) -> str:
             )
             flags = f" (IREE runtime flags `{r['runtime_flags']}`)" if r.get("runtime_flags") else ""
             out.append(
-                f"Profile, {r['model']} {r['dtype']} B{r['batch']}{flags}: {r['gpu_ms_per_step']:.2f} GPU ms/step in "
+                f"Profile, {r.get('mode', 'nova')}, {r['model']} {r['dtype']} B{r['batch']}{flags}: {r['gpu_ms_per_step']:.2f} GPU ms/step in "
                 f"{r['kernels_per_step']:.0f} kernels{overhead}; top dispatches:\n"
             )
             out += ["| dispatch | ms/step | share | calls/step |", "|---|---|---|---|"]
@@ -894,8 +923,9 @@ def main(argv: list[str] | None = None) -> None:
     a.add_argument("--json-out", default=None)
 
     step_command("check", "GPU box: Nova's step vs eager CUDA (loss per step, final params)", "tf32", 20)
-    pr = step_command("profile", "GPU box: GPU time of Nova's step per IREE dispatch", "bf16", 2)
+    pr = step_command("profile", "GPU box: GPU time of a step per kernel (Nova's or a torch peer's)", "bf16", 2)
     pr.add_argument("--top", type=int, default=12)
+    pr.add_argument("--mode", default="nova", choices=[m for m, (fw, _) in TRAIN_MODES.items() if fw != "jax"])
 
     r = commands.add_parser("report", help="markdown tables from --json-out files")
     r.add_argument("jsonl", nargs="+")

@@ -36,6 +36,7 @@ from torch import Tensor, nn
 import nova
 from nova import capture, distributed, index_checks
 from nova.progress import announce
+from nova.released_storage import ReleasedStorage
 from nova.runtime import Session, TrainProgram, Zeros, default_cache, structural_hash, toolchain_version
 
 log = logging.getLogger(__name__)
@@ -207,6 +208,7 @@ class TrainStep:
         allow_fallback: bool,
         max_grad_norm: float | None = None,
         gradient_accumulation_steps: int = 1,
+        release_torch_state: bool = False,
     ) -> None:
         self.model = model
         self.optimizer = optimizer
@@ -227,6 +229,17 @@ class TrainStep:
         # What the hyperparameters read from optimizer.state as last written
         # (read again after each upload and sync).
         self._state_summary: list[Any] | None = None
+        # release_torch_state: torch's copy of the params and optimizer state
+        # is freed while the module holds them (None: not freed now); running
+        # the model or reading a state_dict syncs first.
+        self.release_torch_state = release_torch_state
+        self._released: ReleasedStorage | None = None
+        if release_torch_state:
+            self._sync_hooks = [
+                model.register_forward_pre_hook(lambda *_: self._sync_released()),
+                model.register_state_dict_pre_hook(lambda *_: self._sync_released()),
+                optimizer.register_state_dict_pre_hook(lambda *_: self._sync_released()),
+            ]
 
     def __call__(self, *batch: Tensor) -> Tensor:
         _check_tensors(batch, "nova.jit train step")
@@ -243,6 +256,8 @@ class TrainStep:
         if self._active is not program:
             self._upload(program)
         assert program.train is not None
+        if self.release_torch_state and self._released is None:
+            self._release(program)
         if self._state_summary is None:
             self._state_summary = capture.optimizer_state_summary(self.optimizer)
         hypers = capture.train_step_hyper_values(
@@ -259,12 +274,15 @@ class TrainStep:
         the model's parameters and the optimizer's state (torch's own
         layout), so state_dict() reflects it."""
         program = self._active
-        if program is None or self._steps_on_device == 0:
+        if program is None or (self._steps_on_device == 0 and self._released is None):
             return
         assert program.train is not None and program.layout is not None
         layout = program.layout
         n_params, n_buffers = len(layout.param_names), len(layout.buffer_names)
         state = program.train.read_state()
+        if self._released is not None:
+            self._released.restore()  # every restored tensor is written below
+            self._released = None
         buffers = dict(zip(layout.buffer_names, state[n_params : n_params + n_buffers]))
         capture.apply_train_step_outputs(
             layout,
@@ -294,6 +312,7 @@ class TrainStep:
     def load(self) -> None:
         """Drops the module's state; the next step uploads the model's and
         optimizer's current state."""
+        self._sync_released()  # torch's copy is written back before the module's is dropped
         self.wait()
         self._active = None
         self._steps_on_device = 0
@@ -313,6 +332,7 @@ class TrainStep:
         else:
             log.info("nova.jit: new batch signature %s: capturing", signature)
             self._check_world()
+            self._sync_released()  # capture reads the model as torch holds it
 
             def capture_step(stack_traces: bool) -> capture.CapturedGraph:
                 return capture.capture_train_step(
@@ -357,6 +377,21 @@ class TrainStep:
                 f"nova.jit: data-parallel training over {self.world.size} ranks needs CUDA (IREE's CPU HAL has no "
                 f"collectives); this step compiles for {target}"
             )
+
+    def _sync_released(self) -> None:
+        if self._released is not None:
+            self.sync()
+
+    def _release(self, program: Program) -> None:
+        """Frees torch's device copy of the params and the optimizer state
+        (not the buffers: the step writes back only those it updates)."""
+        assert program.train is not None and program.layout is not None
+        program.train.wait()  # the module's copies of them have been made
+        named = dict(self.model.named_parameters())
+        params = [named[n] for n in program.layout.param_names]
+        states = [s for p in params for s in self.optimizer.state.get(p, {}).values()
+                  if isinstance(s, Tensor) and s.shape == p.shape]
+        self._released = ReleasedStorage([*params, *states])
 
     def _upload(self, program: Program) -> None:
         if self._active is not None and self._steps_on_device:
@@ -418,10 +453,13 @@ def load_exported_step(
     model: nn.Module,
     optimizer: torch.optim.Optimizer,
     loss_fn: Callable[[Any, Tensor], Tensor] | None = None,
+    *,
+    release_torch_state: bool = False,
 ) -> TrainStep:
     """A TrainStep that runs the step `nova export` wrote to `directory` (no
     compiler needed): the model and optimizer must have the structure it was
-    exported from; its device must match the export's target."""
+    exported from; its device must match the export's target.
+    `release_torch_state` as in `jit`."""
     directory = Path(directory)
     signature = json.loads((directory / "step.json").read_text())
     if signature.get("abi") != TRAIN_STEP_ABI:
@@ -431,7 +469,8 @@ def load_exported_step(
         )
     layout = _layout_from_json(signature["layout"])
     device = runtime_device(signature["target"])
-    step = TrainStep(model, optimizer, loss_fn, target=signature["target"], autocast_dtype=None, allow_fallback=False)
+    step = TrainStep(model, optimizer, loss_fn, target=signature["target"], autocast_dtype=None, allow_fallback=False,
+                     release_torch_state=release_torch_state)
     device_type = "cuda" if device == "cuda" else "cpu"
     batch = tuple(
         (tuple(spec["shape"]), _TORCH_DTYPES[spec["dtype"]], device_type)
@@ -462,6 +501,7 @@ def jit(
     allow_fallback: bool = False,
     max_grad_norm: float | None = None,
     gradient_accumulation_steps: int = 1,
+    release_torch_state: bool = False,
 ) -> TrainStep | CompiledFunction:
     """Compiles a training step (`model` + `optimizer`) or a forward function.
 
@@ -478,6 +518,13 @@ def jit(
     backward one after the other inside the step, and updates once with the
     mean gradient (eager's `(loss / k).backward()` per micro-batch, then
     `optimizer.step()`); the returned loss is the mean.
+    `release_torch_state` frees torch's copy of the parameters
+    and the optimizer state while the step's module holds them, as FSDP frees
+    parameters (the tensors keep shape, dtype and device; their storage is
+    empty); `step.sync()`, running the model and `state_dict()` of the model
+    or the optimizer write the module's values back into them first. Reading
+    a parameter's values in any other way before a sync raises torch's error
+    about its storage.
     """
     if optimizer is not None:
         if not isinstance(model_or_fn, nn.Module):
@@ -491,7 +538,10 @@ def jit(
             allow_fallback=allow_fallback,
             max_grad_norm=max_grad_norm,
             gradient_accumulation_steps=gradient_accumulation_steps,
+            release_torch_state=release_torch_state,
         )
+    if release_torch_state:
+        raise TypeError("nova.jit: release_torch_state needs an optimizer (a training step)")
     if max_grad_norm is not None or gradient_accumulation_steps != 1:
         raise TypeError("nova.jit: max_grad_norm and gradient_accumulation_steps need an optimizer (a training step)")
     if loss_fn is not None:

@@ -471,3 +471,72 @@ def test_indexing_with_several_index_tensors_matches_eager():
     j = torch.tensor([3, -4])  # broadcast against i; negative indices wrap
     out = nova.jit(lambda t, a, b: t[a, b])(x, i, j)
     torch.testing.assert_close(out, x[i, j], rtol=0, atol=0)
+
+
+
+def _released(tensors) -> bool:
+    """Whether every tensor holds one element's memory (released: a NaN
+    expanded to its shape)."""
+    return all(t.untyped_storage().nbytes() == t.element_size() and torch.isnan(t).all() for t in tensors)
+
+
+def test_release_torch_state_frees_and_restores_the_state():
+    # With release_torch_state, torch's copy of the params (and, once torch
+    # holds it, of the optimizer state) is released while the module holds
+    # them; a state_dict, running the model, a new batch shape and load()
+    # each write the module's values back first. The numbers match eager's.
+    make_opt = lambda m: torch.optim.AdamW(m.parameters(), lr=1e-3)  # noqa: E731
+    torch.manual_seed(0)
+    eager_model = make_gpt("gpt-tiny")
+    nova_model = copy.deepcopy(eager_model)
+    eager_opt, nova_opt = make_opt(eager_model), make_opt(nova_model)
+    step = nova.jit(nova_model, nova_opt, release_torch_state=True)
+    params = list(nova_model.parameters())
+    shapes = [p.shape for p in params]
+    batches = gpt_batches(6)
+
+    def both(batch) -> None:
+        eager_loss = eager_step(eager_model, eager_opt, batch, None, None)
+        assert abs(float(step(*batch)) - float(eager_loss)) <= 1e-4 * float(eager_loss)
+
+    for batch in batches[:2]:
+        both(batch)
+    assert _released(params) and [p.shape for p in params] == shapes
+    assert nova_opt.state == {}  # made on the device, never in torch
+    # state_dict syncs: the values are the module's.
+    saved = nova_model.state_dict()
+    assert not any(_released([p]) for p in params)
+    check_state(eager_model, eager_opt, nova_model, nova_opt, tol=1e-3)
+    assert saved.keys() == eager_model.state_dict().keys()
+
+    both(batches[2])  # now torch holds optimizer state too: both are released
+    assert _released(params)
+    assert _released([s for p in params for s in nova_opt.state[p].values() if s.dim() > 0])
+    # Running the model syncs before its forward.
+    with torch.no_grad():
+        assert torch.allclose(nova_model(*batches[0]), eager_model(*batches[0]), rtol=1e-4)
+    both(batches[3])
+    both(gpt_batches(1, batch=3)[0])  # a new batch shape: captured from the synced model
+    assert _released(params)
+    step.load()  # the module's values come back to torch before its state is dropped
+    assert not any(_released([p]) for p in params)
+    both(batches[5])
+    step.sync()
+    check_state(eager_model, eager_opt, nova_model, nova_opt, tol=1e-3)
+
+
+def test_released_storage_restores_shape_and_strides():
+    from nova.released_storage import ReleasedStorage
+
+    a = torch.randn(4, 6)
+    b = torch.randn(6, 4).t()  # column-major
+    tied = [a, b, a]
+    released = ReleasedStorage(tied)
+    assert released.nbytes == 2 * 24 * 4
+    assert a.shape == (4, 6) and torch.isnan(a).all() and torch.isnan(b).all()
+    with pytest.raises(RuntimeError):
+        a.add_(1.0)  # one memory location for every element: torch refuses
+    released.restore()
+    assert a.stride() == (6, 1) and b.stride() == (1, 4)
+    a.fill_(1.0)
+    assert float(a.sum()) == 24.0
