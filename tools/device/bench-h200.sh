@@ -28,6 +28,9 @@
 #   gate    gated steps (bench-artifacts-gate, prepared with
 #           NOVA_STEP_TRANSIENTS=1): direct and ordered probes, then the
 #           gpt-42m bf16 check, Nova's rows and the gpt-42m bf16 profile
+#   release gpt-42m bf16 check vs eager (the released torch state synced
+#           back), gpt-146m bf16 under a 12 GiB cap at B24 and B16 (Nova), and
+#           gpt-146m B16 profiles of Nova and of compile-sdpa
 # Carry .whl, bench-artifacts and .nova-commit (nova bench prepare output).
 # Results: $OUT/<phase>.jsonl and $OUT/<phase>.log.
 set -uo pipefail
@@ -105,6 +108,13 @@ PY
         bench train --model gpt-42m --dtype tf32 --batch 32
         bench profile --model gpt-42m --dtype tf32 --batch 32 --steps 2 --top 30
       fi
+      ;;
+    release)
+      bench check --model gpt-42m --dtype bf16 --batch 32 --steps 12
+      bench train --model gpt-146m --dtype bf16 --batch 24 --modes nova --mem-cap-gib 12
+      bench train --model gpt-146m --dtype bf16 --batch 16 --modes nova --mem-cap-gib 12
+      bench profile --model gpt-146m --dtype bf16 --batch 16 --steps 2 --top 60
+      bench profile --model gpt-146m --dtype bf16 --batch 16 --steps 2 --top 60 --mode compile-sdpa
       ;;
     42m)
       bench train --model gpt-42m --dtype bf16 --batch 32
