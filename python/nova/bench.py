@@ -561,17 +561,13 @@ def profile(args: argparse.Namespace) -> dict[str, Any]:
     if framework == "nova":
         exported = _exported_step(args, model)
 
-        def step(idx: torch.Tensor, tgt: torch.Tensor) -> torch.Tensor:
+        def step() -> torch.Tensor:
             return exported(idx, tgt)
 
     else:
-        torch_step = _torch_step(args, model, idx, tgt)
-
-        def step(idx: torch.Tensor, tgt: torch.Tensor) -> torch.Tensor:
-            return torch_step()
-
+        step = _torch_step(args, model, idx, tgt)
     for _ in range(3):
-        step(idx, tgt)
+        step()
     torch.cuda.synchronize()
     # Wall time per step without the profiler: host overhead = this - GPU time.
     timed = max(args.steps, 10)
@@ -579,13 +575,13 @@ def profile(args: argparse.Namespace) -> dict[str, Any]:
     t0 = time.perf_counter()
     for _ in range(timed):
         t = time.perf_counter()
-        step(idx, tgt)
+        step()
         enqueue_s += time.perf_counter() - t
     torch.cuda.synchronize()
     step_ms = 1e3 * (time.perf_counter() - t0) / timed
     with torch_profile(activities=[ProfilerActivity.CUDA]) as prof:
         for _ in range(args.steps):
-            step(idx, tgt)
+            step()
         torch.cuda.synchronize()
     per_kernel: dict[str, list[float]] = {}
     spans: list[tuple[float, float, str]] = []

@@ -235,11 +235,9 @@ class TrainStep:
         self.release_torch_state = release_torch_state
         self._released: ReleasedStorage | None = None
         if release_torch_state:
-            self._sync_hooks = [
-                model.register_forward_pre_hook(lambda *_: self._sync_released()),
-                model.register_state_dict_pre_hook(lambda *_: self._sync_released()),
-                optimizer.register_state_dict_pre_hook(lambda *_: self._sync_released()),
-            ]
+            model.register_forward_pre_hook(lambda *_: self._sync_released())
+            model.register_state_dict_pre_hook(lambda *_: self._sync_released())
+            optimizer.register_state_dict_pre_hook(lambda *_: self._sync_released())
 
     def __call__(self, *batch: Tensor) -> Tensor:
         _check_tensors(batch, "nova.jit train step")
@@ -383,7 +381,7 @@ class TrainStep:
             self.sync()
 
     def _release(self, program: Program) -> None:
-        """Frees torch's device copy of the params and the optimizer state
+        """Frees torch's copy of the params and the optimizer state
         (not the buffers: the step writes back only those it updates)."""
         assert program.train is not None and program.layout is not None
         program.train.wait()  # the module's copies of them have been made
@@ -518,13 +516,12 @@ def jit(
     backward one after the other inside the step, and updates once with the
     mean gradient (eager's `(loss / k).backward()` per micro-batch, then
     `optimizer.step()`); the returned loss is the mean.
-    `release_torch_state` frees torch's copy of the parameters
-    and the optimizer state while the step's module holds them, as FSDP frees
-    parameters (the tensors keep shape, dtype and device; their storage is
-    empty); `step.sync()`, running the model and `state_dict()` of the model
-    or the optimizer write the module's values back into them first. Reading
-    a parameter's values in any other way before a sync raises torch's error
-    about its storage.
+    `release_torch_state` frees torch's copy of the parameters and the
+    optimizer state while the step's module holds them (the tensors keep
+    shape, dtype and device and read as NaN; see nova.released_storage);
+    `step.sync()`, running the model, `state_dict()` of the model or the
+    optimizer, `step.load()` and a new batch shape write the module's values
+    back into them first.
     """
     if optimizer is not None:
         if not isinstance(model_or_fn, nn.Module):
