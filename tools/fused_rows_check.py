@@ -98,6 +98,7 @@ CASES: dict[str, tuple[Callable[..., Any], list[tuple[tuple[int, ...], str]]]] =
     "ln_fwd_1001x768": (_ln_forward, [((1001, 768), "float32"), ((1001, 768), "bfloat16"), ((768,), "float32"), ((768,), "float32")]),
     "ln_bwd_37x520": (_ln_backward, [((37, 520), "bfloat16"), ((37, 520), "float32"), ((37, 1), "float32"), ((520,), "float32")]),
     "ln_bwd_sums_8200x768": (_ln_backward_with_sums, [((8200, 768), "bfloat16"), ((8200, 768), "float32"), ((8200, 1), "float32"), ((768,), "float32")]),
+    "ln_bwd_sums_4100x520": (_ln_backward_with_sums, [((4100, 520), "bfloat16"), ((4100, 520), "float32"), ((4100, 1), "float32"), ((520,), "float32")]),
     "bias_gelu_bf16_300x2052": (_bias_gelu, [((300, 2052), "bfloat16"), ((2052,), "bfloat16")]),
     "softmax_513x96": (_softmax, [((513, 96), "float32")]),
     "pointwise_65x1000": (_pointwise, [((65, 1000), "float32")]),

@@ -28,13 +28,15 @@
 #   gate    gated steps (bench-artifacts-gate, prepared with
 #           NOVA_STEP_TRANSIENTS=1): direct and ordered probes, then the
 #           gpt-42m bf16 check, Nova's rows and the gpt-42m bf16 profile
+#   rows    the fused-rows kernel check, gpt-42m bf16/tf32 checks vs eager
+#           CUDA, gpt-146m bf16 B16 every mode and Nova's profile
 #   release gpt-42m bf16 check vs eager (the released torch state synced
 #           back), gpt-146m bf16 under a 12 GiB cap at B24 and B16 (Nova), and
 #           gpt-146m B16 profiles of Nova and of compile-sdpa
 # Carry .whl, bench-artifacts and .nova-commit (nova bench prepare output).
 # Results: $OUT/<phase>.jsonl and $OUT/<phase>.log.
 set -uo pipefail
-phase=${1:?phase: kernels, smoke, nova, checked, 42m, 146m, cap, probe, ab or gate}
+phase=${1:?phase: kernels, smoke, nova, checked, rows, 42m, 146m, cap, probe, ab, gate or release}
 . tools/device/gpu-env.sh
 export PYTHONUNBUFFERED=1
 out=${OUT:-/tmp}/$phase.jsonl
@@ -108,6 +110,13 @@ PY
         bench train --model gpt-42m --dtype tf32 --batch 32
         bench profile --model gpt-42m --dtype tf32 --batch 32 --steps 2 --top 30
       fi
+      ;;
+    rows)
+      python3 tools/fused_rows_check.py run --dir bench-artifacts/fused-rows-check | tee "${OUT:-/tmp}/fused-check.jsonl"
+      bench check --model gpt-42m --dtype bf16 --batch 32 --steps 12
+      bench check --model gpt-42m --dtype tf32 --batch 32 --steps 12
+      bench train --model gpt-146m --dtype bf16 --batch 16
+      bench profile --model gpt-146m --dtype bf16 --batch 16 --steps 2 --top 60
       ;;
     release)
       bench check --model gpt-42m --dtype bf16 --batch 32 --steps 12

@@ -28,7 +28,7 @@ cuda::configureFusedRows(const FusedRowsPlan &plan, TargetAttr target,
   while (plan.columns % vector)
     vector /= 2;
   if (!partialsFit(plan, vector)) {
-    why = "rows too long to carry the partials in registers";
+    why = "rows too long to carry their partials";
     return std::nullopt;
   }
   // Without reductions a row may be shared: enough warps for every SM to
@@ -40,9 +40,14 @@ cuda::configureFusedRows(const FusedRowsPlan &plan, TargetAttr target,
     int64_t slots = plan.rows / plan.rowsPerWarp;
     segments = std::clamp<int64_t>((wanted + slots - 1) / slots, 1, chunks);
   }
+  // Fewer warps a CTA where their partials' shared slices need it.
+  int64_t warps = kWarpsPerCta;
+  while (warps > 1 &&
+         warps * partialSharedBytesPerWarp(plan, vector) > kMaxStaticSharedBytes)
+    --warps;
   return LoweringConfigAttr::get(
       target.getContext(), /*tile_sizes=*/{1, vector, segments},
-      /*warp_layout=*/{kWarpsPerCta, 1}, /*mma_shape=*/{1, 1, 1},
+      /*warp_layout=*/{warps, 1}, /*mma_shape=*/{1, 1, 1},
       /*pipeline_stages=*/1, /*swizzle=*/0, "fused_rows", "f32",
       /*producer_warpgroups=*/0, /*cluster_m=*/1, /*cluster_n=*/1,
       /*split_k=*/1, /*persistent_ctas=*/0, /*raster_group=*/1);

@@ -74,9 +74,11 @@ Operation *groupReduction(Operation *op) {
       .Default([](Operation *) { return nullptr; });
 }
 
-// Partial accumulators a lane may carry (partials x chunks x vector): the
-// chunk loops are unrolled around them.
+// Partial accumulators a lane carries in registers when chunks are outer
+// (partials x vector), and a warp's shared-memory slice of them when rows
+// are outer (partials x chunks x vector x 32 lanes x 4 bytes).
 constexpr int64_t kMaxPartialRegisters = 128;
+constexpr int64_t kMaxPartialSharedBytes = 16384;
 
 struct Analyzer {
   Analyzer(FusedOp op, std::string &why) : op(op), why(why) {}
@@ -353,11 +355,18 @@ bool cuda::isFusedRowsOp(Operation *op) {
 
 bool cuda::isGroupReduction(Operation *op) { return groupReduction(op); }
 
-bool cuda::partialsFit(const FusedRowsPlan &plan, int64_t vector) {
+int64_t cuda::partialSharedBytesPerWarp(const FusedRowsPlan &plan,
+                                        int64_t vector) {
   if (!plan.rowReductions) // chunks outer: one chunk's partials at a time
-    return plan.partials * vector <= kMaxPartialRegisters;
+    return 0;
   int64_t chunks = (plan.columns + 32 * vector - 1) / (32 * vector);
-  return plan.partials * chunks * vector <= kMaxPartialRegisters;
+  return plan.partials * chunks * vector * 32 * 4;
+}
+
+bool cuda::partialsFit(const FusedRowsPlan &plan, int64_t vector) {
+  if (!plan.rowReductions)
+    return plan.partials * vector <= kMaxPartialRegisters;
+  return partialSharedBytesPerWarp(plan, vector) <= kMaxPartialSharedBytes;
 }
 
 bool cuda::isLastDimReduction(Operation *op) { return lastDimReduction(op); }
@@ -398,8 +407,10 @@ FailureOr<FusedRowsSpec> cuda::fusedRowsSpec(FusedOp op,
     why = "a row with a reduction cannot be split between warps";
     return failure();
   }
-  if (!partialsFit(plan, spec.vector)) {
-    why = "rows too long to carry partials in registers";
+  if (!partialsFit(plan, spec.vector) ||
+      spec.warps * partialSharedBytesPerWarp(plan, spec.vector) >
+          kMaxStaticSharedBytes) {
+    why = "rows too long to carry their partials";
     return failure();
   }
   // The kernel is the region: its printed form (no locations) names it.
@@ -432,6 +443,8 @@ struct RowsKernel : KernelBuilder {
   DenseMap<Value, Value> known;      // scalar and row values
   DenseMap<Value, SmallVector<Value>> chunk; // this chunk's element values
   Value row, lane, column, valid;    // i32; valid: i1 or null (all valid)
+  /// This warp's shared-memory partials (rows outer), or null.
+  Value partialSlice;
 
   RowsKernel(OpBuilder &b, Location loc, const FusedRowsPlan &plan,
              const FusedRowsSpec &spec, Block &region)
@@ -510,6 +523,10 @@ struct RowsKernel : KernelBuilder {
   }
 
   Value fdiv(Value x, Value y) { return arith::DivFOp::create(b, loc, x, y); }
+  /// 1/x on the MUFU unit (~1 ulp): an IEEE div.rn.f32 is a ~20-instruction
+  /// subroutine, and tanh/erf/sigmoid ran at half of DRAM speed on it. Only
+  /// Nova's own approximations use it; a user's division stays IEEE.
+  Value rcp(Value x) { return intrinsic("llvm.nvvm.rcp.approx.ftz.f", x); }
   // Bit operations, not llvm.intr.fabs/copysign: gpu-to-nvvm sends those
   // to libdevice, which Nova does not link.
   Value bits(Value x) { return arith::BitcastOp::create(b, loc, i32, x); }
@@ -536,8 +553,8 @@ struct RowsKernel : KernelBuilder {
     Value x2 = fmul(x, x);
     Value small = fmul(x, poly(x2, {62.0 / 2835, -17.0 / 315, 2.0 / 15,
                                     -1.0 / 3, 1.0}));
-    Value large = fsub(cf(1.0), fdiv(cf(2.0), fadd(exp(fmul(a, cf(2.0))),
-                                                   cf(1.0))));
+    Value large = fsub(cf(1.0), fmul(cf(2.0), rcp(fadd(exp(fmul(a, cf(2.0))),
+                                                        cf(1.0)))));
     return select(lt(a, cf(0.3)), small, copySign(large, x));
   }
   /// erf: Taylor below |x| = 0.5, Abramowitz-Stegun 7.1.26 above.
@@ -547,7 +564,7 @@ struct RowsKernel : KernelBuilder {
     Value small = fmul(
         fmul(x, cf(2.0 / std::sqrt(M_PI))),
         poly(x2, {1.0 / 216, -1.0 / 42, 1.0 / 10, -1.0 / 3, 1.0}));
-    Value t = fdiv(cf(1.0), fadd(cf(1.0), fmul(cf(0.3275911), a)));
+    Value t = rcp(fadd(cf(1.0), fmul(cf(0.3275911), a)));
     Value p = fmul(t, poly(t, {1.061405429, -1.453152027, 1.421413741,
                                -0.284496736, 0.254829592}));
     Value large = fsub(cf(1.0), fmul(p, exp(fsub(cf(0.0), x2))));
@@ -579,7 +596,7 @@ struct RowsKernel : KernelBuilder {
           return arith::MaximumFOp::create(b, loc, x[0], cf(0.0)).getResult();
         })
         .Case([&](SigmoidOp) {
-          return fdiv(cf(1.0), fadd(cf(1.0), exp(arith::NegFOp::create(b, loc, x[0]))));
+          return rcp(fadd(cf(1.0), exp(arith::NegFOp::create(b, loc, x[0]))));
         })
         .Case([&](RoundTf32Op) { return RoundTf32Op::buildScalar(b, loc, x[0]); })
         .Case([&](SelectOp) { return select(x[0], x[1], x[2]); })
@@ -724,26 +741,6 @@ struct RowsKernel : KernelBuilder {
     return cf(isa<ReduceMaxOp>(reduce) ? -INFINITY : 0.0);
   }
 
-  /// The chunk loop of one sweep: unrolled in the IR where per-chunk
-  /// partials must be carried (they live in registers per chunk), an
-  /// scf.for otherwise. `body(chunkIndex, carried)` returns the new carried
-  /// values.
-  template <typename Fn>
-  SmallVector<Value> forEachChunk(Value first, Value end, ValueRange init,
-                                  Fn &&body) {
-    if (!unrolled) {
-      ValueRange r = loop(first, end, c32(1), init,
-                          [&](Value it, ValueRange acc) {
-                            return body(it, SmallVector<Value>(acc));
-                          });
-      return SmallVector<Value>(r.begin(), r.end());
-    }
-    SmallVector<Value> carried(init.begin(), init.end());
-    for (int64_t c = 0; c < chunks; ++c)
-      carried = body(c32(c), carried);
-    return carried;
-  }
-
   /// Sets `column` (and `valid` for a ragged last chunk) for chunk `it`.
   void enterChunk(Value it) {
     chunk.clear();
@@ -802,10 +799,29 @@ struct RowsKernel : KernelBuilder {
                       elements(v));
   }
 
-  /// One row's sweeps; `partials` (per partial result, chunk and lane
-  /// element) are accumulated and returned.
-  SmallVector<Value> emitRow(Block &entry, Value segment,
-                             SmallVector<Value> partials) {
+  /// Lane element `i` of chunk `it` of partial `p` in this warp's shared
+  /// slice, laid out [partial][chunk][element][lane]: a warp's lanes touch
+  /// 32 consecutive words (no bank conflicts), and only their own.
+  Value partialSlot(size_t p, Value it, int64_t i) {
+    Value element = add(mul(it, c32(spec.vector)),
+                        c32(int64_t(p) * chunks * spec.vector + i));
+    Value word = add(mul(element, c32(32)), lane);
+    return byteOffset(shared, partialSlice, mul(word, c32(4)));
+  }
+  SmallVector<Value> loadPartials(size_t p, Value it) {
+    SmallVector<Value> slots;
+    for (int64_t i = 0; i < spec.vector; ++i)
+      slots.push_back(LLVM::LoadOp::create(b, loc, f32, partialSlot(p, it, i)));
+    return slots;
+  }
+  void storePartials(size_t p, Value it, ArrayRef<Value> slots) {
+    for (int64_t i = 0; i < spec.vector; ++i)
+      LLVM::StoreOp::create(b, loc, slots[i], partialSlot(p, it, i));
+  }
+
+  /// One row's sweeps; the partials of each sweep's level are folded into
+  /// this warp's shared slots.
+  void emitRow(Block &entry, Value segment) {
     Block &body = region;
     auto yield = cast<YieldOp>(body.getTerminator());
     unsigned inputs = body.getNumArguments();
@@ -836,14 +852,12 @@ struct RowsKernel : KernelBuilder {
           here.push_back(r);
           init.push_back(identity(r));
         }
-      size_t rowAccs = init.size();
-      init.append(partials);
-      SmallVector<Value> carried = forEachChunk(
-          firstChunk, endChunk, init,
-          [&](Value it, SmallVector<Value> acc) -> SmallVector<Value> {
+      ValueRange carried = loop(
+          firstChunk, endChunk, c32(1), init,
+          [&](Value it, ValueRange acc) -> SmallVector<Value> {
             enterChunk(it);
             SmallVector<Value> next;
-            for (auto [r, a] : llvm::zip(here, ArrayRef(acc).take_front(rowAccs))) {
+            for (auto [r, a] : llvm::zip(here, acc)) {
               Value local;
               for (Value x : elements(r->getOperand(0)))
                 local = local ? combine(r, local, x) : x;
@@ -851,17 +865,16 @@ struct RowsKernel : KernelBuilder {
                 local = select(valid, local, identity(r));
               next.push_back(combine(r, a, local));
             }
-            // Partials of this sweep's level, in this chunk's slots.
-            SmallVector<Value> parts(acc.begin() + rowAccs, acc.end());
             for (auto [p, op] : llvm::enumerate(partialOps))
-              if (plan.level.lookup(op->getResult(0)) == sweep)
-                accumulate(op, MutableArrayRef(parts).slice(
-                                   partialSlot(p, it, 0), spec.vector));
+              if (plan.level.lookup(op->getResult(0)) == sweep) {
+                SmallVector<Value> slots = loadPartials(p, it);
+                accumulate(op, slots);
+                storePartials(p, it, slots);
+              }
             storeElementResults(entry, sweep);
-            next.append(parts);
             return next;
           });
-      for (auto [r, p] : llvm::zip(here, ArrayRef(carried).take_front(rowAccs))) {
+      for (auto [r, p] : llvm::zip(here, carried)) {
         Value total = p;
         for (int64_t offset : {16, 8, 4, 2, 1})
           total = combine(r, total, shuffleXor(total, offset));
@@ -869,22 +882,13 @@ struct RowsKernel : KernelBuilder {
           total = fmul(total, cf(1.0 / double(plan.columns)));
         known[r->getResult(0)] = total;
       }
-      partials.assign(carried.begin() + rowAccs, carried.end());
       chunk.clear();
       emitKnown(sweep + 1, /*scalars=*/false);
       storeRows(sweep + 1);
     }
-    return partials;
   }
 
-  /// Index of partial `p`'s accumulator for lane element `i` of chunk `it`
-  /// (a constant: partials imply unrolled chunks).
-  size_t partialSlot(size_t p, Value it, int64_t i) {
-    int64_t c = getConstantIntValue(it).value_or(0);
-    return (p * chunks + c) * spec.vector + i;
-  }
-
-  void build(Block &entry) {
+  void build(Block &entry, Value partialShared) {
     Block &body = region;
     auto yield = cast<YieldOp>(body.getTerminator());
     for (BlockArgument arg : body.getArguments())
@@ -904,15 +908,19 @@ struct RowsKernel : KernelBuilder {
       if (plan.kind.lookup(v) == RowKind::Element)
         sweeps = std::max(sweeps, plan.level.lookup(v) + 1);
     chunks = (plan.columns + 32 * spec.vector - 1) / (32 * spec.vector);
-    // Partials with row reductions: rows outer (each swept whole), the
-    // chunks unrolled around the partials; without: chunks outer, each
-    // chunk's partials summed over the warp's rows in a few registers.
-    unrolled = !partialOps.empty() && plan.rowReductions;
+    // Partials with row reductions: rows outer (each swept whole), every
+    // chunk's partials in the warp's shared slice; without: chunks outer,
+    // each chunk's partials summed over the warp's rows in a few registers.
     bool chunksOuter = !partialOps.empty() && !plan.rowReductions;
 
     Value tid = id(gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x));
     Value block = id(gpu::BlockIdOp::create(b, loc, gpu::Dimension::x));
     lane = rem(tid, c32(32));
+    if (partialShared)
+      partialSlice = byteOffset(
+          shared, partialShared,
+          mul(div(tid, c32(32)),
+              c32(partialSharedBytesPerWarp(plan, spec.vector))));
     Value warp = add(mul(block, c32(spec.warps)), div(tid, c32(32)));
     // A warp's rows: `rowsPerWarp` consecutive ones (one partial group), or
     // one segment of one row.
@@ -926,29 +934,35 @@ struct RowsKernel : KernelBuilder {
         emitChunksOuter(entry, group, segment);
         return;
       }
-      SmallVector<Value> partials;
-      for (Operation *op : partialOps)
-        partials.append(chunks * spec.vector, identity(op));
+      auto forEachChunk = [&](auto &&fn) {
+        loop(c32(0), c32(chunks), c32(1), {}, [&](Value it, ValueRange) {
+          fn(it);
+          return SmallVector<Value>{};
+        });
+      };
+      if (!partialOps.empty())
+        forEachChunk([&](Value it) {
+          for (auto [p, op] : llvm::enumerate(partialOps))
+            storePartials(p, it, SmallVector<Value>(spec.vector, identity(op)));
+        });
       if (k == 1) {
         row = group;
-        partials = emitRow(entry, segment, partials);
+        emitRow(entry, segment);
       } else {
-        ValueRange end = loop(
-            c32(0), c32(k), c32(1), partials,
-            [&](Value i, ValueRange acc) -> SmallVector<Value> {
-              row = add(mul(group, c32(k)), i);
-              return emitRow(entry, segment, SmallVector<Value>(acc));
-            });
-        partials.assign(end.begin(), end.end());
+        loop(c32(0), c32(k), c32(1), {},
+             [&](Value i, ValueRange) -> SmallVector<Value> {
+               row = add(mul(group, c32(k)), i);
+               emitRow(entry, segment);
+               return {};
+             });
       }
       // Each partial's [group, C] row.
-      for (auto [p, op] : llvm::enumerate(partialOps))
-        for (int64_t c = 0; c < chunks; ++c) {
-          enterChunk(c32(c));
-          storePartial(entry, op, group,
-                       ArrayRef(partials).slice(partialSlot(p, c32(c), 0),
-                                                spec.vector));
-        }
+      if (!partialOps.empty())
+        forEachChunk([&](Value it) {
+          enterChunk(it);
+          for (auto [p, op] : llvm::enumerate(partialOps))
+            storePartial(entry, op, group, loadPartials(p, it));
+        });
     });
   }
 
@@ -990,7 +1004,6 @@ struct RowsKernel : KernelBuilder {
 
   SmallVector<Operation *> reductions, partialOps;
   int64_t sweeps = 0, chunks = 1;
-  bool unrolled = false;
 };
 
 } // namespace
@@ -1003,13 +1016,23 @@ OwningOpRef<ModuleOp> cuda::buildFusedRowsKernel(MLIRContext *context,
   Location loc = b.getUnknownLoc();
   OwningOpRef<ModuleOp> module =
       createKernelModule(b, spec.kernelName, "sm_80", "+ptx70");
+  int64_t sliceBytes = partialSharedBytesPerWarp(plan, spec.vector);
+  LLVM::GlobalOp partials;
+  if (sliceBytes)
+    partials = LLVM::GlobalOp::create(
+        b, loc,
+        LLVM::LLVMArrayType::get(b.getF32Type(), spec.warps * sliceBytes / 4),
+        /*isConstant=*/false, LLVM::Linkage::Internal, "nova_column_partials",
+        Attribute(), /*alignment=*/16, /*addrSpace=*/3);
   int64_t pointers = op.getInputs().size() + op.getNumResults();
   SmallVector<Type> params(pointers, LLVM::LLVMPointerType::get(context, 1));
   Block &entry = createKernelFunc(b, spec.kernelName, params, 32 * spec.warps)
                      .getBody()
                      .front();
   RowsKernel kernel(b, loc, plan, spec, op.getBody().front());
-  kernel.build(entry);
+  kernel.build(entry, partials ? LLVM::AddressOfOp::create(b, loc, partials)
+                                     .getResult()
+                               : Value());
   gpu::ReturnOp::create(b, loc);
   return module;
 }

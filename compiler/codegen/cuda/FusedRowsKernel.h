@@ -22,8 +22,12 @@
 // A region without reductions over few long rows (a weight's cast) splits
 // each row between `segments` warps, so that the grid still fills the GPU.
 // Partial results (a column sum's groups of K rows, see RowKind::Partial)
-// make each warp walk its K rows, carrying the per-column partials of its
-// lanes in registers (the chunk loops are unrolled for them).
+// make each warp walk its K rows. With row reductions (a layer norm's
+// backward) the row is swept whole per row, so every chunk's per-column
+// partials stay live across the rows: they live in the warp's slice of
+// shared memory, not registers (in registers they took 250 per thread and
+// left 12% of the warps resident). Without, chunks are outer and one
+// chunk's partials are summed over the rows in registers.
 //
 // ABI: one pointer per region input, then per result; no constants (R and C
 // are baked in: the kernel name hashes the region). Grid x =
@@ -95,8 +99,15 @@ struct FusedRowsSpec {
   std::string kernelName;
 };
 
-/// Whether a lane can carry `plan`'s partials of `vector`-wide chunks in
-/// registers (at most kMaxPartialRegisters of them).
+/// Static shared memory a CTA may declare (sm_80 to sm_90).
+constexpr int64_t kMaxStaticSharedBytes = 48 * 1024;
+
+/// Shared memory of one warp's partials with `vector`-wide chunks: all of
+/// a row's chunks with row reductions, none (registers) without.
+int64_t partialSharedBytesPerWarp(const FusedRowsPlan &plan, int64_t vector);
+
+/// Whether a warp can carry `plan`'s partials of `vector`-wide chunks
+/// (in registers or its shared slice, see the file comment).
 bool partialsFit(const FusedRowsPlan &plan, int64_t vector);
 
 /// The spec for `op`'s "fused_rows" config, or failure with the reason.

@@ -93,6 +93,43 @@ func.func @partials(%x: tensor<16384x512xf32>) -> (tensor<4096x512xf32>, tensor<
 
 // -----
 
+// A layer norm's backward: row sums for the input gradient and, in the
+// same sweep, the gain's and bias's column partials over 4 rows a warp.
+// Rows are outer, so every chunk's partials stay live across them: they
+// live in the warp's shared slice ([2 partials][6 chunks][4][32 lanes]
+// f32, 6 KiB a warp), each lane touching only its own words.
+// REMARK: remark: fused rows 4096x768: 4-wide vectors, 4 warps per CTA, 1 per row, 4 rows a warp (partials)
+// DISPATCH-LABEL: func.func @ln_backward_partials
+// DISPATCH:  "flow.dispatch"(%{{.*}}, %arg0, %arg1) <{entry_points = [@[[K:nova_fused_rows_4096x768_v4_w4_s1_0x[0-9a-f]+]]::@[[K]]]
+// DISPATCH-SAME: -> (tensor<4096x768xf32>, tensor<1024x768xf32>, tensor<1024x768xf32>)
+// CHECK-LABEL: .visible .entry nova_fused_rows_4096x768_v4_w4_s1_
+// CHECK:      .shared .align 16 .b8 nova_column_partials[24576];
+// CHECK:      st.shared.{{[bf]}}32
+// CHECK:      ld.shared.{{[bf]}}32
+// CHECK:      shfl.sync.bfly.b32
+// CHECK:      st.global.v4.b32
+func.func @ln_backward_partials(%dy: tensor<4096x768xf32>, %xh: tensor<4096x768xf32>) -> (tensor<4096x768xf32>, tensor<1024x768xf32>, tensor<1024x768xf32>) {
+  %r:3 = nova.fused(%dy, %xh) : (tensor<4096x768xf32>, tensor<4096x768xf32>) -> (tensor<4096x768xf32>, tensor<1024x768xf32>, tensor<1024x768xf32>) {
+  ^bb0(%g: tensor<4096x768xf32>, %x: tensor<4096x768xf32>):
+    %gx = nova.mul %g, %x : tensor<4096x768xf32>
+    %s1 = nova.reduce_mean %g dims = [1] keepdim : tensor<4096x768xf32> -> tensor<4096x1xf32>
+    %s2 = nova.reduce_mean %gx dims = [1] keepdim : tensor<4096x768xf32> -> tensor<4096x1xf32>
+    %b1 = nova.broadcast_in_dim %s1 dims = [0, 1] : tensor<4096x1xf32> -> tensor<4096x768xf32>
+    %b2 = nova.broadcast_in_dim %s2 dims = [0, 1] : tensor<4096x1xf32> -> tensor<4096x768xf32>
+    %d0 = nova.sub %g, %b1 : tensor<4096x768xf32>
+    %xb = nova.mul %x, %b2 : tensor<4096x768xf32>
+    %dx = nova.sub %d0, %xb : tensor<4096x768xf32>
+    %gg = nova.reshape %gx : tensor<4096x768xf32> -> tensor<1024x4x768xf32>
+    %pg = nova.reduce_sum %gg dims = [1] : tensor<1024x4x768xf32> -> tensor<1024x768xf32>
+    %gb = nova.reshape %g : tensor<4096x768xf32> -> tensor<1024x4x768xf32>
+    %pb = nova.reduce_sum %gb dims = [1] : tensor<1024x4x768xf32> -> tensor<1024x768xf32>
+    nova.yield %dx, %pg, %pb : tensor<4096x768xf32>, tensor<1024x768xf32>, tensor<1024x768xf32>
+  }
+  return %r#0, %r#1, %r#2 : tensor<4096x768xf32>, tensor<1024x768xf32>, tensor<1024x768xf32>
+}
+
+// -----
+
 // A TF32 GEMM operand rounded where it is made (nova-round-tf32-operands):
 // +0x1000, then the 13 low mantissa bits cleared, in the kernel's registers.
 // DISPATCH-LABEL: func.func @rounded_tf32
@@ -109,4 +146,29 @@ func.func @rounded_tf32(%x: tensor<1024x256xf32>) -> tensor<1024x256xf32> {
     nova.yield %t : tensor<1024x256xf32>
   }
   return %r : tensor<1024x256xf32>
+}
+
+// -----
+
+// Nova's own tanh, erf and sigmoid take their reciprocals on the MUFU unit:
+// an IEEE div.rn.f32 is a long subroutine that made GELU's kernels
+// issue-bound at half of DRAM speed.
+// CHECK-LABEL: .visible .entry nova_fused_rows_2048x384_
+// CHECK-NOT:  div.rn.f32
+// CHECK:      rcp.approx.ftz.f32
+// CHECK-NOT:  div.rn.f32
+// CHECK:      st.global.v4.b32
+// CHECK-NOT:  div.rn.f32
+// CHECK:      ret;
+func.func @tanh_erf_sigmoid(%x: tensor<2048x384xf32>) -> tensor<2048x384xf32> {
+  %r = nova.fused(%x) : (tensor<2048x384xf32>) -> tensor<2048x384xf32> {
+  ^bb0(%a: tensor<2048x384xf32>):
+    %t = nova.tanh %a : tensor<2048x384xf32>
+    %e = nova.erf %a : tensor<2048x384xf32>
+    %s = nova.sigmoid %a : tensor<2048x384xf32>
+    %te = nova.add %t, %e : tensor<2048x384xf32>
+    %y = nova.add %te, %s : tensor<2048x384xf32>
+    nova.yield %y : tensor<2048x384xf32>
+  }
+  return %r : tensor<2048x384xf32>
 }
