@@ -60,9 +60,19 @@ struct KernelBuilder {
   }
   Value ult(Value x, Value y) { return cmp(arith::CmpIPredicate::ult, x, y); }
   Value ugt(Value x, Value y) { return cmp(arith::CmpIPredicate::ugt, x, y); }
-  Value fmul(Value x, Value y) { return arith::MulFOp::create(b, loc, x, y); }
-  Value fadd(Value x, Value y) { return arith::AddFOp::create(b, loc, x, y); }
-  Value fsub(Value x, Value y) { return arith::SubFOp::create(b, loc, x, y); }
+  // Contractable, as nvcc and Triton compile f32 code: LLVM fuses a product
+  // into the sum that takes it (one FMA, one rounding). Without the flag
+  // NVPTX prints mul.rn/add.rn, which ptxas may not fuse, and polynomial
+  // code (tanh, erf, softmax) issues twice the instructions.
+  Value fmul(Value x, Value y) {
+    return arith::MulFOp::create(b, loc, x, y, arith::FastMathFlags::contract);
+  }
+  Value fadd(Value x, Value y) {
+    return arith::AddFOp::create(b, loc, x, y, arith::FastMathFlags::contract);
+  }
+  Value fsub(Value x, Value y) {
+    return arith::SubFOp::create(b, loc, x, y, arith::FastMathFlags::contract);
+  }
   Value fmax(Value x, Value y) {
     return arith::MaxNumFOp::create(b, loc, x, y);
   }

@@ -78,7 +78,7 @@ func.func @weight_cast(%w: tensor<32000x512xf32>) -> tensor<512x32000xbf16> {
 // CHECK-LABEL: .visible .entry nova_fused_rows_16384x512_v4_w4_s2_
 // CHECK-NOT:  shfl.sync
 // CHECK:      ld.global{{(.nc)?}}.v4.b32
-// CHECK:      add.rn.f32
+// CHECK:      add.f32
 // CHECK:      st.global.v4.b32
 func.func @partials(%x: tensor<16384x512xf32>) -> (tensor<4096x512xf32>, tensor<16384x512xbf16>) {
   %r:2 = nova.fused(%x) : (tensor<16384x512xf32>) -> (tensor<4096x512xf32>, tensor<16384x512xbf16>) {
@@ -150,10 +150,12 @@ func.func @rounded_tf32(%x: tensor<1024x256xf32>) -> tensor<1024x256xf32> {
 
 // -----
 
-// Nova's own tanh, erf and sigmoid take their reciprocals on the MUFU unit:
-// an IEEE div.rn.f32 is a long subroutine that made GELU's kernels
-// issue-bound at half of DRAM speed.
+// Nova's own tanh, erf and sigmoid take their reciprocals on the MUFU unit
+// (an IEEE div.rn.f32 is a long subroutine that made GELU's kernels
+// issue-bound at half of DRAM speed), and their polynomials are FMAs.
 // CHECK-LABEL: .visible .entry nova_fused_rows_2048x384_
+// CHECK-NOT:  div.rn.f32
+// CHECK:      fma.rn.f32
 // CHECK-NOT:  div.rn.f32
 // CHECK:      rcp.approx.ftz.f32
 // CHECK-NOT:  div.rn.f32
