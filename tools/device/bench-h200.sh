@@ -11,7 +11,8 @@
 #   probe   warm-start time (two processes), the gpt-42m tf32 profile, and a
 #           step with caller transients (bench-artifacts-tr, prepared with
 #           NOVA_STEP_TRANSIENTS=1): direct, ordered, then Nova's train row
-#   nova    the attention, GEMM and AdamW kernel checks, gpt-42m bf16/tf32 checks vs
+#   nova    every kernel check (attention, GEMM, AdamW, cross-entropy, fused
+#           rows), gpt-42m bf16/tf32 checks vs
 #           eager CUDA, Nova's rows (gpt-42m bf16/tf32, gpt-146m bf16) and
 #           the gpt-42m tf32 and bf16 profiles (peers: phases 42m, 146m)
 #   ab      gpt-42m bf16 and tf32 profiled from bench-artifacts-old (an
@@ -77,9 +78,9 @@ PY
       done
       ;;
     nova)
-      python3 tools/attention_check.py run --dir bench-artifacts/attention-check | tee "${OUT:-/tmp}/attention-check.jsonl"
-      python3 tools/gemm_check.py run --dir bench-artifacts/gemm-check | tee "${OUT:-/tmp}/gemm-check.jsonl"
-      python3 tools/adamw_check.py run --dir bench-artifacts/adamw-check | tee "${OUT:-/tmp}/adamw-check.jsonl"
+      for k in attention gemm adamw cross_entropy fused_rows; do
+        python3 tools/${k}_check.py run --dir bench-artifacts/${k//_/-}-check | tee "${OUT:-/tmp}/${k//_/-}-check.jsonl"
+      done
       bench check --model gpt-42m --dtype bf16 --batch 32 --steps 12
       bench check --model gpt-42m --dtype tf32 --batch 32 --steps 12
       bench train --model gpt-42m --dtype bf16 --batch 32 --modes nova
