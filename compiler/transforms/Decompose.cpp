@@ -133,7 +133,11 @@ struct DecomposeLayerNorm : OpRewritePattern<LayerNormOp> {
 };
 
 /// gelu(x) = x/2 * (1 + erf(x / sqrt(2))), or with tanh:
-/// x/2 * (1 + tanh(sqrt(2/pi) * (x + 0.044715 x^3))).
+/// x/2 * (1 + tanh(sqrt(2/pi) * (x + 0.044715 x^3))). Narrower floats are
+/// computed in f32 and rounded once, as torch's kernels compute them
+/// (bf16 constants moved sqrt(2/pi) by 0.13%); the f32 chain, in the
+/// operand order of torch's gelu_backward decomposition, is then the one
+/// the backward computes, and CSE leaves one tanh for both.
 struct DecomposeGelu : OpRewritePattern<GeluOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(GeluOp op,
@@ -144,19 +148,27 @@ struct DecomposeGelu : OpRewritePattern<GeluOp> {
     if (!type.hasStaticShape())
       return rewriter.notifyMatchFailure(op, "dynamic shape");
     Emitter e(rewriter, op.getLoc());
+    RankedTensorType computeType = type;
+    if (type.getElementType().getIntOrFloatBitWidth() < 32) {
+      computeType = type.clone(rewriter.getF32Type());
+      x = e.op<CastOp>(computeType, x);
+    }
     Value inner;
     if (op.getApproximation() == GeluApproximation::Tanh) {
-      Value cube = e.op<MulOp>(x, e.op<MulOp>(x, x));
+      Value cube = e.op<MulOp>(e.op<MulOp>(x, x), x);
       Value poly =
-          e.op<AddOp>(x, e.op<MulOp>(cube, e.splat(type, 0.044715)));
+          e.op<AddOp>(x, e.op<MulOp>(cube, e.splat(computeType, 0.044715)));
       inner = e.op<TanhOp>(
-          e.op<MulOp>(poly, e.splat(type, std::sqrt(2.0 / M_PI))));
+          e.op<MulOp>(poly, e.splat(computeType, std::sqrt(2.0 / M_PI))));
     } else {
-      inner = e.op<ErfOp>(e.op<MulOp>(x, e.splat(type, M_SQRT1_2)));
+      inner = e.op<ErfOp>(e.op<MulOp>(x, e.splat(computeType, M_SQRT1_2)));
     }
-    Value half = e.op<MulOp>(x, e.splat(type, 0.5));
-    rewriter.replaceOp(
-        op, e.op<MulOp>(half, e.op<AddOp>(inner, e.splat(type, 1.0))));
+    Value half = e.op<MulOp>(x, e.splat(computeType, 0.5));
+    Value result =
+        e.op<MulOp>(half, e.op<AddOp>(inner, e.splat(computeType, 1.0)));
+    if (computeType != type)
+      result = e.op<CastOp>(type, result);
+    rewriter.replaceOp(op, result);
     return success();
   }
 };

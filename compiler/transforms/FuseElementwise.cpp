@@ -244,8 +244,17 @@ struct Fuser {
             return fromMembers(v.getDefiningOp());
           }))
         return {};
-      if (copy)
+      if (copy) {
+        // A reshape of an elementwise value is recomputed through: reading
+        // it would store the value (x + bias before a GELU's cast to f32).
+        Operation *def = q->getOperand(0).getDefiningOp();
+        if (isa<ReshapeOp>(q) && elementwise(def) && !seen.contains(def) &&
+            !reads.contains(q->getOperand(0))) {
+          seen.insert(def);
+          stack.push_back(def);
+        }
         continue; // read or copied as any group does
+      }
       if (++computed > kMaxRematerializedOps)
         return {};
       for (Value v : q->getOperands()) {

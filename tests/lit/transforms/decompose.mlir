@@ -174,22 +174,26 @@ func.func @gelu(%x: tensor<4xf32>) -> tensor<4xf32> {
 
 // -----
 
-// tanh gelu: x/2 * (1 + tanh(sqrt(2/pi) * (x + 0.044715 x^3))), in bf16.
+// tanh gelu: x/2 * (1 + tanh(sqrt(2/pi) * (x + 0.044715 x^3))), of bf16
+// computed in f32 with f32 constants and rounded once (torch's opmath), the
+// cube as (x * x) * x like torch's gelu_backward.
 // CHECK-LABEL: func.func @gelu_tanh
 // CHECK-SAME: (%[[X:.*]]: tensor<2x4xbf16>)
-// CHECK-DAG: %[[HALF:.*]] = nova.constant dense<5.000000e-01> : tensor<2x4xbf16>
-// CHECK-DAG: %[[ONE:.*]] = nova.constant dense<1.000000e+00> : tensor<2x4xbf16>
-// CHECK-DAG: %[[COEF:.*]] = nova.constant dense<4.467770e-02> : tensor<2x4xbf16>
-// CHECK-DAG: %[[SQRT2PI:.*]] = nova.constant dense<7.968750e-01> : tensor<2x4xbf16>
-// CHECK:      %[[SQ:.*]] = nova.mul %[[X]], %[[X]] : tensor<2x4xbf16>
-// CHECK-NEXT: %[[CUBE:.*]] = nova.mul %[[X]], %[[SQ]] : tensor<2x4xbf16>
-// CHECK-NEXT: %[[TERM:.*]] = nova.mul %[[CUBE]], %[[COEF]] : tensor<2x4xbf16>
-// CHECK-NEXT: %[[POLY:.*]] = nova.add %[[X]], %[[TERM]] : tensor<2x4xbf16>
-// CHECK-NEXT: %[[ARG:.*]] = nova.mul %[[POLY]], %[[SQRT2PI]] : tensor<2x4xbf16>
-// CHECK-NEXT: %[[TANH:.*]] = nova.tanh %[[ARG]] : tensor<2x4xbf16>
-// CHECK-NEXT: %[[HALFX:.*]] = nova.mul %[[X]], %[[HALF]] : tensor<2x4xbf16>
-// CHECK-NEXT: %[[SUM:.*]] = nova.add %[[TANH]], %[[ONE]] : tensor<2x4xbf16>
-// CHECK-NEXT: %[[RES:.*]] = nova.mul %[[HALFX]], %[[SUM]] : tensor<2x4xbf16>
+// CHECK-DAG: %[[HALF:.*]] = nova.constant dense<5.000000e-01> : tensor<2x4xf32>
+// CHECK-DAG: %[[ONE:.*]] = nova.constant dense<1.000000e+00> : tensor<2x4xf32>
+// CHECK-DAG: %[[COEF:.*]] = nova.constant dense<4.471500e-02> : tensor<2x4xf32>
+// CHECK-DAG: %[[SQRT2PI:.*]] = nova.constant dense<0.797884583> : tensor<2x4xf32>
+// CHECK:      %[[XF:.*]] = nova.cast %[[X]] : tensor<2x4xbf16> -> tensor<2x4xf32>
+// CHECK-NEXT: %[[SQ:.*]] = nova.mul %[[XF]], %[[XF]] : tensor<2x4xf32>
+// CHECK-NEXT: %[[CUBE:.*]] = nova.mul %[[SQ]], %[[XF]] : tensor<2x4xf32>
+// CHECK-NEXT: %[[TERM:.*]] = nova.mul %[[CUBE]], %[[COEF]] : tensor<2x4xf32>
+// CHECK-NEXT: %[[POLY:.*]] = nova.add %[[XF]], %[[TERM]] : tensor<2x4xf32>
+// CHECK-NEXT: %[[ARG:.*]] = nova.mul %[[POLY]], %[[SQRT2PI]] : tensor<2x4xf32>
+// CHECK-NEXT: %[[TANH:.*]] = nova.tanh %[[ARG]] : tensor<2x4xf32>
+// CHECK-NEXT: %[[HALFX:.*]] = nova.mul %[[XF]], %[[HALF]] : tensor<2x4xf32>
+// CHECK-NEXT: %[[SUM:.*]] = nova.add %[[TANH]], %[[ONE]] : tensor<2x4xf32>
+// CHECK-NEXT: %[[PROD:.*]] = nova.mul %[[HALFX]], %[[SUM]] : tensor<2x4xf32>
+// CHECK-NEXT: %[[RES:.*]] = nova.cast %[[PROD]] : tensor<2x4xf32> -> tensor<2x4xbf16>
 // CHECK-NEXT: return %[[RES]] : tensor<2x4xbf16>
 func.func @gelu_tanh(%x: tensor<2x4xbf16>) -> tensor<2x4xbf16> {
   %0 = nova.gelu %x approximation = tanh : tensor<2x4xbf16>

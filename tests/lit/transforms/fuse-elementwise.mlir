@@ -218,3 +218,44 @@ func.func @gelu_recomputed(%a: tensor<64x32xf32>, %w: tensor<32x32xf32>) -> tens
   %d = nova.mul %dy, %s : tensor<64x32xf32>
   return %d : tensor<64x32xf32>
 }
+
+// -----
+
+// The same in bf16, as torch computes it: x = matmul + bias, reshaped and
+// cast to f32 before the shared tanh. The recomputation goes through the
+// reshape to the bias add (from the matmul's result, which both regions
+// read), so the forward's region stores only g, not x + bias as well.
+// CHECK-LABEL: func.func @gelu_bf16_recomputed
+// CHECK:         %[[X:.*]] = nova.matmul %arg0, %arg1
+// CHECK:         %[[G:.*]] = nova.fused(%arg2, %[[X]]) : (tensor<32xbf16>, tensor<64x32xbf16>) -> tensor<4x16x32xbf16> {
+// CHECK:           nova.tanh
+// CHECK:           nova.yield
+// CHECK:         nova.fused(%arg2, %[[X]], %{{.*}}) : (tensor<32xbf16>, tensor<64x32xbf16>, tensor<64x32xbf16>) -> tensor<4x16x32xf32> {
+// CHECK:           nova.add
+// CHECK:           %[[T:.*]] = nova.tanh
+// CHECK:           nova.mul %[[T]], %[[T]]
+// CHECK:           nova.yield
+// CHECK-NOT:     nova.tanh
+func.func @gelu_bf16_recomputed(%a: tensor<64x32xbf16>, %w: tensor<32x32xbf16>, %bias: tensor<32xbf16>) -> tensor<4x16x32xf32> {
+  %m = nova.matmul %a, %w : tensor<64x32xbf16>, tensor<32x32xbf16> -> tensor<64x32xbf16>
+  %bb = nova.broadcast_in_dim %bias dims = [1] : tensor<32xbf16> -> tensor<64x32xbf16>
+  %xb = nova.add %m, %bb : tensor<64x32xbf16>
+  %x3 = nova.reshape %xb : tensor<64x32xbf16> -> tensor<4x16x32xbf16>
+  %x = nova.cast %x3 : tensor<4x16x32xbf16> -> tensor<4x16x32xf32>
+  %c = nova.constant dense<7.978850e-01> : tensor<4x16x32xf32>
+  %one = nova.constant dense<1.000000e+00> : tensor<4x16x32xf32>
+  %xc = nova.mul %x, %c : tensor<4x16x32xf32>
+  %t = nova.tanh %xc : tensor<4x16x32xf32>
+  %t1 = nova.add %t, %one : tensor<4x16x32xf32>
+  %g32 = nova.mul %x, %t1 : tensor<4x16x32xf32>
+  %g = nova.cast %g32 : tensor<4x16x32xf32> -> tensor<4x16x32xbf16>
+  %g2 = nova.reshape %g : tensor<4x16x32xbf16> -> tensor<64x32xbf16>
+  %y = nova.matmul %g2, %w : tensor<64x32xbf16>, tensor<32x32xbf16> -> tensor<64x32xbf16>
+  %dy2 = nova.matmul %y, %w : tensor<64x32xbf16>, tensor<32x32xbf16> -> tensor<64x32xbf16>
+  %dy = nova.reshape %dy2 : tensor<64x32xbf16> -> tensor<4x16x32xbf16>
+  %dyf = nova.cast %dy : tensor<4x16x32xbf16> -> tensor<4x16x32xf32>
+  %tt = nova.mul %t, %t : tensor<4x16x32xf32>
+  %s = nova.sub %one, %tt : tensor<4x16x32xf32>
+  %d = nova.mul %dyf, %s : tensor<4x16x32xf32>
+  return %d : tensor<4x16x32xf32>
+}
