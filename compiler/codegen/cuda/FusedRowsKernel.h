@@ -17,7 +17,8 @@
 // rounded only where the region stores them or casts explicitly (as
 // TorchInductor computes bf16 pointwise code), so a chain of bf16 ops is
 // rounded once. Transcendentals use the MUFU approximations (ex2, lg2,
-// rsqrt) with f32-level accuracy; tanh and erf are evaluated from them.
+// rsqrt, rcp) with f32-level accuracy; tanh, erf and sigmoid are evaluated
+// from them.
 //
 // A region without reductions over few long rows (a weight's cast) splits
 // each row between `segments` warps, so that the grid still fills the GPU.
