@@ -52,9 +52,11 @@ def _ln_backward(dy, xhat, rstd, w):
 
 def _ln_backward_with_sums(dy, xhat, rstd, w):
     # The input gradient (row reductions) with the gain's and bias's
-    # gradients (column sums) in the same kernel.
-    dx = _ln_backward(dy, xhat, rstd, w)
-    return dx, (dy.float() * xhat).sum(0), dy.float().sum(0)
+    # gradients (column sums) in the same kernel, their partials in shared
+    # memory. (In this order: nova-fuse-elementwise groups consumers first,
+    # and the row reductions' group must be the one that takes the sums.)
+    dw, db = (dy.float() * xhat).sum(0), dy.float().sum(0)
+    return _ln_backward(dy, xhat, rstd, w), dw, db
 
 
 def _bias_gelu(x, b):
@@ -97,8 +99,9 @@ def _weight_cast(w):
 CASES: dict[str, tuple[Callable[..., Any], list[tuple[tuple[int, ...], str]]]] = {
     "ln_fwd_1001x768": (_ln_forward, [((1001, 768), "float32"), ((1001, 768), "bfloat16"), ((768,), "float32"), ((768,), "float32")]),
     "ln_bwd_37x520": (_ln_backward, [((37, 520), "bfloat16"), ((37, 520), "float32"), ((37, 1), "float32"), ((520,), "float32")]),
-    "ln_bwd_sums_8200x768": (_ln_backward_with_sums, [((8200, 768), "bfloat16"), ((8200, 768), "float32"), ((8200, 1), "float32"), ((768,), "float32")]),
-    "ln_bwd_sums_4100x520": (_ln_backward_with_sums, [((4100, 520), "bfloat16"), ((4100, 520), "float32"), ((4100, 1), "float32"), ((520,), "float32")]),
+    "ln_bwd_sums_16384x768": (_ln_backward_with_sums, [((16384, 768), "bfloat16"), ((16384, 768), "float32"), ((16384, 1), "float32"), ((768,), "float32")]),
+    "ln_bwd_sums_16400x520": (_ln_backward_with_sums, [((16400, 520), "bfloat16"), ((16400, 520), "float32"), ((16400, 1), "float32"), ((520,), "float32")]),
+    "ln_bwd_sums_16384x2048": (_ln_backward_with_sums, [((16384, 2048), "bfloat16"), ((16384, 2048), "float32"), ((16384, 1), "float32"), ((2048,), "float32")]),
     "bias_gelu_bf16_300x2052": (_bias_gelu, [((300, 2052), "bfloat16"), ((2052,), "bfloat16")]),
     "softmax_513x96": (_softmax, [((513, 96), "float32")]),
     "pointwise_65x1000": (_pointwise, [((65, 1000), "float32")]),

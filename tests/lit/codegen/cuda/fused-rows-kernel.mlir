@@ -130,6 +130,30 @@ func.func @ln_backward_partials(%dy: tensor<4096x768xf32>, %xh: tensor<4096x768x
 
 // -----
 
+// The same over rows of 2048: each warp's slice is 16 KiB (2 partials x 16
+// chunks), so a CTA has 3 warps to stay within 48 KiB of static shared memory.
+// REMARK: remark: fused rows 4096x2048: 4-wide vectors, 3 warps per CTA, 1 per row, 4 rows a warp (partials)
+// CHECK-LABEL: .visible .entry nova_fused_rows_4096x2048_v4_w3_s1_
+// CHECK:      .maxntid 96, 1, 1
+// CHECK:      .shared .align 16 .b8 nova_column_partials[49152];
+func.func @ln_backward_partials_wide(%dy: tensor<4096x2048xf32>, %xh: tensor<4096x2048xf32>) -> (tensor<4096x2048xf32>, tensor<1024x2048xf32>, tensor<1024x2048xf32>) {
+  %r:3 = nova.fused(%dy, %xh) : (tensor<4096x2048xf32>, tensor<4096x2048xf32>) -> (tensor<4096x2048xf32>, tensor<1024x2048xf32>, tensor<1024x2048xf32>) {
+  ^bb0(%g: tensor<4096x2048xf32>, %x: tensor<4096x2048xf32>):
+    %gx = nova.mul %g, %x : tensor<4096x2048xf32>
+    %s = nova.reduce_mean %gx dims = [1] keepdim : tensor<4096x2048xf32> -> tensor<4096x1xf32>
+    %b = nova.broadcast_in_dim %s dims = [0, 1] : tensor<4096x1xf32> -> tensor<4096x2048xf32>
+    %dx = nova.sub %g, %b : tensor<4096x2048xf32>
+    %gg = nova.reshape %gx : tensor<4096x2048xf32> -> tensor<1024x4x2048xf32>
+    %pg = nova.reduce_sum %gg dims = [1] : tensor<1024x4x2048xf32> -> tensor<1024x2048xf32>
+    %gb = nova.reshape %g : tensor<4096x2048xf32> -> tensor<1024x4x2048xf32>
+    %pb = nova.reduce_sum %gb dims = [1] : tensor<1024x4x2048xf32> -> tensor<1024x2048xf32>
+    nova.yield %dx, %pg, %pb : tensor<4096x2048xf32>, tensor<1024x2048xf32>, tensor<1024x2048xf32>
+  }
+  return %r#0, %r#1, %r#2 : tensor<4096x2048xf32>, tensor<1024x2048xf32>, tensor<1024x2048xf32>
+}
+
+// -----
+
 // A TF32 GEMM operand rounded where it is made (nova-round-tf32-operands):
 // +0x1000, then the 13 low mantissa bits cleared, in the kernel's registers.
 // DISPATCH-LABEL: func.func @rounded_tf32
