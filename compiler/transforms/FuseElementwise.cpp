@@ -310,11 +310,15 @@ struct Fuser {
               llvm::all_of(user->getUsers(), [](Operation *u) {
                 return isLeadingReduction(u);
               });
+          // The reshape it is reached through is the group's own copy, not
+          // an outside path from a member.
+          bool newCopy = via && g.copies.insert(via);
           if ((!reduction && !feedsReductions) || dependsOnGroup(g, user) ||
-              feedsGroupFromOutside(g, user, std::max(g.last, position[user])))
+              feedsGroupFromOutside(g, user, std::max(g.last, position[user]))) {
+            if (newCopy)
+              g.copies.remove(via);
             continue;
-          if (via)
-            g.copies.insert(via);
+          }
           g.members.insert(user);
           g.last = std::max(g.last, position[user]);
           groupOf[user] = id;
@@ -367,30 +371,50 @@ struct Fuser {
            });
   }
 
+  /// A column reduction, or an elementwise op only column reductions use:
+  /// what joins a group as a consumer.
+  static bool joinsAsConsumer(Operation *op) {
+    if (isLeadingReduction(op))
+      return true;
+    return !cuda::isLastDimReduction(op) && !op->use_empty() &&
+           llvm::all_of(op->getUsers(), [](Operation *user) {
+             return isLeadingReduction(user);
+           });
+  }
+
   void formGroups() {
     SmallVector<Operation *> ops;
     for (Operation &op : block)
       ops.push_back(&op);
-    for (Operation *op : llvm::reverse(ops)) {
-      if (groupOf.count(op) || !isCandidate(op) || isCopied(op) ||
-          feedsOnlyOptimizers(op))
-        continue;
-      Value space = cuda::isLastDimReduction(op) || isLeadingReduction(op)
-                        ? op->getOperand(0)
-                        : op->getResult(0);
-      auto type = cast<RankedTensorType>(space.getType());
-      if (type.getRank() < 1 || type.getShape().back() < 2 ||
-          type.getNumElements() / type.getShape().back() < 2)
-        continue;
-      Group g;
-      g.columns = type.getShape().back();
-      g.rows = type.getNumElements() / g.columns;
-      g.members.insert(op);
-      g.first = g.last = position[op];
-      groupOf[op] = groups.size();
-      groups.push_back(std::move(g));
-      grow(groups.size() - 1, op);
-    }
+    // Ops that join as consumers seed groups only after all others, so
+    // that they join the group of the values they reduce whatever the
+    // program order (seeded first, a bias gradient's sum took the cast of
+    // the gradient, which the layer norm's backward then read back in f32).
+    for (bool consumers : {false, true})
+      for (Operation *op : llvm::reverse(ops))
+        if (!groupOf.count(op) && joinsAsConsumer(op) == consumers)
+          seed(op);
+  }
+
+  /// A new group from `op` where it computes over a row space.
+  void seed(Operation *op) {
+    if (!isCandidate(op) || isCopied(op) || feedsOnlyOptimizers(op))
+      return;
+    Value space = cuda::isLastDimReduction(op) || isLeadingReduction(op)
+                      ? op->getOperand(0)
+                      : op->getResult(0);
+    auto type = cast<RankedTensorType>(space.getType());
+    if (type.getRank() < 1 || type.getShape().back() < 2 ||
+        type.getNumElements() / type.getShape().back() < 2)
+      return;
+    Group g;
+    g.columns = type.getShape().back();
+    g.rows = type.getNumElements() / g.columns;
+    g.members.insert(op);
+    g.first = g.last = position[op];
+    groupOf[op] = groups.size();
+    groups.push_back(std::move(g));
+    grow(groups.size() - 1, op);
   }
 
   void outline(Group &g) {

@@ -121,18 +121,18 @@ func.func @copies(%x: tensor<16x32xf32>, %b: tensor<32xf32>) -> tensor<16x32xf32
 // the GPU), and a reduction over the groups finishes each sum outside,
 // rounded to its type once.
 // CHECK-LABEL: func.func @column_sums
-// CHECK:       %[[F:.*]]:3 = nova.fused(%arg0, %arg1) : (tensor<8192x64xbf16>, tensor<8192x64xf32>) -> (tensor<4096x64xf32>, tensor<8192x64xf32>, tensor<4096x64xf32>)
+// CHECK:       %[[F:.*]]:3 = nova.fused(%arg0, %arg1) : (tensor<8192x64xbf16>, tensor<8192x64xf32>) -> (tensor<8192x64xf32>, tensor<4096x64xf32>, tensor<4096x64xf32>)
 // CHECK:         %[[D:.*]] = nova.cast %{{.*}} : tensor<8192x64xbf16> -> tensor<8192x64xf32>
 // CHECK:         %[[G:.*]] = nova.mul %[[D]]
 // CHECK:         nova.reshape %[[G]] : tensor<8192x64xf32> -> tensor<4096x2x64xf32>
 // CHECK:         %[[DG:.*]] = nova.reduce_sum %{{.*}} dims = [1] : tensor<4096x2x64xf32> -> tensor<4096x64xf32>
 // CHECK:         nova.reshape %{{.*}} : tensor<2x4096x64xf32> -> tensor<4096x2x64xf32>
 // CHECK:         %[[DB:.*]] = nova.reduce_sum %{{.*}} dims = [1] : tensor<4096x2x64xf32> -> tensor<4096x64xf32>
-// CHECK:         nova.yield %[[DB]], %[[D]], %[[DG]]
-// CHECK:       %[[B:.*]] = nova.reduce_sum %[[F]]#0 dims = [0] : tensor<4096x64xf32> -> tensor<64xf32>
+// CHECK:         nova.yield %[[D]], %[[DG]], %[[DB]]
+// CHECK:       %[[W:.*]] = nova.reduce_sum %[[F]]#1 dims = [0] : tensor<4096x64xf32> -> tensor<64xf32>
+// CHECK:       %[[B:.*]] = nova.reduce_sum %[[F]]#2 dims = [0] : tensor<4096x64xf32> -> tensor<64xf32>
 // CHECK:       %[[BB:.*]] = nova.cast %[[B]] : tensor<64xf32> -> tensor<64xbf16>
-// CHECK:       %[[W:.*]] = nova.reduce_sum %[[F]]#2 dims = [0] : tensor<4096x64xf32> -> tensor<64xf32>
-// CHECK:       return %[[F]]#1, %[[W]], %[[BB]]
+// CHECK:       return %[[F]]#0, %[[W]], %[[BB]]
 func.func @column_sums(%dy: tensor<8192x64xbf16>, %xhat: tensor<8192x64xf32>) -> (tensor<8192x64xf32>, tensor<64xf32>, tensor<64xbf16>) {
   %d = nova.cast %dy : tensor<8192x64xbf16> -> tensor<8192x64xf32>
   %g = nova.mul %d, %xhat : tensor<8192x64xf32>
@@ -141,6 +141,32 @@ func.func @column_sums(%dy: tensor<8192x64xbf16>, %xhat: tensor<8192x64xf32>) ->
   %b3 = nova.cast %d3 : tensor<2x4096x64xf32> -> tensor<2x4096x64xbf16>
   %dbeta = nova.reduce_sum %b3 dims = [0, 1] : tensor<2x4096x64xbf16> -> tensor<64xbf16>
   return %d, %dgamma, %dbeta : tensor<8192x64xf32>, tensor<64xf32>, tensor<64xbf16>
+}
+
+// -----
+
+// The same sums written after the input gradient that needs the row sums
+// (a layer norm's backward in the order torch may trace it): column sums
+// seed groups only after everything else, so they still join the row
+// reductions' group rather than taking dy's cast into a group of their own
+// (which then stored an f32 copy of dy for the input gradient).
+// CHECK-LABEL: func.func @column_sums_after_rows
+// CHECK:       %[[F:.*]]:3 = nova.fused(%arg0, %arg1) : (tensor<8192x64xbf16>, tensor<8192x64xf32>) -> (tensor<8192x64xf32>, tensor<4096x64xf32>, tensor<4096x64xf32>)
+// CHECK:         nova.reduce_sum %{{.*}} dims = [1] keepdim : tensor<8192x64xf32> -> tensor<8192x1xf32>
+// CHECK:         nova.reduce_sum %{{.*}} dims = [1] : tensor<4096x2x64xf32> -> tensor<4096x64xf32>
+// CHECK:         nova.reduce_sum %{{.*}} dims = [1] : tensor<4096x2x64xf32> -> tensor<4096x64xf32>
+// CHECK:         nova.yield
+// CHECK-NOT:   nova.fused
+// CHECK:       return
+func.func @column_sums_after_rows(%dy: tensor<8192x64xbf16>, %xhat: tensor<8192x64xf32>) -> (tensor<8192x64xf32>, tensor<64xf32>, tensor<64xf32>) {
+  %d = nova.cast %dy : tensor<8192x64xbf16> -> tensor<8192x64xf32>
+  %s = nova.reduce_sum %d dims = [1] keepdim : tensor<8192x64xf32> -> tensor<8192x1xf32>
+  %sb = nova.broadcast_in_dim %s dims = [0, 1] : tensor<8192x1xf32> -> tensor<8192x64xf32>
+  %dx = nova.sub %d, %sb : tensor<8192x64xf32>
+  %g = nova.mul %d, %xhat : tensor<8192x64xf32>
+  %dgamma = nova.reduce_sum %g dims = [0] : tensor<8192x64xf32> -> tensor<64xf32>
+  %dbeta = nova.reduce_sum %d dims = [0] : tensor<8192x64xf32> -> tensor<64xf32>
+  return %dx, %dgamma, %dbeta : tensor<8192x64xf32>, tensor<64xf32>, tensor<64xf32>
 }
 
 // -----
