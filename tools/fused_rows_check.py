@@ -53,10 +53,9 @@ def _ln_backward(dy, xhat, rstd, w):
 def _ln_backward_with_sums(dy, xhat, rstd, w):
     # The input gradient (row reductions) with the gain's and bias's
     # gradients (column sums) in the same kernel, their partials in shared
-    # memory. (In this order: nova-fuse-elementwise groups consumers first,
-    # and the row reductions' group must be the one that takes the sums.)
-    dw, db = (dy.float() * xhat).sum(0), dy.float().sum(0)
-    return _ln_backward(dy, xhat, rstd, w), dw, db
+    # memory.
+    dx = _ln_backward(dy, xhat, rstd, w)
+    return dx, (dy.float() * xhat).sum(0), dy.float().sum(0)
 
 
 def _bias_gelu(x, b):

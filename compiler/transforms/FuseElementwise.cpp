@@ -13,7 +13,9 @@
 // elementwise op only such reductions use, join as consumers: the region
 // yields f32 partials over groups of up to 8 consecutive rows and a
 // reduction over the groups finishes outside (then split by
-// nova-split-reductions). A value only optimizer updates read is left to
+// nova-split-reductions). Such consumers seed groups of their own only
+// after every other op has, so that where they join does not depend on the
+// program order. A value only optimizer updates read is left to
 // IREE, which computes it inside the update. An operand made for something
 // that leads to the group (the forward's tanh of a GELU, which CSE shared
 // with its backward) is recomputed in the group from what it reads anyway
