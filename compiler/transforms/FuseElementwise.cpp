@@ -306,12 +306,8 @@ struct Fuser {
               g.contains(user) || !isCandidate(user) || isCopied(user))
             continue;
           bool reduction = isLeadingReduction(user);
-          bool feedsReductions =
-              !reduction && !cuda::isLastDimReduction(user) &&
-              g.isElement(user->getResult(0)) && !user->use_empty() &&
-              llvm::all_of(user->getUsers(), [](Operation *u) {
-                return isLeadingReduction(u);
-              });
+          bool feedsReductions = !reduction && joinsAsConsumer(user) &&
+                                 g.isElement(user->getResult(0));
           // The reshape it is reached through is the group's own copy, not
           // an outside path from a member.
           bool newCopy = via && g.copies.insert(via);
