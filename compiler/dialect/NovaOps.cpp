@@ -477,11 +477,56 @@ struct FoldTransposeIntoMatmul : OpRewritePattern<MatmulOp> {
     return success();
   }
 };
+
+/// matmul(cast(transpose(w)), ...) -> matmul(cast(w), ...) with the operand's
+/// layout flag flipped, where only matmuls use the cast: autocast's weights
+/// come as cast(t(w)), and the transpose was a dispatch of its own every
+/// step (the cast, elementwise, does not care about the layout).
+struct FoldTransposeThroughCastIntoMatmul : OpRewritePattern<MatmulOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(MatmulOp op,
+                                PatternRewriter &rewriter) const override {
+    Value lhs = op.getLhs(), rhs = op.getRhs();
+    bool transposeLhs = op.getTransposeLhs(),
+         transposeRhs = op.getTransposeRhs();
+    bool changed = false;
+    auto absorb = [&](Value &operand, bool &flag) {
+      auto castOp = operand.getDefiningOp<CastOp>();
+      if (!castOp || !llvm::all_of(castOp->getUsers(), [](Operation *user) {
+            return isa<MatmulOp>(user);
+          }))
+        return;
+      auto transpose = castOp.getInput().getDefiningOp<TransposeOp>();
+      if (!transpose || !transpose->hasOneUse() ||
+          !isInnerSwap(transpose.getPermutation()))
+        return;
+      Value input = transpose.getInput();
+      operand = CastOp::create(
+          rewriter, castOp.getLoc(),
+          tensorType(input).clone(tensorType(castOp.getResult()).getElementType()),
+          input);
+      flag = !flag;
+      changed = true;
+    };
+    absorb(lhs, transposeLhs);
+    absorb(rhs, transposeRhs);
+    if (!changed)
+      return failure();
+    rewriter.modifyOpInPlace(op, [&] {
+      op.getLhsMutable().assign(lhs);
+      op.getRhsMutable().assign(rhs);
+      op.setTransposeLhs(transposeLhs);
+      op.setTransposeRhs(transposeRhs);
+    });
+    return success();
+  }
+};
 } // namespace
 
 void MatmulOp::getCanonicalizationPatterns(RewritePatternSet &patterns,
                                            MLIRContext *context) {
-  patterns.add<FoldTransposeIntoMatmul>(context);
+  patterns.add<FoldTransposeIntoMatmul, FoldTransposeThroughCastIntoMatmul>(
+      context);
 }
 
 //===----------------------------------------------------------------------===//

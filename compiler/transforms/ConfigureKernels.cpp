@@ -225,9 +225,15 @@ struct ConfigureKernelsPass
                          << config->getTileSizes()[1] << "-wide vectors, "
                          << config->getWarpLayout()[0] << " warps per CTA, "
                          << config->getTileSizes()[2] << " per row"
-                         << (plan->rowsPerWarp > 1
-                                 ? ", " + std::to_string(plan->rowsPerWarp) +
-                                       " rows a warp (partials)"
+                         << (plan->rowsPerGroup > 1
+                                 ? ", " + std::to_string(plan->rowsPerGroup) +
+                                       " rows a partial group"
+                                 : std::string())
+                         << (config->getPipelineStages() > 1
+                                 ? ", whole row in registers (" +
+                                       std::to_string(
+                                           config->getPipelineStages()) +
+                                       " chunks)"
                                  : std::string());
     });
   }

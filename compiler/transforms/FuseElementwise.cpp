@@ -11,7 +11,7 @@
 // stored; any other member used outside its group becomes a result. A sum,
 // max or mean over all rows of a member's value (a bias gradient), and an
 // elementwise op only such reductions use, join as consumers: the region
-// yields f32 partials over groups of up to 8 consecutive rows and a
+// yields f32 partials over groups of up to 16 consecutive rows and a
 // reduction over the groups finishes outside (then split by
 // nova-split-reductions). Such consumers seed groups of their own only
 // after every other op has, so that where they join does not depend on the
@@ -104,9 +104,10 @@ struct Group {
   }
 };
 
-// Column reductions' first stage: groups of up to 8 rows, at least 4096
-// groups (nova-split-reductions' threshold for the second stage).
-constexpr int64_t kMaxRowsPerPartial = 8, kMinPartials = 4096;
+// Column reductions' first stage: groups of up to 16 rows (a row kernel's
+// warp, or a CTA's warps together, sum a group), at least 1024 groups
+// (nova-split-reductions' threshold for the second stage).
+constexpr int64_t kMaxRowsPerPartial = 16, kMinPartials = 1024;
 // Rematerialization: at most this many elementwise ops recomputed for one
 // operand.
 constexpr int64_t kMaxRematerializedOps = 16;

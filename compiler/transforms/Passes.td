@@ -84,7 +84,7 @@ def NovaSplitReductions : Pass<"nova-split-reductions"> {
     both stages in f32 and round once, as a single reduction would.
   }];
   let options = [
-    Option<"minRows", "min-rows", "int64_t", /*default=*/"4096",
+    Option<"minRows", "min-rows", "int64_t", /*default=*/"1024",
            "Split only reductions over at least this many rows">,
     Option<"rowsPerThread", "rows-per-thread", "int64_t", /*default=*/"0",
            "Rows each first-stage output sums (0: the largest divisor of R "

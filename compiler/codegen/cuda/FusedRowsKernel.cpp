@@ -211,9 +211,9 @@ struct Analyzer {
             isBool(in))
           return fail("a partial reduction of a non-row value");
         int64_t k = cast<RankedTensorType>(in.getType()).getDimSize(1);
-        if (plan.rowsPerWarp != 1 && plan.rowsPerWarp != k)
+        if (plan.rowsPerGroup != 1 && plan.rowsPerGroup != k)
           return fail("partial reductions over different row groups");
-        plan.rowsPerWarp = k;
+        plan.rowsPerGroup = k;
         if (!llvm::all_of(reduce->getUsers(),
                           [](Operation *u) { return isa<YieldOp>(u); }))
           return fail("a partial reduction used inside the region");
@@ -290,6 +290,7 @@ struct Analyzer {
       RowKind k = plan.kind.lookup(arg);
       if (k == RowKind::Element || k == RowKind::Column)
         plan.widestBytes = std::max(plan.widestBytes, bytes(arg));
+      plan.elementInputs += k == RowKind::Element;
     }
     // Partials are f32 whatever the vector: stored 16 bytes at a time.
     for (Value v : yield.getValues())
@@ -355,12 +356,28 @@ bool cuda::isFusedRowsOp(Operation *op) {
 
 bool cuda::isGroupReduction(Operation *op) { return groupReduction(op); }
 
+int64_t cuda::rowChunks(const FusedRowsPlan &plan, int64_t vector) {
+  return (plan.columns + 32 * vector - 1) / (32 * vector);
+}
+
 int64_t cuda::partialSharedBytesPerWarp(const FusedRowsPlan &plan,
                                         int64_t vector) {
   if (!plan.rowReductions) // chunks outer: one chunk's partials at a time
     return 0;
-  int64_t chunks = (plan.columns + 32 * vector - 1) / (32 * vector);
-  return plan.partials * chunks * vector * 32 * 4;
+  return plan.partials * rowChunks(plan, vector) * vector * 32 * 4;
+}
+
+bool cuda::sharesGroupsInCta(const FusedRowsPlan &plan) {
+  return plan.partials && plan.rowReductions;
+}
+
+int64_t cuda::fusedRowsCtas(const FusedRowsPlan &plan,
+                            const FusedRowsSpec &spec) {
+  int64_t groups = plan.rows / plan.rowsPerGroup;
+  if (sharesGroupsInCta(plan))
+    return groups;
+  int64_t warps = groups * spec.segments;
+  return (warps + spec.warps - 1) / spec.warps;
 }
 
 bool cuda::partialsFit(const FusedRowsPlan &plan, int64_t vector) {
@@ -397,6 +414,17 @@ FailureOr<FusedRowsSpec> cuda::fusedRowsSpec(FusedOp op,
   spec.vector = tile[1];
   spec.segments = tile[2];
   spec.warps = warps[0];
+  int64_t chunks = rowChunks(plan, spec.vector);
+  spec.wholeRow = config.getPipelineStages() == chunks && chunks > 1;
+  if (config.getPipelineStages() != 1 && !spec.wholeRow) {
+    why = "pipeline_stages must be 1 (a chunk at a time) or the row's " +
+          std::to_string(chunks) + " chunks";
+    return failure();
+  }
+  if (spec.wholeRow && (!plan.rowReductions || tile[2] != 1)) {
+    why = "only a row swept more than once by one warp is held whole";
+    return failure();
+  }
   if (spec.vector < 1 || spec.vector * plan.widestBytes > 16 ||
       plan.columns % spec.vector || spec.warps < 1 || spec.warps > 32 ||
       spec.segments < 1 || plan.rows * spec.segments >= (int64_t(1) << 31)) {
@@ -405,6 +433,11 @@ FailureOr<FusedRowsSpec> cuda::fusedRowsSpec(FusedOp op,
   }
   if (spec.segments > 1 && plan.rowReductions) {
     why = "a row with a reduction cannot be split between warps";
+    return failure();
+  }
+  if (sharesGroupsInCta(plan) && plan.rowsPerGroup % spec.warps) {
+    why = "a CTA's warps must share its group of " +
+          std::to_string(plan.rowsPerGroup) + " rows evenly";
     return failure();
   }
   if (!partialsFit(plan, spec.vector) ||
@@ -421,8 +454,9 @@ FailureOr<FusedRowsSpec> cuda::fusedRowsSpec(FusedOp op,
   op->print(os, flags);
   uint64_t hash = llvm::xxh3_64bits(text);
   spec.kernelName =
-      llvm::formatv("nova_fused_rows_{0}x{1}_v{2}_w{3}_s{4}_{5:x16}", plan.rows,
-                    plan.columns, spec.vector, spec.warps, spec.segments, hash)
+      llvm::formatv("nova_fused_rows_{0}x{1}_v{2}_w{3}_s{4}{5}_{6:x16}",
+                    plan.rows, plan.columns, spec.vector, spec.warps,
+                    spec.segments, spec.wholeRow ? "_row" : "", hash)
           .str();
   return spec;
 }
@@ -445,6 +479,11 @@ struct RowsKernel : KernelBuilder {
   Value row, lane, column, valid;    // i32; valid: i1 or null (all valid)
   /// This warp's shared-memory partials (rows outer), or null.
   Value partialSlice;
+  /// Whole-row mode: the row's element inputs by (input, chunk), loaded
+  /// once before the first sweep; `chunkIndex` is the chunk entered (-1:
+  /// a chunk of a loop).
+  DenseMap<std::pair<Value, int64_t>, SmallVector<Value>> rowInputs;
+  int64_t chunkIndex = -1;
 
   RowsKernel(OpBuilder &b, Location loc, const FusedRowsPlan &plan,
              const FusedRowsSpec &spec, Block &region)
@@ -703,10 +742,17 @@ struct RowsKernel : KernelBuilder {
     if (k == RowKind::Scalar || k == RowKind::Row) {
       out.assign(spec.vector, known.lookup(v));
     } else if (auto arg = dyn_cast<BlockArgument>(v)) {
-      Value index = wide(column);
-      if (k == RowKind::Element)
-        index = add(mul(wide(row), c64(plan.columns)), index);
-      out = loadVector(arg, index);
+      auto cached = rowInputs.find({arg, chunkIndex});
+      if (cached != rowInputs.end()) {
+        out = cached->second;
+      } else {
+        Value index = wide(column);
+        if (k == RowKind::Element)
+          index = add(mul(wide(row), c64(plan.columns)), index);
+        out = loadVector(arg, index);
+        if (k == RowKind::Element && chunkIndex >= 0)
+          rowInputs[{arg, chunkIndex}] = out;
+      }
     } else {
       Operation *op = v.getDefiningOp();
       if (isa<BroadcastInDimOp, ReshapeOp>(op)) {
@@ -741,9 +787,11 @@ struct RowsKernel : KernelBuilder {
     return cf(isa<ReduceMaxOp>(reduce) ? -INFINITY : 0.0);
   }
 
-  /// Sets `column` (and `valid` for a ragged last chunk) for chunk `it`.
-  void enterChunk(Value it) {
+  /// Sets `column` (and `valid` for a ragged last chunk) for chunk `it`
+  /// (`index`: its number when the chunks are unrolled).
+  void enterChunk(Value it, int64_t index = -1) {
     chunk.clear();
+    chunkIndex = index;
     column = add(mul(it, c32(32 * spec.vector)), mul(lane, c32(spec.vector)));
     valid = Value();
     if (plan.columns % (32 * spec.vector)) {
@@ -780,7 +828,7 @@ struct RowsKernel : KernelBuilder {
     SmallVector<Value> values;
     for (Value v : sums)
       values.push_back(isa<ReduceMeanOp>(op)
-                           ? fmul(v, cf(1.0 / double(plan.rowsPerWarp)))
+                           ? fmul(v, cf(1.0 / double(plan.rowsPerGroup)))
                            : v);
     storeElements(op->getResult(0),
                   entry.getArgument(region.getNumArguments() + index),
@@ -844,6 +892,28 @@ struct RowsKernel : KernelBuilder {
     int64_t perSegment = (chunks + spec.segments - 1) / spec.segments;
     Value firstChunk = mul(segment, c32(perSegment));
     Value endChunk = min(add(firstChunk, c32(perSegment)), c32(chunks));
+    // Whole row: the sweeps are unrolled over the row's chunks, so the
+    // loads of all chunks of an input are in flight at once (a row's bytes
+    // per warp, not a chunk's); an input is loaded in the first sweep that
+    // uses it and the later sweeps read it from registers, not L1/L2.
+    rowInputs.clear();
+    auto forChunks = [&](ValueRange init, auto &&body) -> SmallVector<Value> {
+      if (!spec.wholeRow) {
+        ValueRange out = loop(firstChunk, endChunk, c32(1), init,
+                              [&](Value it, ValueRange acc) {
+                                enterChunk(it);
+                                return body(it, acc);
+                              });
+        return SmallVector<Value>(out.begin(), out.end());
+      }
+      SmallVector<Value> acc(init.begin(), init.end());
+      for (int64_t i = 0; i < chunks; ++i) {
+        Value it = c32(i);
+        enterChunk(it, i);
+        acc = body(it, acc);
+      }
+      return acc;
+    };
     for (int64_t sweep = 0; sweep < sweeps; ++sweep) {
       SmallVector<Operation *> here;
       SmallVector<Value> init;
@@ -852,10 +922,8 @@ struct RowsKernel : KernelBuilder {
           here.push_back(r);
           init.push_back(identity(r));
         }
-      ValueRange carried = loop(
-          firstChunk, endChunk, c32(1), init,
-          [&](Value it, ValueRange acc) -> SmallVector<Value> {
-            enterChunk(it);
+      SmallVector<Value> carried = forChunks(
+          init, [&](Value it, ValueRange acc) -> SmallVector<Value> {
             SmallVector<Value> next;
             for (auto [r, a] : llvm::zip(here, acc)) {
               Value local;
@@ -907,7 +975,7 @@ struct RowsKernel : KernelBuilder {
     for (Value v : yield.getValues())
       if (plan.kind.lookup(v) == RowKind::Element)
         sweeps = std::max(sweeps, plan.level.lookup(v) + 1);
-    chunks = (plan.columns + 32 * spec.vector - 1) / (32 * spec.vector);
+    chunks = rowChunks(plan, spec.vector);
     // Partials with row reductions: rows outer (each swept whole), every
     // chunk's partials in the warp's shared slice; without: chunks outer,
     // each chunk's partials summed over the warp's rows in a few registers.
@@ -921,13 +989,21 @@ struct RowsKernel : KernelBuilder {
           shared, partialShared,
           mul(div(tid, c32(32)),
               c32(partialSharedBytesPerWarp(plan, spec.vector))));
-    Value warp = add(mul(block, c32(spec.warps)), div(tid, c32(32)));
-    // A warp's rows: `rowsPerWarp` consecutive ones (one partial group), or
-    // one segment of one row.
-    int64_t k = plan.rowsPerWarp;
-    Value group = div(warp, c32(spec.segments));
-    Value segment = rem(warp, c32(spec.segments));
-    // Warp-uniform: whole warps skip groups past the end.
+    Value warpInCta = div(tid, c32(32));
+    Value warp = add(mul(block, c32(spec.warps)), warpInCta);
+    // A warp's rows: `rowsPerGroup` consecutive ones (one partial group), or
+    // one segment of one row. With partials in shared memory a group is
+    // the CTA's: each warp sums `rowsPerGroup / warps` of its rows into its
+    // slice, and the CTA adds the slices up.
+    int64_t k = plan.rowsPerGroup;
+    bool ctaGroups = sharesGroupsInCta(plan);
+    Value group = ctaGroups ? block : div(warp, c32(spec.segments));
+    Value segment = ctaGroups ? c32(0) : rem(warp, c32(spec.segments));
+    int64_t warpRows = ctaGroups ? k / spec.warps : k;
+    Value firstRow = ctaGroups ? add(mul(group, c32(k)),
+                                     mul(warpInCta, c32(warpRows)))
+                               : mul(group, c32(k));
+    // Warp-uniform (CTA-uniform with CTA groups): skip groups past the end.
     ifThen(ult(group, c32(plan.rows / k)), [&] {
       emitKnown(0, /*scalars=*/true);
       if (chunksOuter) {
@@ -945,32 +1021,57 @@ struct RowsKernel : KernelBuilder {
           for (auto [p, op] : llvm::enumerate(partialOps))
             storePartials(p, it, SmallVector<Value>(spec.vector, identity(op)));
         });
-      if (k == 1) {
-        row = group;
+      if (warpRows == 1) {
+        row = firstRow;
         emitRow(entry, segment);
       } else {
-        loop(c32(0), c32(k), c32(1), {},
+        loop(c32(0), c32(warpRows), c32(1), {},
              [&](Value i, ValueRange) -> SmallVector<Value> {
-               row = add(mul(group, c32(k)), i);
+               row = add(firstRow, i);
                emitRow(entry, segment);
                return {};
              });
       }
-      // Each partial's [group, C] row.
-      if (!partialOps.empty())
-        forEachChunk([&](Value it) {
-          enterChunk(it);
-          for (auto [p, op] : llvm::enumerate(partialOps))
-            storePartial(entry, op, group, loadPartials(p, it));
-        });
+      if (ctaGroups)
+        storeCtaPartials(entry, group, tid, partialShared);
     });
+  }
+
+  /// Each partial's [group, C] row: the sum of the CTA's warp slices. A
+  /// thread adds up `vector` columns of one chunk at a time, so its store
+  /// is one vector.
+  void storeCtaPartials(Block &entry, Value group, Value tid,
+                        Value partialShared) {
+    gpu::BarrierOp::create(b, loc);
+    int64_t sliceBytes = partialSharedBytesPerWarp(plan, spec.vector);
+    loop(tid, c32(chunks * 32), c32(32 * spec.warps), {},
+         [&](Value idx, ValueRange) -> SmallVector<Value> {
+           Value it = div(idx, c32(32));
+           lane = rem(idx, c32(32));
+           enterChunk(it);
+           for (auto [p, op] : llvm::enumerate(partialOps)) {
+             SmallVector<Value> sums;
+             for (int64_t w = 0; w < spec.warps; ++w) {
+               partialSlice =
+                   byteOffset(shared, partialShared, c32(w * sliceBytes));
+               SmallVector<Value> slots = loadPartials(p, it);
+               if (w == 0)
+                 sums = slots;
+               else
+                 for (int64_t i = 0; i < spec.vector; ++i)
+                   sums[i] = combine(op, sums[i], slots[i]);
+             }
+             storePartial(entry, op, group, sums);
+           }
+           return {};
+         });
   }
 
   /// A region with partials and no row reductions: per chunk of this
   /// warp's segment, the warp's rows accumulate the chunk's partials, which
   /// are stored before the next chunk.
   void emitChunksOuter(Block &entry, Value group, Value segment) {
-    int64_t k = plan.rowsPerWarp;
+    int64_t k = plan.rowsPerGroup;
     int64_t perSegment = (chunks + spec.segments - 1) / spec.segments;
     Value firstChunk = mul(segment, c32(perSegment));
     Value endChunk = min(add(firstChunk, c32(perSegment)), c32(chunks));

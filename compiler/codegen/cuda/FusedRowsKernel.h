@@ -10,7 +10,10 @@
 // is swept once per reduction depth (layer norm: mean, variance, outputs):
 // each sweep reloads the region's inputs (from L1/L2 after the first) and
 // recomputes the elementwise values it needs, so registers hold one chunk,
-// not the row, and any C works. Lane partials combine by butterfly
+// not the row, and any C works. Where the configurator finds a row's inputs
+// fit in registers (pipeline_stages = the row's chunks), the sweeps are
+// unrolled instead: every chunk's loads are in flight at once and the later
+// sweeps read the inputs from registers. Lane partials combine by butterfly
 // shuffles.
 //
 // Arithmetic is f32 throughout: bf16/f16 values are widened on load and
@@ -27,12 +30,16 @@
 // backward) the row is swept whole per row, so every chunk's per-column
 // partials stay live across the rows: they live in the warp's slice of
 // shared memory, not registers (in registers they took 250 per thread and
-// left 12% of the warps resident). Without, chunks are outer and one
-// chunk's partials are summed over the rows in registers.
+// left 12% of the warps resident), and a group is the CTA's: each warp
+// walks K / warps of its rows, then the CTA adds the slices up and stores
+// the group's partials (a quarter of the partials one group a warp wrote).
+// Without, chunks are outer and one chunk's partials are summed over the
+// warp's K rows in registers.
 //
 // ABI: one pointer per region input, then per result; no constants (R and C
 // are baked in: the kernel name hashes the region). Grid x =
-// ceil(R x segments / warps), block 32 x warps.
+// fusedRowsCtas: ceil(R / K x segments / warps), or R / K with CTA groups;
+// block 32 x warps.
 //
 //===----------------------------------------------------------------------===//
 
@@ -61,8 +68,11 @@ struct FusedRowsPlan {
   int64_t rows = 0, columns = 0;
   /// Bytes of the widest element loaded or stored per column.
   int64_t widestBytes = 1;
-  /// K of the region's partial results (1 without them), and how many.
-  int64_t rowsPerWarp = 1, partials = 0;
+  /// K, the rows each partial result sums (1 without them), and how many
+  /// partial results.
+  int64_t rowsPerGroup = 1, partials = 0;
+  /// Inputs with one value per element (not per row or column).
+  int64_t elementInputs = 0;
   /// Whether the region reduces over the last dim (then rows are swept
   /// whole by one warp).
   bool rowReductions = false;
@@ -97,15 +107,29 @@ struct FusedRowsSpec {
   int64_t vector = 4;   // columns per lane per chunk
   int64_t warps = 4;    // warps per CTA
   int64_t segments = 1; // warps per row (regions without reductions only)
+  /// Rows swept more than once: all chunks' inputs loaded at once and held
+  /// in registers across the sweeps (config pipeline_stages = the chunks).
+  bool wholeRow = false;
   std::string kernelName;
 };
 
 /// Static shared memory a CTA may declare (sm_80 to sm_90).
 constexpr int64_t kMaxStaticSharedBytes = 48 * 1024;
 
+/// Chunks of 32 x `vector` columns a row has.
+int64_t rowChunks(const FusedRowsPlan &plan, int64_t vector);
+
 /// Shared memory of one warp's partials with `vector`-wide chunks: all of
 /// a row's chunks with row reductions, none (registers) without.
 int64_t partialSharedBytesPerWarp(const FusedRowsPlan &plan, int64_t vector);
+
+/// Whether a CTA's warps sum one partial group together (partials with row
+/// reductions: each warp's part in its shared slice, the CTA adds the slices
+/// up); else each warp sums a group alone.
+bool sharesGroupsInCta(const FusedRowsPlan &plan);
+
+/// The kernel's grid size.
+int64_t fusedRowsCtas(const FusedRowsPlan &plan, const FusedRowsSpec &spec);
 
 /// Whether a warp can carry `plan`'s partials of `vector`-wide chunks
 /// (in registers or its shared slice, see the file comment).

@@ -46,8 +46,7 @@ LogicalResult lower(IRRewriter &rewriter, ModuleOp module, Planned &p,
     dispatch.input(input);
   for (Type type : p.op.getResultTypes())
     dispatch.result(cast<RankedTensorType>(type));
-  int64_t warps = p.plan.rows / p.plan.rowsPerWarp * p.spec.segments;
-  int64_t ctas = (warps + p.spec.warps - 1) / p.spec.warps;
+  int64_t ctas = cuda::fusedRowsCtas(p.plan, p.spec);
   rewriter.replaceOp(p.op, dispatch.create(p.spec.kernelName,
                                            p.spec.kernelName,
                                            arith::ConstantIndexOp::create(

@@ -444,6 +444,43 @@ func.func @matmul_transpose_clears_flag(%a: tensor<8x16xf32>, %b: tensor<16x32xf
 
 // -----
 
+// FoldTransposeThroughCastIntoMatmul: autocast's weight, cast(t(w)), used
+// by the forward and the input gradient's matmuls: the cast takes w as it
+// lies, both layout flags flip and the transpose is gone (CSE then merges
+// the two casts).
+// CHECK-LABEL: func.func @matmul_cast_transpose
+// CHECK-SAME: (%[[X:.*]]: tensor<8x16xbf16>, %[[W:.*]]: tensor<32x16xf32>, %[[DY:.*]]: tensor<8x32xbf16>)
+// CHECK-NOT:  nova.transpose
+// CHECK:      %[[C0:.*]] = nova.cast %[[W]] : tensor<32x16xf32> -> tensor<32x16xbf16>
+// CHECK:      nova.matmul %[[X]], %[[C0]] {transpose_rhs} : tensor<8x16xbf16>, tensor<32x16xbf16> -> tensor<8x32xbf16>
+// CHECK:      %[[C1:.*]] = nova.cast %[[W]] : tensor<32x16xf32> -> tensor<32x16xbf16>
+// CHECK:      nova.matmul %[[DY]], %[[C1]] : tensor<8x32xbf16>, tensor<32x16xbf16> -> tensor<8x16xbf16>
+// CHECK-NOT:  nova.transpose
+func.func @matmul_cast_transpose(%x: tensor<8x16xbf16>, %w: tensor<32x16xf32>, %dy: tensor<8x32xbf16>) -> (tensor<8x32xbf16>, tensor<8x16xbf16>) {
+  %t = nova.transpose %w permutation = [1, 0] : tensor<32x16xf32> -> tensor<16x32xf32>
+  %c = nova.cast %t : tensor<16x32xf32> -> tensor<16x32xbf16>
+  %y = nova.matmul %x, %c : tensor<8x16xbf16>, tensor<16x32xbf16> -> tensor<8x32xbf16>
+  %dx = nova.matmul %dy, %c {transpose_rhs} : tensor<8x32xbf16>, tensor<16x32xbf16> -> tensor<8x16xbf16>
+  return %y, %dx : tensor<8x32xbf16>, tensor<8x16xbf16>
+}
+
+// -----
+
+// The cast also feeds a non-matmul: left as it is (a second cast of w
+// would cost as much as the transpose saves).
+// CHECK-LABEL: func.func @matmul_cast_transpose_shared
+// CHECK:      nova.transpose
+// CHECK:      %[[C:.*]] = nova.cast
+// CHECK:      nova.matmul %{{.*}}, %[[C]] :
+func.func @matmul_cast_transpose_shared(%x: tensor<8x16xbf16>, %w: tensor<32x16xf32>) -> (tensor<8x32xbf16>, tensor<16x32xbf16>) {
+  %t = nova.transpose %w permutation = [1, 0] : tensor<32x16xf32> -> tensor<16x32xf32>
+  %c = nova.cast %t : tensor<16x32xf32> -> tensor<16x32xbf16>
+  %y = nova.matmul %x, %c : tensor<8x16xbf16>, tensor<16x32xbf16> -> tensor<8x32xbf16>
+  return %y, %c : tensor<8x32xbf16>, tensor<16x32xbf16>
+}
+
+// -----
+
 // A transpose that has other uses is absorbed by the matmul and kept for them.
 // CHECK-LABEL: func.func @matmul_transpose_shared
 // CHECK-SAME: (%[[A:.*]]: tensor<16x8xf32>, %[[B:.*]]: tensor<16x32xf32>)

@@ -117,20 +117,20 @@ func.func @copies(%x: tensor<16x32xf32>, %b: tensor<32xf32>) -> tensor<16x32xf32
 // The layer-norm backward's column sums (the gain's gradient sums dy * xhat
 // over all rows, the bias's sums dy through a reshape) join the group that
 // makes dy: the region yields f32 partials over groups of rows (8192 rows:
-// 2 a group, which leaves the 4096 groups nova-split-reductions spreads over
+// 8 a group, which leaves the 1024 groups nova-split-reductions spreads over
 // the GPU), and a reduction over the groups finishes each sum outside,
 // rounded to its type once.
 // CHECK-LABEL: func.func @column_sums
-// CHECK:       %[[F:.*]]:3 = nova.fused(%arg0, %arg1) : (tensor<8192x64xbf16>, tensor<8192x64xf32>) -> (tensor<8192x64xf32>, tensor<4096x64xf32>, tensor<4096x64xf32>)
+// CHECK:       %[[F:.*]]:3 = nova.fused(%arg0, %arg1) : (tensor<8192x64xbf16>, tensor<8192x64xf32>) -> (tensor<8192x64xf32>, tensor<1024x64xf32>, tensor<1024x64xf32>)
 // CHECK:         %[[D:.*]] = nova.cast %{{.*}} : tensor<8192x64xbf16> -> tensor<8192x64xf32>
 // CHECK:         %[[G:.*]] = nova.mul %[[D]]
-// CHECK:         nova.reshape %[[G]] : tensor<8192x64xf32> -> tensor<4096x2x64xf32>
-// CHECK:         %[[DG:.*]] = nova.reduce_sum %{{.*}} dims = [1] : tensor<4096x2x64xf32> -> tensor<4096x64xf32>
-// CHECK:         nova.reshape %{{.*}} : tensor<2x4096x64xf32> -> tensor<4096x2x64xf32>
-// CHECK:         %[[DB:.*]] = nova.reduce_sum %{{.*}} dims = [1] : tensor<4096x2x64xf32> -> tensor<4096x64xf32>
+// CHECK:         nova.reshape %[[G]] : tensor<8192x64xf32> -> tensor<1024x8x64xf32>
+// CHECK:         %[[DG:.*]] = nova.reduce_sum %{{.*}} dims = [1] : tensor<1024x8x64xf32> -> tensor<1024x64xf32>
+// CHECK:         nova.reshape %{{.*}} : tensor<2x4096x64xf32> -> tensor<1024x8x64xf32>
+// CHECK:         %[[DB:.*]] = nova.reduce_sum %{{.*}} dims = [1] : tensor<1024x8x64xf32> -> tensor<1024x64xf32>
 // CHECK:         nova.yield %[[D]], %[[DG]], %[[DB]]
-// CHECK:       %[[W:.*]] = nova.reduce_sum %[[F]]#1 dims = [0] : tensor<4096x64xf32> -> tensor<64xf32>
-// CHECK:       %[[B:.*]] = nova.reduce_sum %[[F]]#2 dims = [0] : tensor<4096x64xf32> -> tensor<64xf32>
+// CHECK:       %[[W:.*]] = nova.reduce_sum %[[F]]#1 dims = [0] : tensor<1024x64xf32> -> tensor<64xf32>
+// CHECK:       %[[B:.*]] = nova.reduce_sum %[[F]]#2 dims = [0] : tensor<1024x64xf32> -> tensor<64xf32>
 // CHECK:       %[[BB:.*]] = nova.cast %[[B]] : tensor<64xf32> -> tensor<64xbf16>
 // CHECK:       return %[[F]]#0, %[[W]], %[[BB]]
 func.func @column_sums(%dy: tensor<8192x64xbf16>, %xhat: tensor<8192x64xf32>) -> (tensor<8192x64xf32>, tensor<64xf32>, tensor<64xbf16>) {
@@ -151,10 +151,10 @@ func.func @column_sums(%dy: tensor<8192x64xbf16>, %xhat: tensor<8192x64xf32>) ->
 // reductions' group rather than taking dy's cast into a group of their own
 // (which then stored an f32 copy of dy for the input gradient).
 // CHECK-LABEL: func.func @column_sums_after_rows
-// CHECK:       %[[F:.*]]:3 = nova.fused(%arg0, %arg1) : (tensor<8192x64xbf16>, tensor<8192x64xf32>) -> (tensor<8192x64xf32>, tensor<4096x64xf32>, tensor<4096x64xf32>)
+// CHECK:       %[[F:.*]]:3 = nova.fused(%arg0, %arg1) : (tensor<8192x64xbf16>, tensor<8192x64xf32>) -> (tensor<8192x64xf32>, tensor<1024x64xf32>, tensor<1024x64xf32>)
 // CHECK:         nova.reduce_sum %{{.*}} dims = [1] keepdim : tensor<8192x64xf32> -> tensor<8192x1xf32>
-// CHECK:         nova.reduce_sum %{{.*}} dims = [1] : tensor<4096x2x64xf32> -> tensor<4096x64xf32>
-// CHECK:         nova.reduce_sum %{{.*}} dims = [1] : tensor<4096x2x64xf32> -> tensor<4096x64xf32>
+// CHECK:         nova.reduce_sum %{{.*}} dims = [1] : tensor<1024x8x64xf32> -> tensor<1024x64xf32>
+// CHECK:         nova.reduce_sum %{{.*}} dims = [1] : tensor<1024x8x64xf32> -> tensor<1024x64xf32>
 // CHECK:         nova.yield
 // CHECK-NOT:   nova.fused
 // CHECK:       return

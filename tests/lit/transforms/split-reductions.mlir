@@ -34,15 +34,28 @@ func.func @max_keepdim(%x: tensor<4x2048x8xf32>) -> tensor<1x1x8xf32> {
 
 // -----
 
-// Left alone: too few rows, a trailing (row-wise) reduction.
+// Left alone: too few rows (under 1024), a trailing (row-wise) reduction.
 // CHECK-LABEL: func.func @unchanged
-// CHECK-NEXT:    nova.reduce_mean %arg0 dims = [0] : tensor<1024x64xf32> -> tensor<64xf32>
+// CHECK-NEXT:    nova.reduce_mean %arg0 dims = [0] : tensor<1000x64xf32> -> tensor<64xf32>
 // CHECK-NEXT:    nova.reduce_sum %arg1 dims = [1] : tensor<64x8192xf32> -> tensor<64xf32>
 // CHECK-NEXT:    return
-func.func @unchanged(%a: tensor<1024x64xf32>, %b: tensor<64x8192xf32>) -> (tensor<64xf32>, tensor<64xf32>) {
-  %0 = nova.reduce_mean %a dims = [0] : tensor<1024x64xf32> -> tensor<64xf32>
+func.func @unchanged(%a: tensor<1000x64xf32>, %b: tensor<64x8192xf32>) -> (tensor<64xf32>, tensor<64xf32>) {
+  %0 = nova.reduce_mean %a dims = [0] : tensor<1000x64xf32> -> tensor<64xf32>
   %1 = nova.reduce_sum %b dims = [1] : tensor<64x8192xf32> -> tensor<64xf32>
   return %0, %1 : tensor<64xf32>, tensor<64xf32>
+}
+
+// -----
+
+// A row kernel's 1024 column partials (nova-fuse-elementwise's first stage
+// of a bias gradient over 16384 tokens): 32 + 32.
+// CHECK-LABEL: func.func @partials
+// CHECK-NEXT:    %[[R:.*]] = nova.reshape %arg0 : tensor<1024x768xf32> -> tensor<32x32x768xf32>
+// CHECK-NEXT:    %[[S1:.*]] = nova.reduce_sum %[[R]] dims = [0] : tensor<32x32x768xf32> -> tensor<32x768xf32>
+// CHECK-NEXT:    nova.reduce_sum %[[S1]] dims = [0] : tensor<32x768xf32> -> tensor<768xf32>
+func.func @partials(%a: tensor<1024x768xf32>) -> tensor<768xf32> {
+  %0 = nova.reduce_sum %a dims = [0] : tensor<1024x768xf32> -> tensor<768xf32>
+  return %0 : tensor<768xf32>
 }
 
 // -----

@@ -5,17 +5,20 @@
 // A layer norm as nova-fuse-elementwise forms it: one warp per row of 768
 // f32 (4-wide vectors, 6 chunks), swept twice for the two reductions (the
 // mean, then the variance of the centred row) and once more for the
-// outputs; each sum is combined over the warp by 5 butterfly shuffles.
-// REMARK: remark: fused rows 1001x768: 4-wide vectors, 4 warps per CTA, 1 per row
+// outputs; each sum is combined over the warp by 5 butterfly shuffles. The
+// row (6 x 4 f32 a lane) fits in registers: all 6 chunks are loaded before
+// the first shuffle, and the later sweeps load only the gain.
+// REMARK: remark: fused rows 1001x768: 4-wide vectors, 4 warps per CTA, 1 per row, whole row in registers (6 chunks)
 // DISPATCH-LABEL: func.func @layer_norm
 // DISPATCH:  %[[CTAS:.*]] = arith.constant 251 : index
-// DISPATCH:  "flow.dispatch"(%[[CTAS]], %arg0, %arg1) <{entry_points = [@[[K:nova_fused_rows_1001x768_v4_w4_s1_0x[0-9a-f]+]]::@[[K]]]
+// DISPATCH:  "flow.dispatch"(%[[CTAS]], %arg0, %arg1) <{entry_points = [@[[K:nova_fused_rows_1001x768_v4_w4_s1_row_0x[0-9a-f]+]]::@[[K]]]
 // DISPATCH-SAME: tied_operands = [-1 : index, -1 : index]
 // DISPATCH-SAME: (index, tensor<1001x768xf32>, tensor<768xf32>) -> (tensor<1001x768xbf16>, tensor<1001x1xf32>)
-// CHECK-LABEL: .visible .entry nova_fused_rows_1001x768_v4_w4_s1_
+// CHECK-LABEL: .visible .entry nova_fused_rows_1001x768_v4_w4_s1_row_
 // CHECK-COUNT-4: .param .u64 .ptr .global
 // CHECK:     .maxntid 128, 1, 1
-// CHECK:     ld.global{{(.nc)?}}.v4.b32
+// CHECK-COUNT-6: ld.global{{(.nc)?}}.v4.b32
+// CHECK-NOT: ld.global
 // CHECK-COUNT-10: shfl.sync.bfly.b32
 // CHECK:     rsqrt.approx.f32
 // CHECK:     cvt.rn.bf16x2.f32
@@ -70,7 +73,7 @@ func.func @weight_cast(%w: tensor<32000x512xf32>) -> tensor<512x32000xbf16> {
 // rows in 4 registers a lane and stores that chunk's [1, 128] piece of the
 // [4096, 512] partials; 4096 row groups are too few for 132 SMs, so two
 // warps share each group's chunks: 8192 warps in 2048 CTAs.
-// REMARK: remark: fused rows 16384x512: 4-wide vectors, 4 warps per CTA, 2 per row, 4 rows a warp (partials)
+// REMARK: remark: fused rows 16384x512: 4-wide vectors, 4 warps per CTA, 2 per row, 4 rows a partial group
 // DISPATCH-LABEL: func.func @partials
 // DISPATCH:  %[[CTAS:.*]] = arith.constant 2048 : index
 // DISPATCH:  "flow.dispatch"(%[[CTAS]], %arg0) <{entry_points = [@[[K:nova_fused_rows_16384x512_v4_w4_s2_0x[0-9a-f]+]]::@[[K]]]
@@ -94,19 +97,25 @@ func.func @partials(%x: tensor<16384x512xf32>) -> (tensor<4096x512xf32>, tensor<
 // -----
 
 // A layer norm's backward: row sums for the input gradient and, in the
-// same sweep, the gain's and bias's column partials over 4 rows a warp.
-// Rows are outer, so every chunk's partials stay live across them: they
-// live in the warp's shared slice ([2 partials][6 chunks][4][32 lanes]
-// f32, 6 KiB a warp), each lane touching only its own words.
-// REMARK: remark: fused rows 4096x768: 4-wide vectors, 4 warps per CTA, 1 per row, 4 rows a warp (partials)
+// same sweep, the gain's and bias's column partials over groups of 4 rows,
+// one CTA a group (1024 CTAs), one row a warp. Rows are outer, so every
+// chunk's partials stay live across them: they live in the warp's shared
+// slice ([2 partials][6 chunks][4][32 lanes] f32, 6 KiB a warp), each lane
+// touching only its own words; after a barrier the CTA adds its 4 slices up
+// and stores the group's partials 4 columns a thread. Rows with partials
+// stream a chunk at a time (held whole, ptxas hoisted every sweep's loads).
+// REMARK: remark: fused rows 4096x768: 4-wide vectors, 4 warps per CTA, 1 per row, 4 rows a partial group{{$}}
 // DISPATCH-LABEL: func.func @ln_backward_partials
-// DISPATCH:  "flow.dispatch"(%{{.*}}, %arg0, %arg1) <{entry_points = [@[[K:nova_fused_rows_4096x768_v4_w4_s1_0x[0-9a-f]+]]::@[[K]]]
+// DISPATCH:  %[[CTAS:.*]] = arith.constant 1024 : index
+// DISPATCH:  "flow.dispatch"(%[[CTAS]], %arg0, %arg1) <{entry_points = [@[[K:nova_fused_rows_4096x768_v4_w4_s1_0x[0-9a-f]+]]::@[[K]]]
 // DISPATCH-SAME: -> (tensor<4096x768xf32>, tensor<1024x768xf32>, tensor<1024x768xf32>)
-// CHECK-LABEL: .visible .entry nova_fused_rows_4096x768_v4_w4_s1_
+// CHECK-LABEL: .visible .entry nova_fused_rows_4096x768_v4_w4_s1_0x
 // CHECK:      .shared .align 16 .b8 nova_column_partials[24576];
 // CHECK:      st.shared.{{[bf]}}32
 // CHECK:      ld.shared.{{[bf]}}32
 // CHECK:      shfl.sync.bfly.b32
+// CHECK:      bar.sync 0;
+// CHECK-COUNT-8: ld.shared.{{[bf]}}32
 // CHECK:      st.global.v4.b32
 func.func @ln_backward_partials(%dy: tensor<4096x768xf32>, %xh: tensor<4096x768xf32>) -> (tensor<4096x768xf32>, tensor<1024x768xf32>, tensor<1024x768xf32>) {
   %r:3 = nova.fused(%dy, %xh) : (tensor<4096x768xf32>, tensor<4096x768xf32>) -> (tensor<4096x768xf32>, tensor<1024x768xf32>, tensor<1024x768xf32>) {
@@ -131,11 +140,14 @@ func.func @ln_backward_partials(%dy: tensor<4096x768xf32>, %xh: tensor<4096x768x
 // -----
 
 // The same over rows of 2048: each warp's slice is 16 KiB (2 partials x 16
-// chunks), so a CTA has 3 warps to stay within 48 KiB of static shared memory.
-// REMARK: remark: fused rows 4096x2048: 4-wide vectors, 3 warps per CTA, 1 per row, 4 rows a warp (partials)
-// CHECK-LABEL: .visible .entry nova_fused_rows_4096x2048_v4_w3_s1_
-// CHECK:      .maxntid 96, 1, 1
-// CHECK:      .shared .align 16 .b8 nova_column_partials[49152];
+// chunks); 3 warps would fit in 48 KiB of static shared memory, but a CTA's
+// warps share its group of 4 rows evenly: 2 warps, 2 rows each.
+// The rows (2 x 16 chunks x 4 f32 a lane) are too long to hold in registers:
+// each sweep streams them a chunk at a time.
+// REMARK: remark: fused rows 4096x2048: 4-wide vectors, 2 warps per CTA, 1 per row, 4 rows a partial group{{$}}
+// CHECK-LABEL: .visible .entry nova_fused_rows_4096x2048_v4_w2_s1_0x
+// CHECK:      .maxntid 64, 1, 1
+// CHECK:      .shared .align 16 .b8 nova_column_partials[32768];
 func.func @ln_backward_partials_wide(%dy: tensor<4096x2048xf32>, %xh: tensor<4096x2048xf32>) -> (tensor<4096x2048xf32>, tensor<1024x2048xf32>, tensor<1024x2048xf32>) {
   %r:3 = nova.fused(%dy, %xh) : (tensor<4096x2048xf32>, tensor<4096x2048xf32>) -> (tensor<4096x2048xf32>, tensor<1024x2048xf32>, tensor<1024x2048xf32>) {
   ^bb0(%g: tensor<4096x2048xf32>, %x: tensor<4096x2048xf32>):
