@@ -64,6 +64,13 @@ def _bias_gelu(x, b):
     return torch.nn.functional.gelu(x + b, approximate="tanh")
 
 
+def _bias_cast_gelu(x, b):
+    # Autocast's Linear: the f32 bias cast to bf16 before it is added.
+    import torch
+
+    return torch.nn.functional.gelu(x + b.to(x.dtype), approximate="tanh")
+
+
 def _softmax(x):
     import torch
 
@@ -102,6 +109,7 @@ CASES: dict[str, tuple[Callable[..., Any], list[tuple[tuple[int, ...], str]]]] =
     "ln_bwd_sums_16400x520": (_ln_backward_with_sums, [((16400, 520), "bfloat16"), ((16400, 520), "float32"), ((16400, 1), "float32"), ((520,), "float32")]),
     "ln_bwd_sums_16384x2048": (_ln_backward_with_sums, [((16384, 2048), "bfloat16"), ((16384, 2048), "float32"), ((16384, 1), "float32"), ((2048,), "float32")]),
     "bias_gelu_bf16_300x2052": (_bias_gelu, [((300, 2052), "bfloat16"), ((2052,), "bfloat16")]),
+    "bias_cast_gelu_bf16_300x2304": (_bias_cast_gelu, [((300, 2304), "bfloat16"), ((2304,), "float32")]),
     "softmax_513x96": (_softmax, [((513, 96), "float32")]),
     "pointwise_65x1000": (_pointwise, [((65, 1000), "float32")]),
     "weight_cast_64x32000": (_weight_cast, [((64, 32000), "float32")]),

@@ -193,13 +193,19 @@ def NovaRematerialize : Pass<"nova-rematerialize"> {
     marked `nova.recomputed`, so CSE does not merge it back; on CUDA it
     becomes a launch of Nova's fused-rows kernel, which nothing merges (a
     region IREE compiles itself may be merged back by IREE's CSE: the value
-    is then saved, as before). Values under `min-bytes` are kept (a
-    recomputation is a launch).
+    is then saved, as before). Values under `min-bytes` are kept, and so are
+    values under `standalone-min-bytes` whose copy folds into no reader: a
+    kernel of its own is a launch a step (autocast's bf16 copies of
+    gpt-146m's weights, 1-5 MB each, were 68 launches for 0.25 GiB).
     Runs after nova-fuse-elementwise, whose regions it reads.
   }];
   let options = [
     Option<"minBytes", "min-bytes", "int64_t", /*default=*/"1048576",
            "Smallest saved value worth recomputing, in bytes">,
+    Option<"standaloneMinBytes", "standalone-min-bytes", "int64_t",
+           /*default=*/"8388608",
+           "Smallest saved value worth a recomputation kernel of its own, in "
+           "bytes">,
   ];
   let dependentDialects = ["::mlir::nova::NovaDialect"];
 }

@@ -316,7 +316,18 @@ struct NovaRematerializePass
       for (OpOperand *use : late)
         use->set(copy);
       // The reshapes read the copy: they follow it wherever it goes.
-      foldIntoReader(copyOp, kFoldWindow);
+      if (foldIntoReader(copyOp, kFoldWindow) ||
+          byteSize(value) >= standaloneMinBytes)
+        continue;
+      // A kernel of its own for a small value: saved after all.
+      for (OpOperand *use : late)
+        use->set(value);
+      while (!copy.getDefiningOp<FusedOp>()) {
+        Operation *reshape = copy.getDefiningOp();
+        copy = reshape->getOperand(0);
+        reshape->erase();
+      }
+      copyOp->erase();
     }
   }
 };

@@ -1,4 +1,5 @@
-// RUN: nova-opt %s --split-input-file --nova-rematerialize=min-bytes=1 | FileCheck %s
+// RUN: nova-opt %s --split-input-file --nova-rematerialize="min-bytes=1 standalone-min-bytes=1" | FileCheck %s
+// RUN: nova-opt %s --split-input-file --nova-rematerialize=min-bytes=1 | FileCheck %s --check-prefix=FOLDED
 // RUN: nova-opt %s --split-input-file --nova-rematerialize | FileCheck %s --check-prefix=BIG
 
 // A GELU's output, reshaped for the next matmul, is saved for that matmul's
@@ -22,6 +23,11 @@
 // CHECK:         return %[[LOSS]], %[[DG]], %[[DW]]
 // BIG-LABEL: func.func @gelu_output
 // BIG-NOT:     nova.recomputed
+// A copy that folds into no reader is a kernel of its own: under the
+// default standalone-min-bytes (8 MiB) the value is saved after all.
+// FOLDED-LABEL: func.func @gelu_output
+// FOLDED-NOT:     nova.recomputed
+// FOLDED:         return
 func.func @gelu_output(%h: tensor<8x16xf32>, %w: tensor<2x16x4xf32>, %dy: tensor<8x16xf32>, %dout: tensor<2x16x4xf32>) -> (tensor<f32>, tensor<8x16xf32>, tensor<2x4x4xf32>) {
   %g = nova.fused(%h) : (tensor<8x16xf32>) -> tensor<8x16xf32> {
   ^bb0(%x: tensor<8x16xf32>):
@@ -53,6 +59,8 @@ func.func @gelu_output(%h: tensor<8x16xf32>, %w: tensor<2x16x4xf32>, %dy: tensor
 // The GELU's backward after the weight gradient, reading the same input:
 // the recomputation becomes one more result of that kernel (no launch of its
 // own, no second read of the input), and the weight gradient moves after it.
+// FOLDED-LABEL: func.func @gelu_output_folded
+// FOLDED:         nova.fused(%arg0, %arg2) : (tensor<8x16xf32>, tensor<8x16xf32>) -> (tensor<8x16xf32>, tensor<8x16xf32>)
 // CHECK-LABEL: func.func @gelu_output_folded
 // CHECK:         nova.matmul
 // CHECK:         %[[LOSS:.+]] = nova.reduce_sum
