@@ -184,9 +184,10 @@ def NovaRematerialize : Pass<"nova-rematerialize"> {
     reads, or a layer norm's output from its normalized input, which the
     layer norm backward reads), a copy of that slice of the region is made
     right before that use and every backward use reads the copy: the saved
-    value dies in the forward, and nothing else lives longer. Where a
-    nova.fused op of the backward a few ops later reads the same full-size
-    input (the GELU's or layer norm's own backward), the copy becomes one
+    value dies in the forward, and nothing else lives longer. Where a later
+    nova.fused op of the backward reads the same full-size input (the
+    nearest such: the GELU's or layer norm's own backward, found through the
+    input's uses, not by position), the copy becomes one
     more result of it instead of a kernel of its own (the ops between them
     that read the copy, its weight gradient, move after it), unless the
     merged region would lose the fused-rows kernel. A standalone copy is

@@ -31,11 +31,6 @@ namespace {
 // Ops recomputed for one value at most: a tanh GELU is 13.
 constexpr int64_t kMaxRecomputedOps = 24;
 
-// How far (in ops) after a recomputation the backward kernel it folds into
-// may be: gpt-146m's first layer norm backward is more than 16 ops after its
-// recomputation since nova-fuse-elementwise seeds column sums last.
-constexpr int64_t kFoldWindow = 32;
-
 // Marks a recomputation: CSE would otherwise merge it back into the region
 // it copies (Nova's kernels then make it a dispatch, which nothing merges).
 constexpr llvm::StringLiteral kRecomputedAttr = "nova.recomputed";
@@ -173,33 +168,36 @@ Value largestInput(FusedOp op) {
 /// input. The ops between them that read the copy (its weight gradient)
 /// move after the merged op. Kept apart where the merged region would lose
 /// the fused-rows kernel the host has. Returns the merged op or null.
-FusedOp foldIntoReader(FusedOp copy, int64_t window) {
+FusedOp foldIntoReader(FusedOp copy) {
   Value input = largestInput(copy);
+  // The host: found through the input's uses, wherever program order put it
+  // (nova-fuse-elementwise seeds column sums last, which can move a layer
+  // norm's backward far after its recomputation).
   FusedOp host;
+  for (Operation *user : input.getUsers()) {
+    auto fused = dyn_cast<FusedOp>(user);
+    if (!fused || fused == copy || fused->getBlock() != copy->getBlock() ||
+        fused->hasAttr(kRecomputedAttr) || !copy->isBeforeInBlock(fused))
+      continue;
+    if (!host || fused->isBeforeInBlock(host))
+      host = fused;
+  }
+  if (!host)
+    return nullptr;
   llvm::SetVector<Operation *> moved; // between copy and host, reading it
   llvm::SmallPtrSet<Value, 8> dependent;
   dependent.insert(copy->getResult(0));
-  int64_t seen = 0;
-  for (Operation *op = copy->getNextNode(); op && seen < window;
-       op = op->getNextNode(), ++seen) {
-    bool reads = llvm::any_of(op->getOperands(),
-                              [&](Value v) { return dependent.contains(v); });
-    auto fused = dyn_cast<FusedOp>(op);
-    if (fused && !fused->hasAttr(kRecomputedAttr) &&
-        llvm::is_contained(fused.getInputs(), input)) {
-      if (reads)
-        return nullptr; // the host itself needs the copy first
-      host = fused;
-      break;
-    }
-    if (reads) {
+  for (Operation *op = copy->getNextNode(); op != host; op = op->getNextNode()) {
+    if (llvm::any_of(op->getOperands(),
+                     [&](Value v) { return dependent.contains(v); })) {
       moved.insert(op);
       for (Value r : op->getResults())
         dependent.insert(r);
     }
   }
-  if (!host)
-    return nullptr;
+  if (llvm::any_of(host->getOperands(),
+                   [&](Value v) { return dependent.contains(v); }))
+    return nullptr; // the host itself needs the copy first
   std::string why;
   bool hostHasKernel = succeeded(cuda::analyzeFusedRows(host, why));
 
@@ -316,7 +314,7 @@ struct NovaRematerializePass
       for (OpOperand *use : late)
         use->set(copy);
       // The reshapes read the copy: they follow it wherever it goes.
-      if (foldIntoReader(copyOp, kFoldWindow) ||
+      if (foldIntoReader(copyOp) ||
           byteSize(value) >= standaloneMinBytes)
         continue;
       // A kernel of its own for a small value: saved after all.
