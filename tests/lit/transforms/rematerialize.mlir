@@ -94,6 +94,78 @@ func.func @gelu_output_folded(%h: tensor<8x16xf32>, %w: tensor<2x16x4xf32>, %dy:
 
 // -----
 
+// The same with 40 unrelated ops between the weight gradient and the GELU's
+// backward: the host is found through the input's uses, not within a
+// window of ops after the recomputation.
+// FOLDED-LABEL: func.func @gelu_output_folded_far
+// FOLDED-NOT:     nova.recomputed
+// FOLDED:         nova.fused(%arg0, %arg2) : (tensor<8x16xf32>, tensor<8x16xf32>) -> (tensor<8x16xf32>, tensor<8x16xf32>)
+// FOLDED:         nova.matmul
+// FOLDED:         return
+func.func @gelu_output_folded_far(%h: tensor<8x16xf32>, %w: tensor<2x16x4xf32>, %dy: tensor<8x16xf32>, %dout: tensor<2x16x4xf32>) -> (tensor<f32>, tensor<8x16xf32>, tensor<2x4x4xf32>, tensor<8x16xf32>) {
+  %g = nova.fused(%h) : (tensor<8x16xf32>) -> tensor<8x16xf32> {
+  ^bb0(%x: tensor<8x16xf32>):
+    %half = nova.constant dense<5.000000e-01> : tensor<8x16xf32>
+    %t = nova.tanh %x : tensor<8x16xf32>
+    %xh = nova.mul %x, %half : tensor<8x16xf32>
+    %r = nova.mul %xh, %t : tensor<8x16xf32>
+    nova.yield %r : tensor<8x16xf32>
+  }
+  %gr = nova.reshape %g : tensor<8x16xf32> -> tensor<2x4x16xf32>
+  %y = nova.matmul %gr, %w : tensor<2x4x16xf32>, tensor<2x16x4xf32> -> tensor<2x4x4xf32>
+  %loss = nova.reduce_sum %y dims = [0, 1, 2] : tensor<2x4x4xf32> -> tensor<f32>
+  %dw = nova.matmul %gr, %dout : tensor<2x4x16xf32>, tensor<2x16x4xf32> -> tensor<2x4x4xf32>
+  %f0 = nova.mul %dy, %dy : tensor<8x16xf32>
+  %f1 = nova.mul %dy, %dy : tensor<8x16xf32>
+  %f2 = nova.mul %dy, %dy : tensor<8x16xf32>
+  %f3 = nova.mul %dy, %dy : tensor<8x16xf32>
+  %f4 = nova.mul %dy, %dy : tensor<8x16xf32>
+  %f5 = nova.mul %dy, %dy : tensor<8x16xf32>
+  %f6 = nova.mul %dy, %dy : tensor<8x16xf32>
+  %f7 = nova.mul %dy, %dy : tensor<8x16xf32>
+  %f8 = nova.mul %dy, %dy : tensor<8x16xf32>
+  %f9 = nova.mul %dy, %dy : tensor<8x16xf32>
+  %f10 = nova.mul %dy, %dy : tensor<8x16xf32>
+  %f11 = nova.mul %dy, %dy : tensor<8x16xf32>
+  %f12 = nova.mul %dy, %dy : tensor<8x16xf32>
+  %f13 = nova.mul %dy, %dy : tensor<8x16xf32>
+  %f14 = nova.mul %dy, %dy : tensor<8x16xf32>
+  %f15 = nova.mul %dy, %dy : tensor<8x16xf32>
+  %f16 = nova.mul %dy, %dy : tensor<8x16xf32>
+  %f17 = nova.mul %dy, %dy : tensor<8x16xf32>
+  %f18 = nova.mul %dy, %dy : tensor<8x16xf32>
+  %f19 = nova.mul %dy, %dy : tensor<8x16xf32>
+  %f20 = nova.mul %dy, %dy : tensor<8x16xf32>
+  %f21 = nova.mul %dy, %dy : tensor<8x16xf32>
+  %f22 = nova.mul %dy, %dy : tensor<8x16xf32>
+  %f23 = nova.mul %dy, %dy : tensor<8x16xf32>
+  %f24 = nova.mul %dy, %dy : tensor<8x16xf32>
+  %f25 = nova.mul %dy, %dy : tensor<8x16xf32>
+  %f26 = nova.mul %dy, %dy : tensor<8x16xf32>
+  %f27 = nova.mul %dy, %dy : tensor<8x16xf32>
+  %f28 = nova.mul %dy, %dy : tensor<8x16xf32>
+  %f29 = nova.mul %dy, %dy : tensor<8x16xf32>
+  %f30 = nova.mul %dy, %dy : tensor<8x16xf32>
+  %f31 = nova.mul %dy, %dy : tensor<8x16xf32>
+  %f32 = nova.mul %dy, %dy : tensor<8x16xf32>
+  %f33 = nova.mul %dy, %dy : tensor<8x16xf32>
+  %f34 = nova.mul %dy, %dy : tensor<8x16xf32>
+  %f35 = nova.mul %dy, %dy : tensor<8x16xf32>
+  %f36 = nova.mul %dy, %dy : tensor<8x16xf32>
+  %f37 = nova.mul %dy, %dy : tensor<8x16xf32>
+  %f38 = nova.mul %dy, %dy : tensor<8x16xf32>
+  %f39 = nova.mul %dy, %dy : tensor<8x16xf32>
+  %dg = nova.fused(%h, %dy) : (tensor<8x16xf32>, tensor<8x16xf32>) -> tensor<8x16xf32> {
+  ^bb0(%x: tensor<8x16xf32>, %d: tensor<8x16xf32>):
+    %t = nova.tanh %x : tensor<8x16xf32>
+    %r = nova.mul %t, %d : tensor<8x16xf32>
+    nova.yield %r : tensor<8x16xf32>
+  }
+  return %loss, %dg, %dw, %f39 : tensor<f32>, tensor<8x16xf32>, tensor<2x4x4xf32>, tensor<8x16xf32>
+}
+
+// -----
+
 // A layer norm's region yields its output (for a matmul) and its normalized
 // input (for its backward). The output is recomputed from the normalized
 // input (read after it by the backward) and the gain and bias (arguments:
