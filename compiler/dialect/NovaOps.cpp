@@ -447,7 +447,11 @@ bool isInnerSwap(ArrayRef<int64_t> perm) {
 }
 
 /// matmul(transpose(a), b) -> matmul(a, b) {transpose_lhs}: the layout flags
-/// let the kernel read the operand in place.
+/// let the kernel read the operand in place. Also through a cast that only
+/// matmuls use: matmul(cast(transpose(w)), ...) -> matmul(cast(w), ...) with
+/// the flag flipped (autocast's weights come as cast(t(w)), and the
+/// transpose was a dispatch of its own every step; the cast, elementwise,
+/// does not care about the layout).
 struct FoldTransposeIntoMatmul : OpRewritePattern<MatmulOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(MatmulOp op,
@@ -457,54 +461,25 @@ struct FoldTransposeIntoMatmul : OpRewritePattern<MatmulOp> {
          transposeRhs = op.getTransposeRhs();
     bool changed = false;
     auto absorb = [&](Value &operand, bool &flag) {
-      auto transpose = operand.getDefiningOp<TransposeOp>();
-      if (!transpose || !isInnerSwap(transpose.getPermutation()))
+      if (auto transpose = operand.getDefiningOp<TransposeOp>()) {
+        if (!isInnerSwap(transpose.getPermutation()))
+          return;
+        operand = transpose.getInput();
+      } else if (auto castOp = operand.getDefiningOp<CastOp>()) {
+        auto transpose = castOp.getInput().getDefiningOp<TransposeOp>();
+        if (!transpose || !transpose->hasOneUse() ||
+            !isInnerSwap(transpose.getPermutation()) ||
+            !llvm::all_of(castOp->getUsers(), llvm::IsaPred<MatmulOp>))
+          return;
+        Value input = transpose.getInput();
+        operand = CastOp::create(
+            rewriter, castOp.getLoc(),
+            tensorType(input).clone(
+                tensorType(castOp.getResult()).getElementType()),
+            input);
+      } else {
         return;
-      operand = transpose.getInput();
-      flag = !flag;
-      changed = true;
-    };
-    absorb(lhs, transposeLhs);
-    absorb(rhs, transposeRhs);
-    if (!changed)
-      return failure();
-    rewriter.modifyOpInPlace(op, [&] {
-      op.getLhsMutable().assign(lhs);
-      op.getRhsMutable().assign(rhs);
-      op.setTransposeLhs(transposeLhs);
-      op.setTransposeRhs(transposeRhs);
-    });
-    return success();
-  }
-};
-
-/// matmul(cast(transpose(w)), ...) -> matmul(cast(w), ...) with the operand's
-/// layout flag flipped, where only matmuls use the cast: autocast's weights
-/// come as cast(t(w)), and the transpose was a dispatch of its own every
-/// step (the cast, elementwise, does not care about the layout).
-struct FoldTransposeThroughCastIntoMatmul : OpRewritePattern<MatmulOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(MatmulOp op,
-                                PatternRewriter &rewriter) const override {
-    Value lhs = op.getLhs(), rhs = op.getRhs();
-    bool transposeLhs = op.getTransposeLhs(),
-         transposeRhs = op.getTransposeRhs();
-    bool changed = false;
-    auto absorb = [&](Value &operand, bool &flag) {
-      auto castOp = operand.getDefiningOp<CastOp>();
-      if (!castOp || !llvm::all_of(castOp->getUsers(), [](Operation *user) {
-            return isa<MatmulOp>(user);
-          }))
-        return;
-      auto transpose = castOp.getInput().getDefiningOp<TransposeOp>();
-      if (!transpose || !transpose->hasOneUse() ||
-          !isInnerSwap(transpose.getPermutation()))
-        return;
-      Value input = transpose.getInput();
-      operand = CastOp::create(
-          rewriter, castOp.getLoc(),
-          tensorType(input).clone(tensorType(castOp.getResult()).getElementType()),
-          input);
+      }
       flag = !flag;
       changed = true;
     };
@@ -525,8 +500,7 @@ struct FoldTransposeThroughCastIntoMatmul : OpRewritePattern<MatmulOp> {
 
 void MatmulOp::getCanonicalizationPatterns(RewritePatternSet &patterns,
                                            MLIRContext *context) {
-  patterns.add<FoldTransposeIntoMatmul, FoldTransposeThroughCastIntoMatmul>(
-      context);
+  patterns.add<FoldTransposeIntoMatmul>(context);
 }
 
 //===----------------------------------------------------------------------===//

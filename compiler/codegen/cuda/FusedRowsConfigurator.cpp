@@ -40,11 +40,11 @@ cuda::configureFusedRows(const FusedRowsPlan &plan, TargetAttr target,
     why = "rows too long to carry their partials";
     return std::nullopt;
   }
+  int64_t chunks = rowChunks(plan, vector);
   // Without reductions a row may be shared: enough warps for every SM to
   // hold kWarpsInFlight of them (each row keeps at least one chunk a warp).
   int64_t segments = 1;
   if (!plan.rowReductions) {
-    int64_t chunks = rowChunks(plan, vector);
     int64_t wanted = target.getSmCount() * kWarpsInFlight;
     int64_t slots = plan.rows / plan.rowsPerGroup;
     segments = std::clamp<int64_t>((wanted + slots - 1) / slots, 1, chunks);
@@ -64,7 +64,6 @@ cuda::configureFusedRows(const FusedRowsPlan &plan, TargetAttr target,
   // A row swept more than once (a layer norm: statistics, then outputs) is
   // loaded whole when its inputs fit in registers: every chunk's loads in
   // flight at once, and no second read of the row. Else a chunk at a time.
-  int64_t chunks = rowChunks(plan, vector);
   int64_t stages = 1;
   if (plan.rowReductions && !plan.partials && chunks > 1 &&
       chunks * plan.elementInputs * vector <= kMaxWholeRowRegisters)

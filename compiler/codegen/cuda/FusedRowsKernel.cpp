@@ -479,8 +479,8 @@ struct RowsKernel : KernelBuilder {
   Value row, lane, column, valid;    // i32; valid: i1 or null (all valid)
   /// This warp's shared-memory partials (rows outer), or null.
   Value partialSlice;
-  /// Whole-row mode: the row's element inputs by (input, chunk), loaded
-  /// once before the first sweep; `chunkIndex` is the chunk entered (-1:
+  /// Whole-row mode: the row's element inputs by (input, chunk), loaded in
+  /// the first sweep that uses them; `chunkIndex` is the chunk entered (-1:
   /// a chunk of a loop).
   DenseMap<std::pair<Value, int64_t>, SmallVector<Value>> rowInputs;
   int64_t chunkIndex = -1;

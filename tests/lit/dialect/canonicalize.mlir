@@ -444,7 +444,7 @@ func.func @matmul_transpose_clears_flag(%a: tensor<8x16xf32>, %b: tensor<16x32xf
 
 // -----
 
-// FoldTransposeThroughCastIntoMatmul: autocast's weight, cast(t(w)), used
+// FoldTransposeIntoMatmul through a cast: autocast's weight, cast(t(w)), used
 // by the forward and the input gradient's matmuls: the cast takes w as it
 // lies, both layout flags flip and the transpose is gone (CSE then merges
 // the two casts).
