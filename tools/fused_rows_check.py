@@ -4,7 +4,10 @@ spells them (residual add + layer norm, the layer-norm backward, bias +
 tanh GELU in bf16, a softmax, the erf/sigmoid/sqrt/log/select family, a
 weight cast over few long rows), captured and compiled as Nova compiles
 them, every kernel's outputs NaN-poisoned, odd row counts and rows that no
-chunk divides, against f64 references on random data.
+chunk divides, against f64 references on random data. The `gemm_*` cases
+are regions computed in the epilogue of the GEMM that makes their input
+(nova-fuse-matmul-epilogue): an MLP's GELU backward with its bias
+gradient, at the model's shape and at edges of every dim.
 
 Build box (compiler installed):
     .venv/bin/python tools/fused_rows_check.py prepare --out bench-artifacts/fused-rows-check
@@ -25,13 +28,17 @@ import kernel_check_cli  # noqa: E402
 
 PIPELINE = (
     "builtin.module(nova-fuse-elementwise, nova-split-reductions, "
+    "nova-fuse-matmul-epilogue{{target={arch}}}, "
     "nova-configure-kernels{{target={arch}}}, "
     "convert-nova-to-iree-kernels{{poison-outputs=true}}, "
     "convert-nova-to-linalg, canonicalize, cse)"
 )
 # Max |error| over max |reference| per output dtype (f32 sums of 16384
-# rows: f32 rounding of the partials and the second stage).
+# rows: f32 rounding of the partials and the second stage). A GEMM case's
+# f32 sums add up bf16 values (the product and the gradient are rounded to
+# bf16 as torch's bf16 matmul rounds them): bf16's tolerance.
 TOLERANCE = {"bfloat16": 1e-2, "float32": 2e-5}
+GEMM_TOLERANCE = 1e-2
 
 
 def _ln_forward(x, res, w, b):
@@ -100,6 +107,24 @@ def _weight_cast(w):
     return w.to(torch.bfloat16), (w * 0.5).to(torch.bfloat16).float()
 
 
+def _gemm_gelu_backward(dy, w, h, b):
+    # The MLP's backward at its GELU: the input gradient of the second
+    # layer, times the GELU's derivative at the pre-activation, the bias
+    # gradient, and the GELU output the second layer's weight gradient reads.
+    import torch
+
+    pre = h + b
+    dx = torch.ops.aten.gelu_backward(dy @ w, pre, approximate="tanh")
+    return dx, dx.float().sum(0), torch.nn.functional.gelu(pre, approximate="tanh")
+
+
+def _gemm_bias_erf_gelu(x, w, b):
+    # A product only a bias + exact GELU reads: no partial sums.
+    import torch
+
+    return torch.nn.functional.gelu(x @ w + b)
+
+
 # name -> (function, input shapes and dtypes); the references run the same
 # functions in f64.
 CASES: dict[str, tuple[Callable[..., Any], list[tuple[tuple[int, ...], str]]]] = {
@@ -115,6 +140,9 @@ CASES: dict[str, tuple[Callable[..., Any], list[tuple[tuple[int, ...], str]]]] =
     "weight_cast_64x32000": (_weight_cast, [((64, 32000), "float32")]),
     "column_sums_16384x520": (_column_sums, [((16384, 520), "bfloat16"), ((16384, 520), "float32")]),
     "column_sums_1000x64": (_column_sums, [((1000, 64), "bfloat16"), ((1000, 64), "float32")]),
+    "gemm_gelu_bwd_16384x3072x768": (_gemm_gelu_backward, [((16384, 768), "bfloat16"), ((768, 3072), "bfloat16"), ((16384, 3072), "bfloat16"), ((3072,), "bfloat16")]),
+    "gemm_gelu_bwd_1008x776x200": (_gemm_gelu_backward, [((1008, 200), "bfloat16"), ((200, 776), "bfloat16"), ((1008, 776), "bfloat16"), ((776,), "bfloat16")]),
+    "gemm_bias_erf_gelu_1000x520x96": (_gemm_bias_erf_gelu, [((1000, 96), "bfloat16"), ((96, 520), "bfloat16"), ((520,), "bfloat16")]),
 }
 
 
@@ -145,8 +173,9 @@ def prepare(out: Path, target: str) -> None:
         for stage in ("convert-torch-to-nova", "nova-optimize", PIPELINE.format(arch=arch)):
             text = compiler.run_pipeline(text, stage, allow_unregistered_dialects=True)
         kernels = sorted({p.split("::", 1)[0] for p in text.split("entry_points = [@")[1:]})
-        if not any("fused_rows" in k for k in kernels) or "nova.fused" in text:
-            raise RuntimeError(f"{name}: not on Nova's fused-rows kernels: {kernels}")
+        expected = "_tma_e" if name.startswith("gemm_") else "fused_rows"
+        if not any(expected in k for k in kernels) or "nova.fused" in text:
+            raise RuntimeError(f"{name}: not on Nova's {expected} kernels: {kernels}")
         text = compiler.run_pipeline(text, "builtin.module()", allow_unregistered_dialects=True, generic_output=True)
         (out / f"{name}.vmfb").write_bytes(compile_to_vmfb(text, target))
         cases.append({"name": name, "kernels": kernels})
@@ -178,7 +207,8 @@ def run(directory: Path, iters: int) -> int:
         for v, r in zip(got, ref):
             err = float((v.double() - r).abs().max() / r.abs().max())
             errs.append(err)
-            ok &= err < TOLERANCE[str(v.dtype).removeprefix("torch.")]
+            tolerance = TOLERANCE[str(v.dtype).removeprefix("torch.")]
+            ok &= err < (GEMM_TOLERANCE if name.startswith("gemm_") else tolerance)
         row["max_rel_err"] = errs
         start = time.perf_counter()
         for _ in range(iters):

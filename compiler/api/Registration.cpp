@@ -91,6 +91,9 @@ void buildLowerToLinalgPipeline(OpPassManager &pm,
     pm.addPass(createNovaFuseElementwise());
     pm.addPass(createNovaRematerialize());
     pm.addPass(createNovaSplitReductions());
+    NovaFuseMatmulEpilogueOptions epilogues;
+    epilogues.target = arch;
+    pm.addPass(createNovaFuseMatmulEpilogue(epilogues));
     NovaConfigureKernelsOptions configure;
     configure.target = arch;
     configure.f32MatmulPrecision = options.f32MatmulPrecision;

@@ -56,6 +56,34 @@ FailureOr<cuda::GemmProblem> gemmProblem(MatmulOp op,
   return problem;
 }
 
+/// Bytes per result element a GEMM epilogue (the nova.fused region around
+/// `op`) moves beyond the product's own write: its other element inputs and
+/// results, and its partial column sums (one f32 per group of rows).
+FailureOr<double> epilogueBytes(MatmulOp op, std::string &why) {
+  auto fused = dyn_cast<FusedOp>(op->getParentOp());
+  if (!fused)
+    return 0.0;
+  FailureOr<cuda::FusedRowsPlan> plan = cuda::analyzeFusedRows(fused, why);
+  if (failed(plan))
+    return failure();
+  auto bytes = [](Value v) {
+    return double(cast<RankedTensorType>(v.getType()).getElementTypeBitWidth()) / 8;
+  };
+  Block &body = fused.getBody().front();
+  double total = -bytes(op.getResult());
+  for (BlockArgument arg : body.getArguments())
+    if (plan->kind.lookup(arg) == cuda::RowKind::Element)
+      total += bytes(arg);
+  for (Value v : body.getTerminator()->getOperands()) {
+    cuda::RowKind kind = plan->kind.lookup(v);
+    if (kind == cuda::RowKind::Element)
+      total += bytes(v);
+    else if (kind == cuda::RowKind::Partial)
+      total += bytes(v) / double(plan->rowsPerGroup);
+  }
+  return std::max(total, 0.0);
+}
+
 struct ConfigureKernelsPass
     : nova::impl::NovaConfigureKernelsBase<ConfigureKernelsPass> {
   using Base::Base;
@@ -80,6 +108,13 @@ struct ConfigureKernelsPass
       std::string why;
       FailureOr<cuda::GemmProblem> problem =
           gemmProblem(op, *f32Precision, why);
+      if (succeeded(problem)) {
+        FailureOr<double> epilogue = epilogueBytes(op, why);
+        if (failed(epilogue))
+          problem = failure();
+        else
+          problem->epilogueBytes = *epilogue;
+      }
       if (failed(problem)) {
         if (remarks)
           op.emitRemark() << "not configured: " << why;

@@ -211,6 +211,33 @@ def NovaRematerialize : Pass<"nova-rematerialize"> {
   let dependentDialects = ["::mlir::nova::NovaDialect"];
 }
 
+def NovaFuseMatmulEpilogue : Pass<"nova-fuse-matmul-epilogue"> {
+  let summary = "Move a bf16 matmul into the nova.fused region that alone reads it (GEMM epilogue)";
+  let description = [{
+    Where a bf16 `nova.matmul` (2-D, N a multiple of 8) has one reader, a
+    `nova.fused` region Nova's GEMM can compute in its epilogue, the matmul
+    becomes the region's first op, reading its operands as inputs of the
+    region: the product is never written to memory and read back, and the
+    region is no launch of its own. The GELU backward of an MLP (the
+    input-gradient GEMM of its second linear layer, multiplied by the
+    GELU's derivative) with its bias gradient's partial column sums is the
+    case it is made for. The epilogue evaluates the region at each
+    accumulator pair, so the region may not reduce over its rows (a row
+    spans many tiles) and its partial sums must be over groups of 16 rows
+    (one warp's rows of an MMA tile); its element results are bf16. A
+    product with other readers (a forward activation the backward reads
+    again) stays a matmul of its own. Only for targets whose GEMM kernel
+    has the epilogue (`target` = sm_90); elsewhere nothing changes. Runs
+    after nova-split-reductions, before nova-configure-kernels, which
+    counts the epilogue's bytes in the matmul's cost.
+  }];
+  let options = [
+    Option<"target", "target", "std::string", /*default=*/"\"\"",
+           "CUDA architecture compiled for (sm_90: epilogues formed)">,
+  ];
+  let dependentDialects = ["::mlir::nova::NovaDialect"];
+}
+
 def NovaConfigureKernels : Pass<"nova-configure-kernels", "::mlir::ModuleOp"> {
   let summary = "Choose each matmul's GPU kernel configuration analytically";
   let description = [{

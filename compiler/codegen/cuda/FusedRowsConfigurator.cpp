@@ -33,6 +33,10 @@ cuda::configureFusedRows(const FusedRowsPlan &plan, TargetAttr target,
     why = "Nova's row kernels need sm_80 or newer";
     return std::nullopt;
   }
+  if (plan.matmul) {
+    why = "a GEMM epilogue: configured with its matmul";
+    return std::nullopt;
+  }
   int64_t vector = std::max<int64_t>(1, 16 / plan.widestBytes);
   while (plan.columns % vector)
     vector /= 2;

@@ -7,6 +7,7 @@
 #include "compiler/codegen/cuda/FusedRowsKernel.h"
 #include "compiler/codegen/cuda/KernelBuilder.h"
 #include "compiler/codegen/cuda/PtxSerialization.h"
+#include "compiler/codegen/cuda/RegionElements.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
@@ -166,7 +167,31 @@ struct Analyzer {
         return RowKind::Row;
       return std::nullopt; // a column vector, or ambiguous: from its uses
     };
+    // A GEMM epilogue's region starts with its matmul, whose operands are
+    // inputs of their own (not in the row space) and whose result is an
+    // element value.
+    for (Operation &inner : body.without_terminator()) {
+      auto matmul = dyn_cast<MatmulOp>(inner);
+      if (!matmul)
+        continue;
+      if (plan.matmul)
+        return fail("more than one matmul");
+      plan.matmul = matmul;
+      for (Value operand : {matmul.getLhs(), matmul.getRhs()}) {
+        auto arg = dyn_cast<BlockArgument>(operand);
+        if (!arg || arg.getOwner() != &body || !arg.hasOneUse())
+          return fail("a matmul operand that is not an input of its own");
+      }
+      if (!isElementShaped(matmul.getResult()))
+        return fail("a matmul result outside the row space");
+    }
+    auto isMatmulOperand = [&](BlockArgument arg) {
+      return plan.matmul && llvm::is_contained(plan.matmul->getOperands(),
+                                               Value(arg));
+    };
     for (BlockArgument arg : body.getArguments()) {
+      if (isMatmulOperand(arg))
+        continue;
       if (!supportedElement(
               cast<RankedTensorType>(arg.getType()).getElementType()))
         return fail("an input of an unsupported element type");
@@ -185,6 +210,10 @@ struct Analyzer {
         if (!value || !value.isSplat())
           return fail("a non-splat constant");
         plan.kind[constant.getResult()] = RowKind::Scalar;
+        continue;
+      }
+      if (&inner == plan.matmul) {
+        plan.kind[inner.getResult(0)] = RowKind::Element;
         continue;
       }
       if (auto broadcast = dyn_cast<BroadcastInDimOp>(inner)) {
@@ -259,7 +288,7 @@ struct Analyzer {
       plan.kind[inner.getResult(0)] = *k;
     }
     for (BlockArgument arg : body.getArguments())
-      if (!plan.kind.count(arg))
+      if (!isMatmulOperand(arg) && !plan.kind.count(arg))
         return fail("an input that is neither per element, row, column nor "
                     "scalar");
     for (Value v : yield.getValues()) {
@@ -287,6 +316,8 @@ struct Analyzer {
       return std::max<int64_t>(1, t.getIntOrFloatBitWidth() / 8);
     };
     for (BlockArgument arg : body.getArguments()) {
+      if (isMatmulOperand(arg))
+        continue;
       RowKind k = plan.kind.lookup(arg);
       if (k == RowKind::Element || k == RowKind::Column)
         plan.widestBytes = std::max(plan.widestBytes, bytes(arg));
@@ -389,6 +420,15 @@ bool cuda::partialsFit(const FusedRowsPlan &plan, int64_t vector) {
 bool cuda::isLastDimReduction(Operation *op) { return lastDimReduction(op); }
 
 
+uint64_t cuda::regionHash(FusedOp op) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  OpPrintingFlags flags;
+  flags.printGenericOpForm().useLocalScope();
+  op->print(os, flags);
+  return llvm::xxh3_64bits(text);
+}
+
 FailureOr<FusedRowsPlan> cuda::analyzeFusedRows(FusedOp op, std::string &why) {
   Analyzer analyzer(op, why);
   if (!analyzer.run())
@@ -408,6 +448,10 @@ FailureOr<FusedRowsSpec> cuda::fusedRowsSpec(FusedOp op,
   ArrayRef<int64_t> warps = config.getWarpLayout();
   if (tile.size() != 3 || tile[0] != 1 || warps.size() != 2) {
     why = "expected a [1, vector, segments] tile and [warps, 1] warp layout";
+    return failure();
+  }
+  if (plan.matmul) {
+    why = "a region with a matmul is a GEMM epilogue";
     return failure();
   }
   FusedRowsSpec spec;
@@ -446,13 +490,7 @@ FailureOr<FusedRowsSpec> cuda::fusedRowsSpec(FusedOp op,
     why = "rows too long to carry their partials";
     return failure();
   }
-  // The kernel is the region: its printed form (no locations) names it.
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  OpPrintingFlags flags;
-  flags.printGenericOpForm().useLocalScope();
-  op->print(os, flags);
-  uint64_t hash = llvm::xxh3_64bits(text);
+  uint64_t hash = regionHash(op);
   spec.kernelName =
       llvm::formatv("nova_fused_rows_{0}x{1}_v{2}_w{3}_s{4}{5}_{6:x16}",
                     plan.rows, plan.columns, spec.vector, spec.warps,
@@ -467,311 +505,15 @@ FailureOr<FusedRowsSpec> cuda::fusedRowsSpec(FusedOp op,
 
 namespace {
 
-constexpr double kLog2e = 1.4426950408889634, kLn2 = 0.69314718055994531;
-
-struct RowsKernel : KernelBuilder {
-  const FusedRowsPlan &plan;
+struct RowsKernel : RegionElements {
   const FusedRowsSpec &spec;
-  Block &region;
-  DenseMap<Value, Value> pointers;   // region input/result -> kernel param
-  DenseMap<Value, Value> known;      // scalar and row values
-  DenseMap<Value, SmallVector<Value>> chunk; // this chunk's element values
-  Value row, lane, column, valid;    // i32; valid: i1 or null (all valid)
+  Value lane, valid; // i32; valid: i1 or null (all valid)
   /// This warp's shared-memory partials (rows outer), or null.
   Value partialSlice;
-  /// Whole-row mode: the row's element inputs by (input, chunk), loaded in
-  /// the first sweep that uses them; `chunkIndex` is the chunk entered (-1:
-  /// a chunk of a loop).
-  DenseMap<std::pair<Value, int64_t>, SmallVector<Value>> rowInputs;
-  int64_t chunkIndex = -1;
 
   RowsKernel(OpBuilder &b, Location loc, const FusedRowsPlan &plan,
              const FusedRowsSpec &spec, Block &region)
-      : KernelBuilder(b, loc), plan(plan), spec(spec), region(region) {}
-
-  static Type storageType(Type element, MLIRContext *context) {
-    // Element types from the compiler's context, rebuilt in the kernel's.
-    if (element.isF32())
-      return Float32Type::get(context);
-    if (element.isBF16())
-      return BFloat16Type::get(context);
-    if (element.isF16())
-      return Float16Type::get(context);
-    return IntegerType::get(context, 8); // i1 as a byte
-  }
-  Type storage(Value v) {
-    return storageType(cast<RankedTensorType>(v.getType()).getElementType(),
-                       b.getContext());
-  }
-  Value at(Type type, Value base, Value index) {
-    return LLVM::GEPOp::create(b, loc, global, type, base, ValueRange{index});
-  }
-  /// A loaded or computed element in the kernel's arithmetic type.
-  Value widen(Value x, bool boolean) {
-    if (boolean)
-      return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, x,
-                                   arith::ConstantIntOp::create(b, loc, 0, 8));
-    if (!x.getType().isF32())
-      return arith::ExtFOp::create(b, loc, f32, x);
-    return x;
-  }
-  Value narrow(Value x, Type type) {
-    if (x.getType().isInteger(1))
-      return arith::ExtUIOp::create(b, loc, type, x);
-    if (!type.isF32())
-      return arith::TruncFOp::create(b, loc, type, x);
-    return x;
-  }
-  Value loadScalar(Value input, Value index) {
-    Type type = storage(input);
-    Value x = LLVM::LoadOp::create(b, loc, type, at(type, pointers[input], index),
-                                   /*alignment=*/0, false, false,
-                                   /*isInvariant=*/true);
-    return widen(x, isBool(input));
-  }
-  /// `spec.vector` elements of `input` from element `index` (i64).
-  SmallVector<Value> loadVector(Value input, Value index) {
-    Type type = storage(input);
-    auto vectorType = VectorType::get({spec.vector}, type);
-    int64_t bytes = spec.vector * std::max<int64_t>(
-                                      1, type.getIntOrFloatBitWidth() / 8);
-    Value v = LLVM::LoadOp::create(b, loc, vectorType,
-                                   at(type, pointers[input], index), bytes,
-                                   false, false, /*isInvariant=*/true);
-    SmallVector<Value> out;
-    for (int64_t i = 0; i < spec.vector; ++i)
-      out.push_back(widen(vector::ExtractOp::create(b, loc, v, i), isBool(input)));
-    return out;
-  }
-  void storeVector(Value result, Value pointer, Value index,
-                   ArrayRef<Value> values) {
-    Type type = storage(result);
-    SmallVector<Value> narrowed;
-    for (Value x : values)
-      narrowed.push_back(narrow(x, type));
-    int64_t elementBytes = std::max<int64_t>(1, type.getIntOrFloatBitWidth() / 8);
-    int64_t piece = std::min<int64_t>(spec.vector, 16 / elementBytes);
-    for (int64_t first = 0; first < spec.vector; first += piece) {
-      auto vectorType = VectorType::get({piece}, type);
-      Value v = vector::FromElementsOp::create(
-          b, loc, vectorType, ArrayRef(narrowed).slice(first, piece));
-      LLVM::StoreOp::create(b, loc, v,
-                            at(type, pointer, add(index, c64(first))),
-                            piece * elementBytes);
-    }
-  }
-
-  Value fdiv(Value x, Value y) { return arith::DivFOp::create(b, loc, x, y); }
-  /// 1/x on the MUFU unit (~1 ulp): an IEEE div.rn.f32 is a ~20-instruction
-  /// subroutine, and tanh/erf/sigmoid ran at half of DRAM speed on it. Only
-  /// Nova's own approximations use it; a user's division stays IEEE.
-  Value rcp(Value x) { return intrinsic("llvm.nvvm.rcp.approx.ftz.f", x); }
-  // Bit operations, not llvm.intr.fabs/copysign: gpu-to-nvvm sends those
-  // to libdevice, which Nova does not link.
-  Value bits(Value x) { return arith::BitcastOp::create(b, loc, i32, x); }
-  Value fromBits(Value x) { return arith::BitcastOp::create(b, loc, f32, x); }
-  Value fabs(Value x) { return fromBits(andI(bits(x), c32(0x7fffffff))); }
-  Value exp(Value x) { return ex2(fmul(x, cf(kLog2e))); }
-  Value lt(Value x, Value y) {
-    return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, x, y);
-  }
-  Value copySign(Value magnitude, Value sign) {
-    return fromBits(orI(andI(bits(magnitude), c32(0x7fffffff)),
-                        andI(bits(sign), c32(int32_t(0x80000000)))));
-  }
-  Value poly(Value x, ArrayRef<double> coefficients) { // highest first
-    Value r = cf(coefficients.front());
-    for (double c : coefficients.drop_front())
-      r = fadd(fmul(r, x), cf(c));
-    return r;
-  }
-  /// tanh: an odd Taylor polynomial below |x| = 0.3 (no cancellation),
-  /// 1 - 2 / (e^2|x| + 1) above.
-  Value tanh(Value x) {
-    Value a = fabs(x);
-    Value x2 = fmul(x, x);
-    Value small = fmul(x, poly(x2, {62.0 / 2835, -17.0 / 315, 2.0 / 15,
-                                    -1.0 / 3, 1.0}));
-    Value large = fsub(cf(1.0), fmul(cf(2.0), rcp(fadd(exp(fmul(a, cf(2.0))),
-                                                        cf(1.0)))));
-    return select(lt(a, cf(0.3)), small, copySign(large, x));
-  }
-  /// erf: Taylor below |x| = 0.5, Abramowitz-Stegun 7.1.26 above.
-  Value erf(Value x) {
-    Value a = fabs(x);
-    Value x2 = fmul(x, x);
-    Value small = fmul(
-        fmul(x, cf(2.0 / std::sqrt(M_PI))),
-        poly(x2, {1.0 / 216, -1.0 / 42, 1.0 / 10, -1.0 / 3, 1.0}));
-    Value t = rcp(fadd(cf(1.0), fmul(cf(0.3275911), a)));
-    Value p = fmul(t, poly(t, {1.061405429, -1.453152027, 1.421413741,
-                               -0.284496736, 0.254829592}));
-    Value large = fsub(cf(1.0), fmul(p, exp(fsub(cf(0.0), x2))));
-    return select(lt(a, cf(0.5)), small, copySign(large, x));
-  }
-
-  /// One element of `op` from its operands' elements.
-  Value emitElementwise(Operation *op, ArrayRef<Value> x) {
-    return llvm::TypeSwitch<Operation *, Value>(op)
-        .Case([&](AddOp) { return fadd(x[0], x[1]); })
-        .Case([&](SubOp) { return fsub(x[0], x[1]); })
-        .Case([&](MulOp) { return fmul(x[0], x[1]); })
-        .Case([&](DivOp) { return fdiv(x[0], x[1]); })
-        .Case([&](MaxOp) {
-          return arith::MaximumFOp::create(b, loc, x[0], x[1]).getResult();
-        })
-        .Case([&](MinOp) {
-          return arith::MinimumFOp::create(b, loc, x[0], x[1]).getResult();
-        })
-        .Case([&](NegOp) { return arith::NegFOp::create(b, loc, x[0]).getResult(); })
-        .Case([&](AbsOp) { return fabs(x[0]); })
-        .Case([&](ExpOp) { return exp(x[0]); })
-        .Case([&](LogOp) { return fmul(lg2(x[0]), cf(kLn2)); })
-        .Case([&](TanhOp) { return tanh(x[0]); })
-        .Case([&](ErfOp) { return erf(x[0]); })
-        .Case([&](SqrtOp) { return intrinsic("llvm.nvvm.sqrt.rn.f", x[0]); })
-        .Case([&](RsqrtOp) { return intrinsic("llvm.nvvm.rsqrt.approx.f", x[0]); })
-        .Case([&](ReluOp) {
-          return arith::MaximumFOp::create(b, loc, x[0], cf(0.0)).getResult();
-        })
-        .Case([&](SigmoidOp) {
-          return rcp(fadd(cf(1.0), exp(arith::NegFOp::create(b, loc, x[0]))));
-        })
-        .Case([&](RoundTf32Op) { return RoundTf32Op::buildScalar(b, loc, x[0]); })
-        .Case([&](SelectOp) { return select(x[0], x[1], x[2]); })
-        .Case([&](CompareOp c) {
-          using P = arith::CmpFPredicate;
-          P p = P::OEQ;
-          switch (c.getDirection()) {
-          case CompareDirection::EQ: p = P::OEQ; break;
-          case CompareDirection::NE: p = P::UNE; break;
-          case CompareDirection::LT: p = P::OLT; break;
-          case CompareDirection::LE: p = P::OLE; break;
-          case CompareDirection::GT: p = P::OGT; break;
-          case CompareDirection::GE: p = P::OGE; break;
-          }
-          if (x[0].getType().isInteger(1)) {
-            using I = arith::CmpIPredicate;
-            I q = c.getDirection() == CompareDirection::NE ? I::ne : I::eq;
-            return arith::CmpIOp::create(b, loc, q, x[0], x[1]).getResult();
-          }
-          return arith::CmpFOp::create(b, loc, p, x[0], x[1]).getResult();
-        })
-        .Case([&](CastOp c) {
-          Type to = cast<RankedTensorType>(c.getType()).getElementType();
-          Value v = x[0];
-          if (v.getType().isInteger(1)) {
-            if (to.isInteger(1))
-              return v;
-            return select(v, cf(1.0), cf(0.0));
-          }
-          if (to.isInteger(1))
-            return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE, v,
-                                         cf(0.0))
-                .getResult();
-          if (to.isF32())
-            return v;
-          // Rounds as the cast does, then computes on in f32.
-          Type narrowType = storageType(to, b.getContext());
-          Value rounded = arith::TruncFOp::create(b, loc, narrowType, v);
-          return arith::ExtFOp::create(b, loc, f32, rounded).getResult();
-        })
-        .Default([](Operation *) -> Value {
-          llvm_unreachable("checked by analyzeFusedRows");
-        });
-  }
-
-  /// Scalars and row values of `level`: computed once per row, before the
-  /// sweeps that use them.
-  void emitKnown(int64_t level, bool scalars) {
-    for (BlockArgument arg : region.getArguments()) {
-      RowKind k = plan.kind.lookup(arg);
-      if (scalars && k == RowKind::Scalar && !known.count(arg))
-        known[arg] = loadScalar(arg, c64(0));
-      if (!scalars && k == RowKind::Row && level == 0 && !known.count(arg))
-        known[arg] = loadScalar(arg, wide(row));
-    }
-    for (Operation &op : region.without_terminator()) {
-      Value result = op.getResult(0);
-      RowKind k = plan.kind.lookup(result);
-      bool wanted = scalars ? k == RowKind::Scalar
-                            : k == RowKind::Row &&
-                                  plan.level.lookup(result) == level &&
-                                  !lastDimReduction(&op);
-      if (!wanted || known.count(result))
-        continue;
-      if (auto constant = dyn_cast<ConstantOp>(op)) {
-        auto value = cast<DenseElementsAttr>(constant.getValue());
-        known[result] =
-            isBool(result)
-                ? arith::ConstantIntOp::create(b, loc,
-                                               value.getSplatValue<bool>(), 1)
-                      .getResult()
-                : cf(value.getSplatValue<APFloat>().convertToDouble());
-        continue;
-      }
-      if (isa<BroadcastInDimOp, ReshapeOp>(op)) {
-        known[result] = known.lookup(op.getOperand(0));
-        continue;
-      }
-      SmallVector<Value> x;
-      for (Value v : op.getOperands())
-        x.push_back(known.lookup(v));
-      known[result] = emitElementwise(&op, x);
-    }
-  }
-
-  /// Row values are per row: rebuilt in each (loop) block that has a row.
-  void forgetRowValues() {
-    for (auto it = known.begin(); it != known.end();) {
-      auto next = std::next(it);
-      if (plan.kind.lookup(it->first) == RowKind::Row)
-        known.erase(it);
-      it = next;
-    }
-  }
-
-  /// This chunk's `spec.vector` elements of `v` (scalars and row values
-  /// repeated).
-  SmallVector<Value> elements(Value v) {
-    auto it = chunk.find(v);
-    if (it != chunk.end())
-      return it->second;
-    SmallVector<Value> out;
-    RowKind k = plan.kind.lookup(v);
-    if (k == RowKind::Scalar || k == RowKind::Row) {
-      out.assign(spec.vector, known.lookup(v));
-    } else if (auto arg = dyn_cast<BlockArgument>(v)) {
-      auto cached = rowInputs.find({arg, chunkIndex});
-      if (cached != rowInputs.end()) {
-        out = cached->second;
-      } else {
-        Value index = wide(column);
-        if (k == RowKind::Element)
-          index = add(mul(wide(row), c64(plan.columns)), index);
-        out = loadVector(arg, index);
-        if (k == RowKind::Element && chunkIndex >= 0)
-          rowInputs[{arg, chunkIndex}] = out;
-      }
-    } else {
-      Operation *op = v.getDefiningOp();
-      if (isa<BroadcastInDimOp, ReshapeOp>(op)) {
-        out = elements(op->getOperand(0));
-      } else {
-        SmallVector<SmallVector<Value>> operands;
-        for (Value operand : op->getOperands())
-          operands.emplace_back(elements(operand));
-        for (int64_t i = 0; i < spec.vector; ++i) {
-          SmallVector<Value> x;
-          for (auto &o : operands)
-            x.push_back(o[i]);
-          out.push_back(emitElementwise(op, x));
-        }
-      }
-    }
-    chunk[v] = out;
-    return out;
-  }
+      : RegionElements(b, loc, plan, region, spec.vector), spec(spec) {}
 
   Value shuffleXor(Value x, int64_t offset) {
     return NVVM::ShflOp::create(b, loc, f32, c32(-1), x, c32(offset),

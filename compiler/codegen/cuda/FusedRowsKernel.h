@@ -76,6 +76,9 @@ struct FusedRowsPlan {
   /// Whether the region reduces over the last dim (then rows are swept
   /// whole by one warp).
   bool rowReductions = false;
+  /// A GEMM epilogue's matmul (the region's first op, its operands inputs
+  /// of their own, its result an element value), or null.
+  Operation *matmul = nullptr;
   llvm::DenseMap<Value, RowKind> kind;
   /// Element/column values: the sweep that first can compute them; row
   /// values: the sweep after which they are known (0: before any sweep).
@@ -99,6 +102,10 @@ bool isLastDimReduction(Operation *op);
 
 /// Whether `op` reduces dim 1 of a [G, K, C] value (a partial result).
 bool isGroupReduction(Operation *op);
+
+/// A hash of `op`'s printed form (generic, no locations): a kernel generated
+/// from the region is named by it.
+uint64_t regionHash(FusedOp op);
 
 /// The plan for `op`, or failure with the reason in `why`.
 FailureOr<FusedRowsPlan> analyzeFusedRows(FusedOp op, std::string &why);

@@ -125,7 +125,8 @@ cuda::configureGemm(const GemmProblem &problem, TargetAttr target,
   double uniqueBytes =
       double(problem.batch) *
       (double(problem.m + problem.n) * problem.k * elementBytes +
-       double(problem.m) * problem.n * problem.resultBytes);
+       double(problem.m) * problem.n *
+           (problem.resultBytes + problem.epilogueBytes));
 
   std::optional<Candidate> best;
   static constexpr int64_t kTileM[] = {64, 128, 256};
@@ -180,7 +181,7 @@ cuda::configureGemm(const GemmProblem &problem, TargetAttr target,
       // Split K only when the tiles leave SMs idle, keeping every split at
       // least a full pipeline deep.
       int64_t maxSplit = 1;
-      if (tiles < sms)
+      if (tiles < sms && problem.epilogueBytes == 0)
         maxSplit = std::max<int64_t>(
             1, std::min(sms / tiles, kSteps / std::max<int64_t>(stages, 4)));
       for (int64_t split = 1; split <= maxSplit; ++split) {
@@ -207,7 +208,8 @@ cuda::configureGemm(const GemmProblem &problem, TargetAttr target,
                                      sharedBytes / smShared}),
                      latencyUs) +
             kTileFillCycles * cycleUs +
-            1e6 * double(bm) * bn * problem.resultBytes / smShared;
+            1e6 * double(bm) * bn *
+                (problem.resultBytes + problem.epilogueBytes) / smShared;
         double computeUs = ceilDiv(ctas, sms) * tileUs;
         double memoryUs = 1e6 * uniqueBytes / dram;
         // Partial sums in f32 are written and read back once.

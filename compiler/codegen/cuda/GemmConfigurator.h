@@ -39,6 +39,9 @@ struct GemmProblem {
   int64_t batch = 1, m = 0, n = 0, k = 0;
   GemmPrecision precision = GemmPrecision::BF16;
   int64_t resultBytes = 4; // bytes per result element
+  /// A fused epilogue's traffic per result element beyond C's write (its
+  /// other inputs and results, less C); it also rules out split-K.
+  double epilogueBytes = 0;
 };
 
 /// The configurator's choice and the model's numbers behind it.

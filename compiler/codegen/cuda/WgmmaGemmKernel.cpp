@@ -2,6 +2,7 @@
 
 #include "compiler/codegen/cuda/WgmmaGemmKernel.h"
 #include "compiler/codegen/cuda/PtxSerialization.h"
+#include "compiler/codegen/cuda/RegionElements.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -33,6 +34,10 @@ struct GemmKernel : KernelBuilder {
   GemmKernel(OpBuilder &b, Location loc, const WgmmaGemmSpec &spec)
       : KernelBuilder(b, loc), spec(spec) {}
   Value a, bOperand, c, scratch, m, n, k, batch;
+  /// With an epilogue: the kernel parameter of each region input other than
+  /// the matmul's operands, and of each region result.
+  DenseMap<Value, Value> epilogueInputs;
+  SmallVector<Value> epilogueResults;
   Value smem;
   Value tilesM, tilesN, perBatch, perSplit, kTiles, kPerSplit;
 
@@ -124,7 +129,7 @@ struct GemmKernel : KernelBuilder {
   }
 
   void consumer(Value tid, Value cta, Value ctas, Value total, Value group,
-                Value mapC) {
+                ArrayRef<Value> storeMaps) {
     MLIRContext *context = b.getContext();
     int64_t mTiles = spec.tileM / 64 / spec.consumers;
     Type accType = LLVM::LLVMStructType::getLiteral(
@@ -210,9 +215,19 @@ struct GemmKernel : KernelBuilder {
                                     : end.drop_back();
            ifThen(cmp(arith::CmpIPredicate::ugt, tl.kCount, c32(0)),
                   [&] { release(sub(itEnd, c32(1))); });
-           if (spec.tmaStore)
-             tmaStoreEpilogue(tl, results, consumerIndex, thread, warp, lane,
-                              mTiles, mapC);
+           if (spec.epilogue)
+             fusedEpilogue(tl, results, consumerIndex, thread, warp, lane,
+                           mTiles, storeMaps);
+           else if (spec.tmaStore)
+             stageAndStore(tl, consumerIndex, thread, warp, lane, mTiles,
+                           storeMaps[0],
+                           [&](int64_t mt, int64_t reg, Value, Value) {
+                             return std::make_pair(
+                                 convert(LLVM::ExtractValueOp::create(
+                                     b, loc, results[mt], reg)),
+                                 convert(LLVM::ExtractValueOp::create(
+                                     b, loc, results[mt], reg + 1)));
+                           });
            else
              epilogue(tl, results, consumerIndex, warp, lane, mTiles);
            return {itEnd};
@@ -283,13 +298,20 @@ struct GemmKernel : KernelBuilder {
   }
 
   /// The consumer's C rows into its 128B-swizzled boxes of [64 rows, 128
-  /// bytes] in shared memory, then TMA stores of them. Fragment (r, c) goes
-  /// to box (mt, c / boxCols), byte r * 128 + ((u ^ r % 8) * 16) + within,
-  /// u the 16-byte unit of c in the row: the eight rows one store
-  /// instruction touches land in eight different units, no bank conflicts.
-  void tmaStoreEpilogue(const Tile &tl, ValueRange accs, Value consumerIndex,
-                        Value thread, Value warp, Value lane, int64_t mTiles,
-                        Value mapC) {
+  /// bytes] in shared memory, then TMA stores of them through `map`.
+  /// Fragment (r, c) goes to box (mt, c / boxCols), byte r * 128 + ((u ^ r %
+  /// 8) * 16) + within, u the 16-byte unit of c in the row: the eight rows
+  /// one store instruction touches land in eight different units, no bank
+  /// conflicts. `pairAt(mt, reg, row, col)` gives the values (in C's type)
+  /// of registers reg and reg + 1 of subtile mt, at fragment row `row` of
+  /// the tile (0..63 + 64 mt) and column `col`; `afterColumns(mt, i)` runs
+  /// after column group i's pairs.
+  void stageAndStore(
+      const Tile &tl, Value consumerIndex, Value thread, Value warp,
+      Value lane, int64_t mTiles, Value map,
+      function_ref<std::pair<Value, Value>(int64_t, int64_t, Value, Value)>
+          pairAt,
+      function_ref<void(int64_t, int64_t)> afterColumns = {}) {
     Type outElement = this->outElement();
     int64_t outBytes = spec.outBytes();
     int64_t boxCols = 128 / outBytes, boxes = spec.tileN / boxCols;
@@ -300,7 +322,7 @@ struct GemmKernel : KernelBuilder {
             mul(consumerIndex, c32(consumerBytes))));
     Value barrierId = add(consumerIndex, c32(1)); // 0 is the CTA's
     auto groupBarrier = [&] { namedBarrier(barrierId, 128); };
-    // The previous tile's stores have read the buffer.
+    // The previous stores have read the buffer.
     ifThen(eq(thread, 0), [&] {
       NVVM::CpAsyncBulkWaitGroupOp::create(b, loc, b.getI32IntegerAttr(0),
                                            b.getUnitAttr());
@@ -321,16 +343,16 @@ struct GemmKernel : KernelBuilder {
           Value offset = add(
               add(c32(box * 64 * 128), mul(row, c32(128))),
               add(mul(unit, c32(16)), rem(byteInRow, c32(16))));
-          int64_t reg = 4 * i + 2 * h;
-          Value v0 = convert(LLVM::ExtractValueOp::create(b, loc, accs[mt], reg));
-          Value v1 =
-              convert(LLVM::ExtractValueOp::create(b, loc, accs[mt], reg + 1));
+          auto [v0, v1] = pairAt(mt, 4 * i + 2 * h, add(row, c32(64 * mt)),
+                                 add(pairCol, c32(col0)));
           Value pair = vector::FromElementsOp::create(
               b, loc, VectorType::get({2}, outElement), ValueRange{v0, v1});
           LLVM::StoreOp::create(b, loc, pair,
                                 byteOffset(shared, buffer, offset),
                                 2 * outBytes);
         }
+        if (afterColumns)
+          afterColumns(mt, i);
       }
     }
     fenceAsyncShared(); // before the TMA reads the tile
@@ -343,13 +365,137 @@ struct GemmKernel : KernelBuilder {
               add(tl.row0, add(mul(consumerIndex, c32(mTiles * 64)),
                                c32(mt * 64)));
           NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp::create(
-              b, loc, mapC,
+              b, loc, map,
               byteOffset(shared, buffer, c32((mt * boxes + j) * 64 * 128)),
               ValueRange{add(tl.col0, c32(j * boxCols)), row, plane}, Value(),
               NVVM::TMAStoreMode::TILE, Value());
         }
       NVVM::CpAsyncBulkCommitGroupOp::create(b, loc);
     });
+  }
+
+  /// The epilogue region at every fragment pair of the consumer's rows (see
+  /// the file comment): its element results staged and stored one after
+  /// another, its partial sums (with the first) from registers.
+  void fusedEpilogue(const Tile &tl, ValueRange accs, Value consumerIndex,
+                     Value thread, Value warp, Value lane, int64_t mTiles,
+                     ArrayRef<Value> storeMaps) {
+    const FusedRowsPlan &plan = *spec.epiloguePlan;
+    Block &region = spec.epilogue.getBody().front();
+    auto yield = cast<YieldOp>(region.getTerminator());
+    Value product = plan.matmul->getResult(0);
+    Type productType =
+        cast<RankedTensorType>(product.getType()).getElementType();
+    RegionElements values(b, loc, plan, region, /*width=*/2);
+    values.pointers = epilogueInputs;
+    values.emitKnown(0, /*scalars=*/true);
+    SmallVector<Operation *> partials;
+    for (Value v : yield.getValues())
+      if (plan.kind.lookup(v) == RowKind::Partial)
+        partials.push_back(v.getDefiningOp());
+    // Rows of the tile this consumer holds, in the matrix.
+    Value rowBase =
+        add(tl.row0, mul(consumerIndex, c32(mTiles * 64)));
+    Value lastRow = sub(m, c32(1)), lastPair = sub(n, c32(2));
+    SmallVector<unsigned> stored = spec.storedResults();
+    for (auto [s, result] : llvm::enumerate(stored)) {
+      Value target = yield.getValues()[result];
+      bool withPartials = s == 0;
+      // Per partial, this column group's two column sums.
+      SmallVector<std::array<Value, 2>> sums;
+      auto combine = [&](Operation *reduce, Value x, Value y) {
+        return isa<ReduceMaxOp>(reduce) ? fmax(x, y) : fadd(x, y);
+      };
+      auto pairAt = [&](int64_t mt, int64_t reg, Value rowInTile,
+                        Value col) -> std::pair<Value, Value> {
+        bool firstRow = reg % 4 == 0;
+        // A new column group: nothing of the last one is reused.
+        if (firstRow)
+          values.chunk.clear();
+        else
+          for (auto it = values.chunk.begin(); it != values.chunk.end();) {
+            auto next = std::next(it);
+            if (plan.kind.lookup(it->first) != RowKind::Column)
+              values.chunk.erase(it);
+            it = next;
+          }
+        // Loads stay in bounds; out-of-range values are clipped by the
+        // stores and left out of the sums.
+        values.row = min(add(rowBase, rowInTile), lastRow);
+        values.column = min(add(tl.col0, col), lastPair);
+        SmallVector<Value> acc;
+        for (int64_t e = 0; e < 2; ++e) {
+          Value x = LLVM::ExtractValueOp::create(b, loc, accs[mt], reg + e);
+          if (!productType.isF32())
+            x = arith::ExtFOp::create(
+                b, loc, f32,
+                arith::TruncFOp::create(
+                    b, loc,
+                    RegionElements::storageType(productType, b.getContext()),
+                    x)
+                    .getResult());
+          acc.push_back(x);
+        }
+        values.chunk[product] = acc;
+        if (withPartials) {
+          if (firstRow)
+            sums.clear();
+          for (auto [p, reduce] : llvm::enumerate(partials)) {
+            SmallVector<Value> x = values.elements(reduce->getOperand(0));
+            if (firstRow)
+              sums.push_back({x[0], x[1]});
+            else
+              sums[p] = {combine(reduce, sums[p][0], x[0]),
+                         combine(reduce, sums[p][1], x[1])};
+          }
+        }
+        SmallVector<Value> out = values.elements(target);
+        return {values.narrow(out[0], outElement()),
+                values.narrow(out[1], outElement())};
+      };
+      // A column group's partial sums over the warp's 16 rows: lanes l,
+      // l ^ 4, ..., l ^ 28 hold one column pair's other rows.
+      auto storeSums = [&](int64_t mt, int64_t i) {
+        Value groupRow = add(rowBase, c32(64 * mt));
+        groupRow = add(groupRow, mul(warp, c32(16)));
+        Value col = add(add(tl.col0, c32(8 * i)),
+                        mul(rem(lane, c32(4)), c32(2)));
+        Value ok = andI(andI(ult(lane, c32(4)), ult(groupRow, m)),
+                        ult(col, n));
+        for (auto [p, reduce] : llvm::enumerate(partials)) {
+          std::array<Value, 2> total = sums[p];
+          for (Value &t : total) {
+            for (int64_t offset : {4, 8, 16})
+              t = combine(reduce, t,
+                          NVVM::ShflOp::create(b, loc, f32, c32(-1), t,
+                                               c32(offset), c32(0x1f),
+                                               NVVM::ShflKind::bfly,
+                                               UnitAttr())
+                              .getResult());
+            if (isa<ReduceMeanOp>(reduce))
+              t = fmul(t, cf(1.0 / double(plan.rowsPerGroup)));
+          }
+          unsigned index = llvm::find(yield.getValues(), reduce->getResult(0)) -
+                           yield.getValues().begin();
+          ifThen(ok, [&] {
+            Value offset = add(mul(wide(div(groupRow, c32(16))), wide(n)),
+                               wide(col));
+            Value address = LLVM::GEPOp::create(
+                b, loc, global, f32, epilogueResults[index],
+                ValueRange{offset});
+            Value pair = vector::FromElementsOp::create(
+                b, loc, VectorType::get({2}, f32),
+                ValueRange{total[0], total[1]});
+            LLVM::StoreOp::create(b, loc, pair, address, 8);
+          });
+        }
+      };
+      stageAndStore(tl, consumerIndex, thread, warp, lane, mTiles,
+                    storeMaps[s], pairAt,
+                    withPartials && !partials.empty()
+                        ? function_ref<void(int64_t, int64_t)>(storeSums)
+                        : function_ref<void(int64_t, int64_t)>());
+    }
   }
 
   /// Accumulator fragment (row, col) of register 4i + 2h + {0, 1}: row
@@ -417,12 +563,23 @@ struct GemmKernel : KernelBuilder {
     Block &entry = func.getBody().front();
     a = entry.getArgument(0);
     bOperand = entry.getArgument(1);
-    c = entry.getArgument(2);
-    scratch = entry.getArgument(3);
-    m = entry.getArgument(4);
-    n = entry.getArgument(5);
-    k = entry.getArgument(6);
-    batch = entry.getArgument(7);
+    unsigned param = 2;
+    if (spec.epilogue) {
+      Block &region = spec.epilogue.getBody().front();
+      for (BlockArgument arg : region.getArguments())
+        if (!llvm::is_contained(spec.epiloguePlan->matmul->getOperands(),
+                                Value(arg)))
+          epilogueInputs[arg] = entry.getArgument(param++);
+      for (unsigned i = 0; i < spec.epilogue.getNumResults(); ++i)
+        epilogueResults.push_back(entry.getArgument(param++));
+    } else {
+      c = entry.getArgument(param++);
+    }
+    scratch = entry.getArgument(param++);
+    m = entry.getArgument(param++);
+    n = entry.getArgument(param++);
+    k = entry.getArgument(param++);
+    batch = entry.getArgument(param++);
     smem = LLVM::AddressOfOp::create(b, loc, smemGlobal);
 
     Value tid = id(gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x));
@@ -437,9 +594,15 @@ struct GemmKernel : KernelBuilder {
     Value total = mul(perSplit, c32(spec.splitK));
 
     Value mapA = byteOffset(global, scratch,
-                            mul(cta, c32(kDescriptorBytesPerCta)));
+                            mul(cta, c32(spec.descriptorBytesPerCta())));
     Value mapB = byteOffset(global, mapA, c32(kTensorMapBytes));
-    Value mapC = byteOffset(global, mapA, c32(2 * kTensorMapBytes));
+    // C's map, or one per result the epilogue stores.
+    SmallVector<Value> storeMaps;
+    if (spec.tmaStore)
+      for (size_t j = 0; j < std::max<size_t>(1, spec.storedResults().size());
+           ++j)
+        storeMaps.push_back(
+            byteOffset(global, mapA, c32((2 + j) * kTensorMapBytes)));
     ifThen(eq(tid, 0), [&] {
       int operandType = spec.tf32 ? kTensorMapF32 : kTensorMapBf16;
       // K-major [batch, rows, K] in boxes of all the tile's rows; MN-major
@@ -457,13 +620,18 @@ struct GemmKernel : KernelBuilder {
       operandMap(mapB, bOperand, n, spec.tileN, spec.bMnMajor);
       // C (or the partial sums) as [split x batch, M, N] in boxes of one
       // consumer's 64 rows.
-      if (spec.tmaStore)
-        encodeTensorMap(mapC, c, mul(batch, c32(spec.splitK)), m, n, 64,
+      SmallVector<Value> outputs = {c};
+      if (spec.epilogue) {
+        outputs.clear();
+        for (unsigned result : spec.storedResults())
+          outputs.push_back(epilogueResults[result]);
+      }
+      for (auto [map, output] : llvm::zip(storeMaps, outputs))
+        encodeTensorMap(map, output, mul(batch, c32(spec.splitK)), m, n, 64,
                         spec.outBytes(),
                         spec.outBytes() == 2 ? kTensorMapBf16 : kTensorMapF32);
       SmallVector<Value> maps = {mapA, mapB};
-      if (spec.tmaStore)
-        maps.push_back(mapC);
+      maps.append(storeMaps);
       publishTensorMaps(maps);
       for (int64_t s = 0; s < spec.stages; ++s) {
         NVVM::MBarrierInitOp::create(b, loc, fullBarrier(c32(s)), c32(1),
@@ -479,7 +647,10 @@ struct GemmKernel : KernelBuilder {
         tid, spec.movesRegisters(), kProducerRegisters, kConsumerRegisters,
         [&] { producer(tid, cta, ctas, total, toGeneric(mapA), toGeneric(mapB)); },
         [&](Value group) {
-          consumer(tid, cta, ctas, total, group, toGeneric(mapC));
+          SmallVector<Value> generic;
+          for (Value map : storeMaps)
+            generic.push_back(toGeneric(map));
+          consumer(tid, cta, ctas, total, group, generic);
         });
     gpu::ReturnOp::create(b, loc);
   }
@@ -487,8 +658,56 @@ struct GemmKernel : KernelBuilder {
 
 } // namespace
 
+SmallVector<unsigned> WgmmaGemmSpec::storedResults() const {
+  SmallVector<unsigned> stored;
+  if (!epilogue)
+    return stored;
+  auto yield = cast<YieldOp>(epilogue.getBody().front().getTerminator());
+  for (auto [i, v] : llvm::enumerate(yield.getValues()))
+    if (epiloguePlan->kind.lookup(v) == RowKind::Element)
+      stored.push_back(i);
+  return stored;
+}
+
+LogicalResult cuda::checkGemmEpilogue(const WgmmaGemmSpec &spec,
+                                      const FusedRowsPlan &plan,
+                                      std::string &why) {
+  auto fail = [&](const Twine &reason) {
+    why = reason.str();
+    return failure();
+  };
+  if (!plan.matmul)
+    return fail("the region has no matmul");
+  if (spec.tf32 || spec.splitK != 1 || !spec.tmaStore || !spec.bf16Result)
+    return fail("an epilogue needs a bf16 GEMM of one split with TMA stores");
+  if (plan.rowReductions)
+    return fail("an epilogue cannot reduce over a row");
+  if (plan.partials && (plan.rowsPerGroup != 16 || plan.rows % 16))
+    return fail("partial sums must be over whole groups of 16 rows");
+  Block &body = plan.matmul->getBlock()->getParentOp()->getRegion(0).front();
+  bool element = false;
+  for (Value v : body.getTerminator()->getOperands()) {
+    RowKind kind = plan.kind.lookup(v);
+    if (kind == RowKind::Row)
+      return fail("an epilogue has no per-row results");
+    if (kind == RowKind::Element) {
+      element = true;
+      if (!cast<RankedTensorType>(v.getType()).getElementType().isBF16())
+        return fail("an epilogue's element results must be bf16");
+    }
+  }
+  if (!element)
+    return fail("an epilogue stores at least one element result");
+  for (BlockArgument arg : body.getArguments())
+    if (plan.kind.lookup(arg) == RowKind::Row)
+      return fail("an epilogue takes no per-row inputs");
+  return success();
+}
+
 std::string WgmmaGemmSpec::kernelName() const {
-  return llvm::formatv("nova_gemm_{0}{10}_{1}_{2}x{3}x{4}_s{5}_c{6}_g{7}_k{8}{9}{11}",
+  std::string epilogueSuffix =
+      epilogue ? llvm::formatv("_e{0:x16}", epilogueHash).str() : "";
+  return llvm::formatv("nova_gemm_{0}{10}_{1}_{2}x{3}x{4}_s{5}_c{6}_g{7}_k{8}{9}{11}{12}",
                        tf32 ? "tf32" : "bf16",
                        writesPartials() ? "partial"
                        : bf16Result     ? "bf16"
@@ -500,7 +719,8 @@ std::string WgmmaGemmSpec::kernelName() const {
                                  (bMnMajor ? "n" : "k")
                            : std::string(),
                        promoteEvery ? "_p" + std::to_string(promoteEvery)
-                                    : std::string())
+                                    : std::string(),
+                       epilogueSuffix)
       .str();
 }
 
@@ -574,8 +794,14 @@ OwningOpRef<ModuleOp> cuda::buildWgmmaGemmKernel(MLIRContext *context,
       /*alignment=*/1024, /*addrSpace=*/3);
 
   Type ptr = LLVM::LLVMPointerType::get(context, 1), i32 = b.getI32Type();
-  auto func = createKernelFunc(b, name, {ptr, ptr, ptr, ptr, i32, i32, i32, i32},
-                               spec.threads());
+  // A, B, C (or the epilogue's other inputs and its results), scratch.
+  int64_t pointers = 4;
+  if (spec.epilogue)
+    pointers = 3 + spec.epilogue.getInputs().size() - 2 +
+               spec.epilogue.getNumResults();
+  SmallVector<Type> params(pointers, ptr);
+  params.append(4, i32);
+  auto func = createKernelFunc(b, name, params, spec.threads());
   GemmKernel(b, loc, spec).body(func, smem);
   return module;
 }

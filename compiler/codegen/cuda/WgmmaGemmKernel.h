@@ -19,6 +19,15 @@
 //   tile's epilogue reuses the buffer; without TMA stores (C rows not a
 //   multiple of 16 bytes) each thread stores its fragments, predicated only
 //   in tiles that cross an edge.
+// - Fused epilogue (nova-fuse-matmul-epilogue): a nova.fused region that
+//   starts with the matmul and computes elementwise values and partial
+//   column sums from its result (GELU's backward and its bias gradient).
+//   Each fragment pair is rounded to the matmul's type and the region is
+//   evaluated at its (row, col) by RegionElements (other element inputs
+//   loaded at the same place, column vectors at the column); each element
+//   result is staged and TMA-stored in turn through the one C buffer, and a
+//   partial sum over 16 rows is one warp's: its two rows per lane, then
+//   shuffles across the eight lanes of a column, stored by four lanes.
 // - Edges: TMA zero-fills out-of-range rows and K.
 // - Not yet: thread-block clusters (the config's cluster_m/cluster_n, TMA
 //   multicast of the shared operand) and stream-K: the kernel ignores the
@@ -30,9 +39,10 @@
 //   the tensor-map proxy.
 //
 // ABI: parameters (A, B, C, tensor-map scratch) as global pointers, then M,
-// N, K, batch as i32; block 128 x (1 + consumers) threads; grid x = CTAs;
+// N, K, batch as i32; with an epilogue, C is the region's other inputs then
+// its results. Block 128 x (1 + consumers) threads; grid x = CTAs;
 // dynamic shared memory `sharedMemoryBytes()`; scratch of
-// `kDescriptorBytesPerCta` bytes per CTA. Requires the operands' contiguous
+// `descriptorBytesPerCta()` bytes per CTA. Requires the operands' contiguous
 // dims to be multiples of 16 bytes (TMA strides) and 16-byte aligned bases.
 //
 //===----------------------------------------------------------------------===//
@@ -40,6 +50,7 @@
 #ifndef NOVA_CODEGEN_CUDA_WGMMAGEMMKERNEL_H
 #define NOVA_CODEGEN_CUDA_WGMMAGEMMKERNEL_H
 
+#include "compiler/codegen/cuda/FusedRowsKernel.h"
 #include "compiler/codegen/cuda/KernelBuilder.h"
 #include "compiler/dialect/NovaAttrs.h"
 
@@ -50,7 +61,6 @@
 
 namespace mlir::nova::cuda {
 
-constexpr int64_t kDescriptorBytesPerCta = 3 * kTensorMapBytes; // A, B, C
 /// Exact f32: K steps between promotions of the MMA accumulators.
 constexpr int64_t kExactPromoteEvery = 4;
 
@@ -69,6 +79,12 @@ struct WgmmaGemmSpec {
   /// Exact f32: every this many K steps the MMAs' accumulators are added
   /// into f32 sums (round to nearest) and restarted (0: never).
   int64_t promoteEvery = 0;
+  /// A fused epilogue: the nova.fused region whose first op is this GEMM's
+  /// matmul (its result the accumulators), the region's plan, and a hash of
+  /// its printed form (for the kernel's name). See the file comment.
+  mutable FusedOp epilogue; // ops are handles: read through a const spec
+  const FusedRowsPlan *epiloguePlan = nullptr;
+  uint64_t epilogueHash = 0;
 
   int64_t elementBytes() const { return tf32 ? 4 : 2; }
   /// One 128-byte swizzle row of K per stage.
@@ -95,7 +111,20 @@ struct WgmmaGemmSpec {
   /// Whether C holds f32 partial sums per split (split_k > 1).
   bool writesPartials() const { return splitK > 1; }
   std::string kernelName() const;
+  /// The epilogue's region results TMA stores: its element results (else C).
+  SmallVector<unsigned> storedResults() const;
+  /// Scratch for the CTA's tensor maps: A, B and one per stored result.
+  int64_t descriptorBytesPerCta() const {
+    return int64_t(2 + std::max<size_t>(1, storedResults().size())) *
+           kTensorMapBytes;
+  }
 };
+
+/// Checks that `spec` (bf16, one split, TMA stores) can carry `plan`'s region
+/// as its epilogue: element results in bf16, partial sums over groups of 16
+/// rows (a warp's rows of an MMA tile) and whole groups, no row reductions.
+LogicalResult checkGemmEpilogue(const WgmmaGemmSpec &spec,
+                                const FusedRowsPlan &plan, std::string &why);
 
 /// The spec for `config` (kernel "wgmma_tma", precision bf16 or tf32), or
 /// failure with the reason in `why`.

@@ -191,15 +191,46 @@ Value sumSplits(OpBuilder &b, Location loc, Value partials) {
       ->getResult(0);
 }
 
+/// A matmul to lower: alone, or the first op of the nova.fused region its
+/// GEMM's epilogue computes.
+struct GemmUse {
+  MatmulOp op;
+  cuda::WgmmaGemmSpec spec;
+  GemmShape shape;
+  FusedOp epilogue;
+  std::unique_ptr<cuda::FusedRowsPlan> plan;
+};
+
+/// The region inputs of `use`'s epilogue other than the matmul's operands.
+SmallVector<BlockArgument> epilogueInputs(GemmUse &use) {
+  SmallVector<BlockArgument> inputs;
+  for (BlockArgument arg : use.epilogue.getBody().getArguments())
+    if (!llvm::is_contained(use.op->getOperands(), Value(arg)))
+      inputs.push_back(arg);
+  return inputs;
+}
+
 LogicalResult lowerToGemmKernel(IRRewriter &rewriter, ModuleOp module,
-                                MatmulOp op, const cuda::WgmmaGemmSpec &spec,
-                                const GemmShape &shape, bool poisonOutputs) {
-  Location loc = op.getLoc();
+                                GemmUse &use, bool poisonOutputs) {
+  MatmulOp op = use.op;
+  const cuda::WgmmaGemmSpec &spec = use.spec;
+  const GemmShape &shape = use.shape;
+  // What the dispatch replaces: the matmul, or its epilogue's region.
+  Operation *replaced = use.epilogue ? use.epilogue.getOperation()
+                                     : op.getOperation();
+  Location loc = replaced->getLoc();
   std::string name = spec.kernelName();
   KernelExport kernel;
   kernel.name = name;
-  kernel.readOnlyBindings = {true, true, false, false}; // A, B, C, maps
-  kernel.constants = 4;                                 // M, N, K, batch
+  kernel.readOnlyBindings = {true, true}; // A, B
+  if (use.epilogue) {
+    kernel.readOnlyBindings.append(epilogueInputs(use).size(), true);
+    kernel.readOnlyBindings.append(use.epilogue.getNumResults(), false);
+  } else {
+    kernel.readOnlyBindings.push_back(false); // C
+  }
+  kernel.readOnlyBindings.push_back(false); // tensor maps
+  kernel.constants = 4;                     // M, N, K, batch
   kernel.workgroupSize = {spec.threads(), 1, 1};
   kernel.sharedMemoryBytes = spec.sharedMemoryBytes();
   // Grid: the workload (one CTA per SM at most, computed here).
@@ -209,8 +240,14 @@ LogicalResult lowerToGemmKernel(IRRewriter &rewriter, ModuleOp module,
                                })))
     return failure();
 
-  rewriter.setInsertionPoint(op);
-  Value lhs = op.getLhs(), rhs = op.getRhs();
+  rewriter.setInsertionPoint(replaced);
+  // An epilogue's matmul reads the region's inputs.
+  auto outside = [&](Value v) {
+    if (auto arg = dyn_cast<BlockArgument>(v); arg && use.epilogue)
+      return use.epilogue.getInputs()[arg.getArgNumber()];
+    return v;
+  };
+  Value lhs = outside(op.getLhs()), rhs = outside(op.getRhs());
   LoweringConfigAttr config = op.getLoweringConfigAttr();
   bool exact = config.getPrecision() == "tf32x3";
   // f32 operands are transposed (and, for TF32, rounded in the same pass)
@@ -276,19 +313,30 @@ LogicalResult lowerToGemmKernel(IRRewriter &rewriter, ModuleOp module,
           : RankedTensorType::get({shape.batch, shape.m, shape.n},
                                   resultElement);
   auto scratchType = RankedTensorType::get(
-      {grid * cuda::kDescriptorBytesPerCta / 4}, rewriter.getI32Type());
+      {grid * spec.descriptorBytesPerCta() / 4}, rewriter.getI32Type());
   // Both results are written whole: untied, so IREE allocates each (a tied
   // empty tensor is one value CSE shares between GEMMs, which IREE then
   // copies before every in-place use).
   KernelDispatchBuilder dispatch(rewriter, loc, poisonOutputs);
   dispatch.input(lhs);
   dispatch.input(rhs);
-  dispatch.result(outType);
+  if (use.epilogue) {
+    for (BlockArgument arg : epilogueInputs(use))
+      dispatch.input(use.epilogue.getInputs()[arg.getArgNumber()]);
+    for (Type type : use.epilogue.getResultTypes())
+      dispatch.result(cast<RankedTensorType>(type));
+  } else {
+    dispatch.result(outType);
+  }
   dispatch.scratch(scratchType);
   for (int64_t v : {shape.m, shape.n, kernelK, shape.batch})
     dispatch.constant(v);
   ResultRange results = dispatch.create(
       name, name, arith::ConstantIndexOp::create(rewriter, loc, grid));
+  if (use.epilogue) {
+    rewriter.replaceOp(use.epilogue, results.drop_back());
+    return success();
+  }
   Value product = results[0];
   if (spec.writesPartials()) {
     product = sumSplits(rewriter, loc, product);
@@ -308,24 +356,50 @@ LogicalResult lowerToGemmKernel(IRRewriter &rewriter, ModuleOp module,
 
 LogicalResult nova_to_iree::injectGemmKernels(ModuleOp module,
                                               bool poisonOutputs) {
-  SmallVector<std::tuple<MatmulOp, cuda::WgmmaGemmSpec, GemmShape>> ops;
+  SmallVector<GemmUse> ops;
+  bool failedEpilogue = false;
   module.walk([&](MatmulOp op) {
     GemmShape shape;
     FailureOr<cuda::WgmmaGemmSpec> spec = kernelSpec(op, shape);
-    if (succeeded(spec))
-      ops.emplace_back(op, *spec, shape);
+    if (failed(spec))
+      return;
+    GemmUse use{op, *spec, shape, dyn_cast<FusedOp>(op->getParentOp()), {}};
+    if (use.epilogue) {
+      std::string why;
+      FailureOr<cuda::FusedRowsPlan> plan =
+          cuda::analyzeFusedRows(use.epilogue, why);
+      if (succeeded(plan))
+        use.plan = std::make_unique<cuda::FusedRowsPlan>(std::move(*plan));
+      if (succeeded(plan) && succeeded(cuda::checkGemmEpilogue(
+                                 use.spec, *use.plan, why)) &&
+          shape.batch == 1) {
+        use.spec.epilogue = use.epilogue;
+        use.spec.epiloguePlan = use.plan.get();
+        use.spec.epilogueHash = cuda::regionHash(use.epilogue);
+      } else {
+        use.epilogue.emitError()
+            << "GEMM epilogue cannot be built: "
+            << (why.empty() ? "a batched matmul" : why);
+        failedEpilogue = true;
+        return;
+      }
+    }
+    ops.push_back(std::move(use));
   });
+  if (failedEpilogue)
+    return failure();
   if (ops.empty())
     return success();
-  if (failed(requireUnregisteredDialects(std::get<0>(ops.front()))))
+  if (failed(requireUnregisteredDialects(ops.front().op)))
     return failure();
   // Each distinct kernel is built once (LLVM's NVPTX back end takes ~0.5 s
   // a kernel), all of them in parallel; the lowering below finds them in
-  // the cache.
+  // the cache. Epilogues read their region from this context: built in
+  // the lowering, one at a time.
   llvm::StringMap<cuda::WgmmaGemmSpec> kernels;
-  for (auto &[op, spec, shape] : ops)
-    if (!hasExecutable(module, spec.kernelName()))
-      kernels.try_emplace(spec.kernelName(), spec);
+  for (GemmUse &use : ops)
+    if (!use.epilogue && !hasExecutable(module, use.spec.kernelName()))
+      kernels.try_emplace(use.spec.kernelName(), use.spec);
   if (kernels.size() > 1) {
     llvm::DefaultThreadPool pool(llvm::hardware_concurrency());
     for (auto &kernel : kernels)
@@ -336,9 +410,8 @@ LogicalResult nova_to_iree::injectGemmKernels(ModuleOp module,
     pool.wait();
   }
   IRRewriter rewriter(module.getContext());
-  for (auto &[op, spec, shape] : ops)
-    if (failed(lowerToGemmKernel(rewriter, module, op, spec, shape,
-                                 poisonOutputs)))
+  for (GemmUse &use : ops)
+    if (failed(lowerToGemmKernel(rewriter, module, use, poisonOutputs)))
       return failure();
   return success();
 }

@@ -1,0 +1,138 @@
+//===- FuseMatmulEpilogue.cpp - matmuls into their consumers' regions -----===//
+//
+// A bf16 nova.matmul whose only reader is a nova.fused region moves into that
+// region as its first op: the GEMM kernel then computes the region in its
+// epilogue (WgmmaGemmKernel.h), and the product is never written to memory
+// or read back, nor is there a launch of its own. Only where the GEMM's
+// epilogue can run the region: no row reductions (its rows span many tiles),
+// bf16 element results, partial column sums over groups of 16 rows (a warp's
+// rows of an MMA tile), N a multiple of 8 (TMA stores).
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/codegen/cuda/FusedRowsKernel.h"
+#include "compiler/codegen/cuda/KnownTargets.h"
+#include "compiler/dialect/NovaOps.h"
+#include "compiler/transforms/Passes.h"
+
+#include "mlir/IR/IRMapping.h"
+
+namespace mlir::nova {
+#define GEN_PASS_DEF_NOVAFUSEMATMULEPILOGUE
+#include "compiler/transforms/Passes.h.inc"
+} // namespace mlir::nova
+
+using namespace mlir;
+using namespace mlir::nova;
+
+namespace {
+
+/// Whether `op` is a 2-D bf16 product the epilogue GEMM computes.
+bool isEpilogueMatmul(MatmulOp op) {
+  auto lhs = cast<RankedTensorType>(op.getLhs().getType());
+  auto rhs = cast<RankedTensorType>(op.getRhs().getType());
+  RankedTensorType result = op.getType();
+  return lhs.getRank() == 2 && rhs.getRank() == 2 && result.hasStaticShape() &&
+         lhs.hasStaticShape() && rhs.hasStaticShape() &&
+         lhs.getElementType().isBF16() && rhs.getElementType().isBF16() &&
+         result.getElementType().isBF16() && result.getDimSize(1) % 8 == 0 &&
+         !op->hasAttr("lowering_config");
+}
+
+/// `fused` with `matmul` (its input `index`) as the first op of its region,
+/// reading the matmul's operands as inputs of their own; built before
+/// `fused`.
+FusedOp withMatmul(OpBuilder &b, FusedOp fused, MatmulOp matmul,
+                   unsigned index) {
+  SmallVector<Value> inputs = {matmul.getLhs(), matmul.getRhs()};
+  for (auto [i, v] : llvm::enumerate(fused.getInputs()))
+    if (i != index)
+      inputs.push_back(v);
+  b.setInsertionPoint(fused);
+  auto merged = FusedOp::create(b, fused.getLoc(), fused.getResultTypes(),
+                                inputs, /*lowering_config=*/nullptr);
+  Block *entry = new Block();
+  merged.getBody().push_back(entry);
+  for (Value v : inputs)
+    entry->addArgument(v.getType(), v.getLoc());
+  Block &body = fused.getBody().front();
+  IRMapping mapping;
+  mapping.map(matmul.getLhs(), entry->getArgument(0));
+  mapping.map(matmul.getRhs(), entry->getArgument(1));
+  b.setInsertionPointToStart(entry);
+  Operation *product = b.clone(*matmul, mapping);
+  unsigned next = 2;
+  for (BlockArgument arg : body.getArguments())
+    mapping.map(arg, arg.getArgNumber() == index ? Value(product->getResult(0))
+                                                 : entry->getArgument(next++));
+  for (Operation &op : body)
+    b.clone(op, mapping);
+  return merged;
+}
+
+/// Whether the GEMM epilogue runs `plan`'s region (see the file comment).
+bool epilogueRuns(FusedOp merged, const cuda::FusedRowsPlan &plan) {
+  if (plan.rowReductions ||
+      (plan.partials && (plan.rowsPerGroup != 16 || plan.rows % 16)))
+    return false;
+  Block &body = merged.getBody().front();
+  bool element = false;
+  for (Value v : body.getTerminator()->getOperands()) {
+    cuda::RowKind kind = plan.kind.lookup(v);
+    if (kind == cuda::RowKind::Row)
+      return false;
+    if (kind == cuda::RowKind::Element) {
+      if (!cast<RankedTensorType>(v.getType()).getElementType().isBF16())
+        return false;
+      element = true;
+    }
+  }
+  return element && llvm::none_of(body.getArguments(), [&](Value arg) {
+           return plan.kind.lookup(arg) == cuda::RowKind::Row;
+         });
+}
+
+struct FuseMatmulEpiloguePass
+    : nova::impl::NovaFuseMatmulEpilogueBase<FuseMatmulEpiloguePass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    // Only Hopper's GEMM kernel has the epilogue.
+    std::string arch = target;
+    auto module = dyn_cast<ModuleOp>(getOperation());
+    if (!module)
+      module = getOperation()->getParentOfType<ModuleOp>();
+    if (arch.empty() && module)
+      if (auto attr = module->getAttrOfType<TargetAttr>(cuda::kTargetAttrName))
+        arch = attr.getArch().str();
+    if (!StringRef(arch).starts_with("sm_90"))
+      return;
+    SmallVector<FusedOp> regions;
+    getOperation()->walk([&](FusedOp op) { regions.push_back(op); });
+    OpBuilder b(&getContext());
+    for (FusedOp fused : regions) {
+      if (fused.getLoweringConfigAttr() ||
+          !fused.getBody().getOps<MatmulOp>().empty())
+        continue;
+      for (auto [index, input] : llvm::enumerate(fused.getInputs())) {
+        auto matmul = input.getDefiningOp<MatmulOp>();
+        if (!matmul || !input.hasOneUse() || !isEpilogueMatmul(matmul))
+          continue;
+        FusedOp merged = withMatmul(b, fused, matmul, index);
+        std::string why;
+        FailureOr<cuda::FusedRowsPlan> plan =
+            cuda::analyzeFusedRows(merged, why);
+        if (failed(plan) || !epilogueRuns(merged, *plan)) {
+          merged->erase();
+          continue;
+        }
+        fused->replaceAllUsesWith(merged->getResults());
+        fused->erase();
+        matmul->erase();
+        break;
+      }
+    }
+  }
+};
+
+} // namespace
