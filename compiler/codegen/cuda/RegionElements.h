@@ -15,12 +15,13 @@
 #include "compiler/codegen/cuda/FusedRowsKernel.h"
 #include "compiler/codegen/cuda/KernelBuilder.h"
 
+#include "llvm/ADT/DenseSet.h"
+
 namespace mlir::nova::cuda {
 
 struct RegionElements : KernelBuilder {
   RegionElements(OpBuilder &b, Location loc, const FusedRowsPlan &plan,
-                 Block &region, int64_t width)
-      : KernelBuilder(b, loc), plan(plan), region(region), width(width) {}
+                 Block &region, int64_t width);
 
   const FusedRowsPlan &plan;
   Block &region;
@@ -34,6 +35,11 @@ struct RegionElements : KernelBuilder {
   /// the chunk entered (-1: a chunk of a loop, nothing held).
   DenseMap<std::pair<Value, int64_t>, SmallVector<Value>> rowInputs;
   int64_t chunkIndex = -1;
+  /// Values whose every use ends, through elementwise ops, broadcasts and
+  /// reshapes, in a rounding to bf16/f16 (a cast, or a half result stored)
+  /// before any reduction: an f32 error below half precision's does not
+  /// reach memory, so their tanh is MUFU's one-instruction approximation.
+  llvm::DenseSet<Value> roundedToHalf;
 
   /// `element` (of the compiler's context) in the kernel's context; i1 is
   /// stored as a byte.

@@ -3,7 +3,8 @@
 // A nova.fused region the configurator gave a "fused_rows" config becomes
 // one dispatch of Nova's fused-rows kernel
 // (compiler/codegen/cuda/FusedRowsKernel.h): the region's inputs are its
-// bindings, its results are written whole (untied), one warp per row.
+// bindings, its results are written whole (untied), one warp per row. The
+// kernels are generated in parallel, then the regions are replaced.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,6 +14,8 @@
 #include "compiler/dialect/NovaOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/ThreadPool.h"
 
 using namespace mlir;
 using namespace mlir::nova;
@@ -82,6 +85,23 @@ LogicalResult nova_to_iree::injectFusedKernels(ModuleOp module,
     return success();
   if (failed(requireUnregisteredDialects(ops.front().op)))
     return failure();
+  // Each distinct kernel's PTX is generated once, all of them in parallel
+  // (LLVM's NVPTX back end is most of the time; a gpt-146m step has ~40
+  // row kernels); the lowering below finds them in the cache. The workers
+  // only read the regions.
+  llvm::StringMap<Planned *> kernels;
+  for (Planned &p : ops)
+    if (!hasExecutable(module, p.spec.kernelName))
+      kernels.try_emplace(p.spec.kernelName, &p);
+  if (kernels.size() > 1) {
+    llvm::DefaultThreadPool pool(llvm::hardware_concurrency());
+    for (auto &kernel : kernels)
+      pool.async([p = kernel.second] {
+        std::string error; // reported when the lowering asks again
+        (void)cuda::fusedRowsPtx(p->op, p->plan, p->spec, error);
+      });
+    pool.wait();
+  }
   IRRewriter rewriter(module.getContext());
   for (Planned &p : ops)
     if (failed(lower(rewriter, module, p, poisonOutputs)))

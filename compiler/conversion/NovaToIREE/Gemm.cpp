@@ -394,11 +394,10 @@ LogicalResult nova_to_iree::injectGemmKernels(ModuleOp module,
     return failure();
   // Each distinct kernel is built once (LLVM's NVPTX back end takes ~0.5 s
   // a kernel), all of them in parallel; the lowering below finds them in
-  // the cache. Epilogues read their region from this context: built in
-  // the lowering, one at a time.
+  // the cache. The workers only read the epilogues' regions.
   llvm::StringMap<cuda::WgmmaGemmSpec> kernels;
   for (GemmUse &use : ops)
-    if (!use.epilogue && !hasExecutable(module, use.spec.kernelName()))
+    if (!hasExecutable(module, use.spec.kernelName()))
       kernels.try_emplace(use.spec.kernelName(), use.spec);
   if (kernels.size() > 1) {
     llvm::DefaultThreadPool pool(llvm::hardware_concurrency());

@@ -210,3 +210,28 @@ func.func @tanh_erf_sigmoid(%x: tensor<2048x384xf32>) -> tensor<2048x384xf32> {
   }
   return %r : tensor<2048x384xf32>
 }
+
+// -----
+
+// A tanh whose every use is rounded to bf16 before it reaches memory or a
+// reduction (GELU under autocast) is MUFU's one instruction, tanh.approx.f32
+// (max relative error 2^-10.99, under bf16's 2^-9); a tanh that reaches an
+// f32 result keeps Nova's f32-accurate evaluation (ex2 and rcp).
+// CHECK-LABEL: .visible .entry nova_fused_rows_2048x384_
+// CHECK-COUNT-4: tanh.approx.f32
+// CHECK-NOT:  tanh.approx.f32
+// CHECK:      ex2.approx.ftz.f32
+// CHECK-NOT:  tanh.approx.f32
+// CHECK:      ret;
+func.func @tanh_rounded_to_bf16(%x: tensor<2048x384xbf16>) -> (tensor<2048x384xbf16>, tensor<2048x384xf32>) {
+  %r:2 = nova.fused(%x) : (tensor<2048x384xbf16>) -> (tensor<2048x384xbf16>, tensor<2048x384xf32>) {
+  ^bb0(%a: tensor<2048x384xbf16>):
+    %w = nova.cast %a : tensor<2048x384xbf16> -> tensor<2048x384xf32>
+    %t = nova.tanh %w : tensor<2048x384xf32>
+    %m = nova.mul %t, %w : tensor<2048x384xf32>
+    %h = nova.cast %m : tensor<2048x384xf32> -> tensor<2048x384xbf16>
+    %exact = nova.tanh %w : tensor<2048x384xf32>
+    nova.yield %h, %exact : tensor<2048x384xbf16>, tensor<2048x384xf32>
+  }
+  return %r#0, %r#1 : tensor<2048x384xbf16>, tensor<2048x384xf32>
+}
