@@ -21,7 +21,9 @@
 // TorchInductor computes bf16 pointwise code), so a chain of bf16 ops is
 // rounded once. Transcendentals use the MUFU approximations (ex2, lg2,
 // rsqrt, rcp) with f32-level accuracy; tanh, erf and sigmoid are evaluated
-// from them.
+// from them, except a tanh rounded to bf16/f16 before it reaches memory or a
+// reduction (GELU under autocast): MUFU's own tanh, one instruction whose
+// error (2^-10.99) bf16 cannot show (see RegionElements.h).
 //
 // A region without reductions over few long rows (a weight's cast) splits
 // each row between `segments` warps, so that the grid still fills the GPU.
