@@ -13,6 +13,7 @@
 
 #include "compiler/codegen/cuda/FusedRowsKernel.h"
 #include "compiler/codegen/cuda/KnownTargets.h"
+#include "compiler/codegen/cuda/WgmmaGemmKernel.h"
 #include "compiler/dialect/NovaOps.h"
 #include "compiler/transforms/Passes.h"
 
@@ -71,7 +72,7 @@ FusedOp withMatmul(OpBuilder &b, FusedOp fused, MatmulOp matmul,
   return merged;
 }
 
-/// Whether the GEMM epilogue runs `plan`'s region (see the file comment)
+/// Whether the GEMM epilogue runs `plan`'s region (checkEpilogueRegion)
 /// and gains by it: it runs after each tile's main loop with the tensor
 /// cores idle (both consumer warp groups work on one tile), so another
 /// element input, loaded at each fragment pair, costs more than the
@@ -80,25 +81,10 @@ FusedOp withMatmul(OpBuilder &b, FusedOp fused, MatmulOp matmul,
 /// 16384x3072x768 input-gradient GEMM took 412 us against 101 + 134 us as
 /// two kernels; the QKV projection's bias add (a column vector) 92 against
 /// 76 + 40 us.
-bool epilogueRuns(FusedOp merged, const cuda::FusedRowsPlan &plan) {
-  if (plan.elementInputs > 0 || plan.rowReductions ||
-      (plan.partials && (plan.rowsPerGroup != 16 || plan.rows % 16)))
-    return false;
-  Block &body = merged.getBody().front();
-  bool element = false;
-  for (Value v : body.getTerminator()->getOperands()) {
-    cuda::RowKind kind = plan.kind.lookup(v);
-    if (kind == cuda::RowKind::Row)
-      return false;
-    if (kind == cuda::RowKind::Element) {
-      if (!cast<RankedTensorType>(v.getType()).getElementType().isBF16())
-        return false;
-      element = true;
-    }
-  }
-  return element && llvm::none_of(body.getArguments(), [&](Value arg) {
-           return plan.kind.lookup(arg) == cuda::RowKind::Row;
-         });
+bool epilogueRuns(const cuda::FusedRowsPlan &plan) {
+  std::string why;
+  return plan.elementInputs == 0 &&
+         succeeded(cuda::checkEpilogueRegion(plan, why));
 }
 
 struct FuseMatmulEpiloguePass
@@ -131,7 +117,7 @@ struct FuseMatmulEpiloguePass
         std::string why;
         FailureOr<cuda::FusedRowsPlan> plan =
             cuda::analyzeFusedRows(merged, why);
-        if (failed(plan) || !epilogueRuns(merged, *plan)) {
+        if (failed(plan) || !epilogueRuns(*plan)) {
           merged->erase();
           continue;
         }

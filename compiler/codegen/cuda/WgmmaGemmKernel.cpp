@@ -426,15 +426,10 @@ struct GemmKernel : KernelBuilder {
         SmallVector<Value> acc;
         for (int64_t e = 0; e < 2; ++e) {
           Value x = LLVM::ExtractValueOp::create(b, loc, accs[mt], reg + e);
-          if (!productType.isF32())
-            x = arith::ExtFOp::create(
-                b, loc, f32,
-                arith::TruncFOp::create(
-                    b, loc,
-                    RegionElements::storageType(productType, b.getContext()),
-                    x)
-                    .getResult());
-          acc.push_back(x);
+          acc.push_back(values.widen(
+              values.narrow(x, RegionElements::storageType(productType,
+                                                           b.getContext())),
+              /*boolean=*/false));
         }
         values.chunk[product] = acc;
         if (withPartials) {
@@ -565,11 +560,8 @@ struct GemmKernel : KernelBuilder {
     bOperand = entry.getArgument(1);
     unsigned param = 2;
     if (spec.epilogue) {
-      Block &region = spec.epilogue.getBody().front();
-      for (BlockArgument arg : region.getArguments())
-        if (!llvm::is_contained(spec.epiloguePlan->matmul->getOperands(),
-                                Value(arg)))
-          epilogueInputs[arg] = entry.getArgument(param++);
+      for (BlockArgument arg : cuda::epilogueInputs(spec.epiloguePlan->matmul))
+        epilogueInputs[arg] = entry.getArgument(param++);
       for (unsigned i = 0; i < spec.epilogue.getNumResults(); ++i)
         epilogueResults.push_back(entry.getArgument(param++));
     } else {
@@ -669,17 +661,22 @@ SmallVector<unsigned> WgmmaGemmSpec::storedResults() const {
   return stored;
 }
 
-LogicalResult cuda::checkGemmEpilogue(const WgmmaGemmSpec &spec,
-                                      const FusedRowsPlan &plan,
-                                      std::string &why) {
+SmallVector<BlockArgument> cuda::epilogueInputs(Operation *matmul) {
+  SmallVector<BlockArgument> inputs;
+  for (BlockArgument arg : matmul->getBlock()->getArguments())
+    if (!llvm::is_contained(matmul->getOperands(), Value(arg)))
+      inputs.push_back(arg);
+  return inputs;
+}
+
+LogicalResult cuda::checkEpilogueRegion(const FusedRowsPlan &plan,
+                                        std::string &why) {
   auto fail = [&](const Twine &reason) {
     why = reason.str();
     return failure();
   };
   if (!plan.matmul)
     return fail("the region has no matmul");
-  if (spec.tf32 || spec.splitK != 1 || !spec.tmaStore || !spec.bf16Result)
-    return fail("an epilogue needs a bf16 GEMM of one split with TMA stores");
   if (plan.rowReductions)
     return fail("an epilogue cannot reduce over a row");
   if (plan.partials && (plan.rowsPerGroup != 16 || plan.rows % 16))
@@ -702,6 +699,16 @@ LogicalResult cuda::checkGemmEpilogue(const WgmmaGemmSpec &spec,
     if (plan.kind.lookup(arg) == RowKind::Row)
       return fail("an epilogue takes no per-row inputs");
   return success();
+}
+
+LogicalResult cuda::checkGemmEpilogue(const WgmmaGemmSpec &spec,
+                                      const FusedRowsPlan &plan,
+                                      std::string &why) {
+  if (spec.tf32 || spec.splitK != 1 || !spec.tmaStore || !spec.bf16Result) {
+    why = "an epilogue needs a bf16 GEMM of one split with TMA stores";
+    return failure();
+  }
+  return checkEpilogueRegion(plan, why);
 }
 
 std::string WgmmaGemmSpec::kernelName() const {
@@ -797,7 +804,7 @@ OwningOpRef<ModuleOp> cuda::buildWgmmaGemmKernel(MLIRContext *context,
   // A, B, C (or the epilogue's other inputs and its results), scratch.
   int64_t pointers = 4;
   if (spec.epilogue)
-    pointers = 3 + spec.epilogue.getInputs().size() - 2 +
+    pointers = 3 + epilogueInputs(spec.epiloguePlan->matmul).size() +
                spec.epilogue.getNumResults();
   SmallVector<Type> params(pointers, ptr);
   params.append(4, i32);

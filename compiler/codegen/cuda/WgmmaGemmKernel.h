@@ -120,9 +120,17 @@ struct WgmmaGemmSpec {
   }
 };
 
-/// Checks that `spec` (bf16, one split, TMA stores) can carry `plan`'s region
-/// as its epilogue: element results in bf16, partial sums over groups of 16
-/// rows (a warp's rows of an MMA tile) and whole groups, no row reductions.
+/// The inputs of the region `matmul` starts other than its operands: the
+/// epilogue's, bound after A and B.
+SmallVector<BlockArgument> epilogueInputs(Operation *matmul);
+
+/// Checks that `plan`'s region can be a GEMM epilogue: it has a matmul, bf16
+/// element results (at least one), partial sums over whole groups of 16 rows
+/// (a warp's rows of an MMA tile), no row reductions and no per-row values.
+LogicalResult checkEpilogueRegion(const FusedRowsPlan &plan, std::string &why);
+
+/// Checks that `spec` (bf16, one split, TMA stores) can carry `plan`'s
+/// region as its epilogue (checkEpilogueRegion).
 LogicalResult checkGemmEpilogue(const WgmmaGemmSpec &spec,
                                 const FusedRowsPlan &plan, std::string &why);
 

@@ -201,15 +201,6 @@ struct GemmUse {
   std::unique_ptr<cuda::FusedRowsPlan> plan;
 };
 
-/// The region inputs of `use`'s epilogue other than the matmul's operands.
-SmallVector<BlockArgument> epilogueInputs(GemmUse &use) {
-  SmallVector<BlockArgument> inputs;
-  for (BlockArgument arg : use.epilogue.getBody().getArguments())
-    if (!llvm::is_contained(use.op->getOperands(), Value(arg)))
-      inputs.push_back(arg);
-  return inputs;
-}
-
 LogicalResult lowerToGemmKernel(IRRewriter &rewriter, ModuleOp module,
                                 GemmUse &use, bool poisonOutputs) {
   MatmulOp op = use.op;
@@ -224,7 +215,7 @@ LogicalResult lowerToGemmKernel(IRRewriter &rewriter, ModuleOp module,
   kernel.name = name;
   kernel.readOnlyBindings = {true, true}; // A, B
   if (use.epilogue) {
-    kernel.readOnlyBindings.append(epilogueInputs(use).size(), true);
+    kernel.readOnlyBindings.append(cuda::epilogueInputs(op).size(), true);
     kernel.readOnlyBindings.append(use.epilogue.getNumResults(), false);
   } else {
     kernel.readOnlyBindings.push_back(false); // C
@@ -321,7 +312,7 @@ LogicalResult lowerToGemmKernel(IRRewriter &rewriter, ModuleOp module,
   dispatch.input(lhs);
   dispatch.input(rhs);
   if (use.epilogue) {
-    for (BlockArgument arg : epilogueInputs(use))
+    for (BlockArgument arg : cuda::epilogueInputs(op))
       dispatch.input(use.epilogue.getInputs()[arg.getArgNumber()]);
     for (Type type : use.epilogue.getResultTypes())
       dispatch.result(cast<RankedTensorType>(type));
