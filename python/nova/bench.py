@@ -605,7 +605,7 @@ def profile(args: argparse.Namespace) -> dict[str, Any]:
         "host_overhead_ms": step_ms - total / args.steps,
         "enqueue_ms_per_step": 1e3 * enqueue_s / timed,
         "kernels_per_step": sum(n for _, n in per_kernel.values()) / args.steps,
-        "idle": idle_gaps(spans, args.steps),
+        "idle": idle_gaps(spans, args.steps, largest=max(8, 4 * args.steps)),
         "top": [
             {"kernel": k[:160], "ms_per_step": ms / args.steps, "share": ms / total, "calls_per_step": n / args.steps}
             for k, (ms, n) in top
