@@ -12,9 +12,6 @@ namespace {
 // One warp per row; 4 rows per CTA keep 16 CTAs (2048 threads) resident per
 // SM on sm_80..sm_90, each lane with a 16-byte load per input in flight.
 constexpr int64_t kWarpsPerCta = 4;
-// Resident warps per SM that cover its share of DRAM bandwidth with one
-// 16-byte load per input in flight each (Little's law, as for cross-entropy).
-constexpr int64_t kWarpsInFlight = 48;
 // Registers a lane may spend holding a whole row's element inputs (f32
 // each) across the sweeps of a row with reductions; longer rows stream
 // through one chunk at a time, and so do rows with column partials (their
@@ -24,6 +21,13 @@ constexpr int64_t kWarpsInFlight = 48;
 // 122 us: ptxas hoisted the later sweeps' loads too, 230 registers left 8
 // warps an SM (168 under a 3-CTA bound spilled and took 115 us).
 constexpr int64_t kMaxWholeRowRegisters = 48;
+// A row kernel without row reductions: registers a lane uses, estimated as
+// this much for addresses and loop state plus one f32 per chunk element of
+// each element input, element result and partial sum (ptxas, gpt-146m: the
+// GELU backward, 2 + 2 + 1 at vector 8, 56; its forward, 1 + 1, 30).
+constexpr int64_t kBaseRegisters = 16;
+// Warps an SM holds (sm_80..sm_90).
+constexpr int64_t kMaxWarpsPerSm = 64;
 } // namespace
 
 std::optional<LoweringConfigAttr>
@@ -45,18 +49,6 @@ cuda::configureFusedRows(const FusedRowsPlan &plan, TargetAttr target,
     return std::nullopt;
   }
   int64_t chunks = rowChunks(plan, vector);
-  // Without reductions a row may be shared: enough warps for every SM to
-  // hold kWarpsInFlight of them (each row keeps at least one chunk a warp).
-  int64_t segments = 1;
-  if (!plan.rowReductions) {
-    int64_t wanted = target.getSmCount() * kWarpsInFlight;
-    int64_t slots = plan.rows / plan.rowsPerGroup;
-    segments = std::clamp<int64_t>((wanted + slots - 1) / slots, 1, chunks);
-    // As many segments as that many chunks each needs: none left empty
-    // (12 chunks in 7 segments of 2 would leave the seventh without one).
-    int64_t perSegment = (chunks + segments - 1) / segments;
-    segments = (chunks + perSegment - 1) / perSegment;
-  }
   // Fewer warps a CTA where their partials' shared slices need it, or where
   // they would not share the CTA's group of rows evenly.
   int64_t warps = kWarpsPerCta;
@@ -65,6 +57,35 @@ cuda::configureFusedRows(const FusedRowsPlan &plan, TargetAttr target,
               kMaxStaticSharedBytes ||
           (sharesGroupsInCta(plan) && plan.rowsPerGroup % warps)))
     --warps;
+  // Without reductions a row may be shared between `segments` warps (each
+  // keeps at least one chunk). The grid runs in rounds of the CTAs that fit
+  // an SM at once (by registers), so the segments are chosen for the fewest
+  // chunk-times: rounds x chunks a warp (wave quantization), the fewest
+  // segments among equals.
+  int64_t segments = 1;
+  if (!plan.rowReductions) {
+    int64_t registers =
+        kBaseRegisters +
+        vector * (plan.elementInputs + plan.elementResults + plan.partials);
+    registers = (registers + 7) / 8 * 8; // ptxas allocates by 8
+    int64_t ctasPerSm = std::min<int64_t>(
+        kMaxWarpsPerSm / warps,
+        target.getRegistersPerSm() / (registers * 32 * warps));
+    int64_t resident = target.getSmCount() * std::max<int64_t>(1, ctasPerSm);
+    int64_t slots = plan.rows / plan.rowsPerGroup;
+    int64_t best = -1;
+    for (int64_t perSegment = chunks; perSegment >= 1; --perSegment) {
+      int64_t s = (chunks + perSegment - 1) / perSegment;
+      if ((chunks + s - 1) / s != perSegment) // as many as the chunks need
+        continue;
+      int64_t ctas = (slots * s + warps - 1) / warps;
+      int64_t cost = (ctas + resident - 1) / resident * perSegment;
+      if (best < 0 || cost < best) {
+        best = cost;
+        segments = s;
+      }
+    }
+  }
   // A row swept more than once (a layer norm: statistics, then outputs) is
   // loaded whole when its inputs fit in registers: every chunk's loads in
   // flight at once, and no second read of the row. Else a chunk at a time.

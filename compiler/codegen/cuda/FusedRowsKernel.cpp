@@ -325,8 +325,10 @@ struct Analyzer {
     }
     // Partials are f32 whatever the vector: stored 16 bytes at a time.
     for (Value v : yield.getValues())
-      if (plan.kind.lookup(v) == RowKind::Element)
+      if (plan.kind.lookup(v) == RowKind::Element) {
         plan.widestBytes = std::max(plan.widestBytes, bytes(v));
+        ++plan.elementResults;
+      }
     for (Operation &inner : body.without_terminator())
       plan.rowReductions |= lastDimReduction(&inner) != nullptr;
     if (plan.partials && !plan.rowReductions &&

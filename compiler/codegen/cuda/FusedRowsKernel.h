@@ -73,8 +73,9 @@ struct FusedRowsPlan {
   /// K, the rows each partial result sums (1 without them), and how many
   /// partial results.
   int64_t rowsPerGroup = 1, partials = 0;
-  /// Inputs with one value per element (not per row or column).
-  int64_t elementInputs = 0;
+  /// Inputs with one value per element (not per row or column), and
+  /// results.
+  int64_t elementInputs = 0, elementResults = 0;
   /// Whether the region reduces over the last dim (then rows are swept
   /// whole by one warp).
   bool rowReductions = false;

@@ -47,13 +47,15 @@ func.func @layer_norm(%x: tensor<1001x768xf32>, %w: tensor<768xf32>) -> (tensor<
 // -----
 
 // A weight's cast over 512 rows of 32000: without reductions each row is
-// shared by 13 warps (512 x 13 warps give the 132 SMs 48 each), 250 chunks
-// of 4 columns split 20 a warp; 6656 warps in 1664 CTAs of 4.
-// REMARK: remark: fused rows 512x32000: 4-wide vectors, 4 warps per CTA, 13 per row
+// shared by warps. About 24 registers a lane let 16 CTAs of 4 warps share an
+// SM, 2112 on the 132 SMs; 16 segments of 16 of the 250 chunks (2048 CTAs,
+// one round) take the fewest chunk-times (13 of 20 took 20, 32 of 8 would
+// take two rounds of 8).
+// REMARK: remark: fused rows 512x32000: 4-wide vectors, 4 warps per CTA, 16 per row
 // DISPATCH-LABEL: func.func @weight_cast
-// DISPATCH:  %[[CTAS:.*]] = arith.constant 1664 : index
-// DISPATCH:  "flow.dispatch"(%[[CTAS]], %{{.*}}) <{entry_points = [@[[K:nova_fused_rows_512x32000_v4_w4_s13_0x[0-9a-f]+]]::@[[K]]]
-// CHECK-LABEL: .visible .entry nova_fused_rows_512x32000_v4_w4_s13_
+// DISPATCH:  %[[CTAS:.*]] = arith.constant 2048 : index
+// DISPATCH:  "flow.dispatch"(%[[CTAS]], %{{.*}}) <{entry_points = [@[[K:nova_fused_rows_512x32000_v4_w4_s16_0x[0-9a-f]+]]::@[[K]]]
+// CHECK-LABEL: .visible .entry nova_fused_rows_512x32000_v4_w4_s16_
 // CHECK-NOT:  shfl.sync
 // CHECK:      cvt.rn.bf16x2.f32
 func.func @weight_cast(%w: tensor<32000x512xf32>) -> tensor<512x32000xbf16> {
