@@ -19,6 +19,8 @@ api:     (any artifact) where the host time between steps goes: steps through
          nova.load_exported_step under torch.profiler, the CUDA driver/runtime
          calls (CUPTI) summed per name and those overlapping the longest GPU
          gaps, and the host time of each piece of TrainProgram.step.
+pyprof:  (any artifact) cProfile of 20 steps through nova.load_exported_step:
+         the host's Python and torch calls between IREE calls, by own time.
 sync-loop: (transients artifact) 30 direct calls, the host waiting for each
          (torch's stream synchronized before each call, no stream waits on
          either side): the step time without IREE's alloca/dealloca.
@@ -84,6 +86,8 @@ def main() -> None:
                           "second_step_s": second_s}), flush=True)
     elif mode == "api":
         _api_probe(step, example, train)
+    elif mode == "pyprof":
+        _pyprof_probe(step, example)
     elif mode in ("direct", "direct-chain", "sync-loop"):
         step._upload(program)
         torch.cuda.synchronize()
@@ -179,6 +183,25 @@ def main() -> None:
         float(loss)
         total = time.perf_counter() - start
         print(f"ordered: 20 steps enqueued in {enqueue * 1e3:.1f} ms, done in {total * 1e3:.1f} ms", flush=True)
+
+
+def _pyprof_probe(step, example) -> None:
+    """See the module doc (mode pyprof)."""
+    import cProfile
+    import pstats
+
+    import torch
+
+    for _ in range(3):
+        step(*example)
+    torch.cuda.synchronize()
+    profiler = cProfile.Profile()
+    profiler.enable()
+    for _ in range(20):
+        step(*example)
+    torch.cuda.synchronize()
+    profiler.disable()
+    pstats.Stats(profiler).sort_stats("tottime").print_stats(45)
 
 
 def _api_probe(step, example, train) -> None:
