@@ -117,6 +117,8 @@ void buildLowerToLinalgPipeline(OpPassManager &pm,
   pm.addPass(createConvertNovaToLinalg());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  // What IREE cannot fuse into a reader shares a dispatch with its siblings.
+  pm.addPass(createNovaMergeSiblingGenerics());
 }
 
 /// Options of nova-train-step-to-iree: those of convert-train-step-to-iree.

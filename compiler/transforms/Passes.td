@@ -93,6 +93,39 @@ def NovaSplitReductions : Pass<"nova-split-reductions"> {
   let dependentDialects = ["::mlir::nova::NovaDialect"];
 }
 
+def NovaMergeSiblingGenerics : Pass<"nova-merge-sibling-generics"> {
+  let summary = "Merge independent small linalg.generic ops over one iteration space into one";
+  let description = [{
+    IREE makes one dispatch of every linalg.generic it cannot fuse, and a
+    CUDA launch costs about as much as a small kernel runs (the split column
+    sums of a layer norm backward - its gain, its bias and the linear bias
+    before it - were 6 launches of 1-3 us each; autocast's bf16 copies of
+    the biases 68). Generics over the same static loop ranges and iterator
+    types, whose results are small (`max-result-bytes`) and that do not
+    depend on one another, become one multi-result generic, placed before
+    the first use of any of their results (their operands, or the
+    reshapes, empties and fills that make them, must be available there):
+    IREE then compiles them as one dispatch. A result is only merged where
+    IREE would not have fused its op into a reader anyway: elementwise ops
+    only when no linalg or tensor op reads them (through reshapes), and
+    reductions only when what reads them is a kernel, another reduction or
+    such an elementwise op (e.g. the cast of a sum to bf16, which is merged
+    in turn and fused into the merged reduction by IREE). Repeats until
+    nothing merges; a merged op reads and writes at most `max-bindings`
+    tensors (IREE 3.13's CUDA HAL binds 16 buffers to a dispatch).
+  }];
+  let options = [
+    Option<"maxResultBytes", "max-result-bytes", "int64_t",
+           /*default=*/"1048576",
+           "Largest result of an op that is merged, in bytes">,
+    Option<"maxBindings", "max-bindings", "int64_t", /*default=*/"16",
+           "Most inputs plus results of a merged op (IREE 3.13's CUDA HAL "
+           "takes 16 buffers a dispatch)">,
+  ];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def NovaRoundTf32Operands : Pass<"nova-round-tf32-operands", "::mlir::ModuleOp"> {
   let summary = "Round the operands of TF32 matmuls where they are made";
   let description = [{
