@@ -249,7 +249,13 @@ struct ConfigureKernelsPass
         return;
       std::string why;
       std::optional<LoweringConfigAttr> config;
-      FailureOr<cuda::FusedRowsPlan> plan = cuda::analyzeFusedRows(op, why);
+      FailureOr<cuda::FusedRowsPlan> plan = failure();
+      int64_t buffers = op.getInputs().size() + op.getNumResults();
+      if (buffers > cuda::kMaxDispatchBindings)
+        why = std::to_string(buffers) + " buffers, and a dispatch binds " +
+              std::to_string(cuda::kMaxDispatchBindings);
+      else
+        plan = cuda::analyzeFusedRows(op, why);
       if (succeeded(plan))
         config = cuda::configureFusedRows(*plan, target, why);
       if (!setConfig(op, config, why))

@@ -113,6 +113,10 @@ struct FuseMatmulEpiloguePass
         auto matmul = input.getDefiningOp<MatmulOp>();
         if (!matmul || !input.hasOneUse() || !isEpilogueMatmul(matmul))
           continue;
+        // The GEMM binds the region's inputs and results and its tensor maps.
+        if (fused.getInputs().size() + 1 + fused.getNumResults() + 1 >
+            cuda::kMaxDispatchBindings)
+          continue;
         FusedOp merged = withMatmul(b, fused, matmul, index);
         std::string why;
         FailureOr<cuda::FusedRowsPlan> plan =

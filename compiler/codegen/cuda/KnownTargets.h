@@ -15,6 +15,11 @@
 
 namespace mlir::nova::cuda {
 
+/// Buffers IREE 3.13's CUDA HAL binds to one dispatch
+/// (IREE_HAL_CUDA_MAX_DISPATCH_BINDING_COUNT): an executable whose kernel
+/// takes more fails to load.
+constexpr int64_t kMaxDispatchBindings = 16;
+
 /// The module attribute that holds the #nova.target kernels are planned for.
 constexpr StringLiteral kTargetAttrName = "nova.target";
 

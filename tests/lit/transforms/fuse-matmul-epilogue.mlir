@@ -123,3 +123,82 @@ func.func @not_epilogues(%x: tensor<64x32xbf16>, %w: tensor<32x48xbf16>, %xf: te
   }
   return %r, %rf, %rq : tensor<8x48xf32>, tensor<64x48xf32>, tensor<64x48xf32>
 }
+
+// -----
+
+// The GEMM binds A, B, the region's other inputs, its results and its
+// tensor maps: with 12 column inputs that is 16 buffers, what IREE's CUDA
+// HAL binds to a dispatch; with 13 the matmul stays a kernel of its own.
+// CHECK-LABEL: func.func @twelve_biases
+// CHECK-NOT:     nova.matmul %arg0
+// CHECK:         nova.fused(%arg0, %arg1,
+// CHECK-LABEL: func.func @thirteen_biases
+// CHECK:         %[[P:.+]] = nova.matmul %arg0, %arg1
+// CHECK:         nova.fused({{.*}}, %[[P]])
+func.func @twelve_biases(%x: tensor<64x32xbf16>, %w: tensor<48x32xbf16>, %c0: tensor<48xbf16>, %c1: tensor<48xbf16>, %c2: tensor<48xbf16>, %c3: tensor<48xbf16>, %c4: tensor<48xbf16>, %c5: tensor<48xbf16>, %c6: tensor<48xbf16>, %c7: tensor<48xbf16>, %c8: tensor<48xbf16>, %c9: tensor<48xbf16>, %c10: tensor<48xbf16>, %c11: tensor<48xbf16>) -> tensor<64x48xbf16> {
+  %p = nova.matmul %x, %w {transpose_rhs} : tensor<64x32xbf16>, tensor<48x32xbf16> -> tensor<64x48xbf16>
+  %r = nova.fused(%c0, %c1, %c2, %c3, %c4, %c5, %c6, %c7, %c8, %c9, %c10, %c11, %p) : (tensor<48xbf16>, tensor<48xbf16>, tensor<48xbf16>, tensor<48xbf16>, tensor<48xbf16>, tensor<48xbf16>, tensor<48xbf16>, tensor<48xbf16>, tensor<48xbf16>, tensor<48xbf16>, tensor<48xbf16>, tensor<48xbf16>, tensor<64x48xbf16>) -> tensor<64x48xbf16> {
+  ^bb0(%d0: tensor<48xbf16>, %d1: tensor<48xbf16>, %d2: tensor<48xbf16>, %d3: tensor<48xbf16>, %d4: tensor<48xbf16>, %d5: tensor<48xbf16>, %d6: tensor<48xbf16>, %d7: tensor<48xbf16>, %d8: tensor<48xbf16>, %d9: tensor<48xbf16>, %d10: tensor<48xbf16>, %d11: tensor<48xbf16>, %a: tensor<64x48xbf16>):
+    %bb0 = nova.broadcast_in_dim %d0 dims = [1] : tensor<48xbf16> -> tensor<64x48xbf16>
+    %y0 = nova.add %a, %bb0 : tensor<64x48xbf16>
+    %bb1 = nova.broadcast_in_dim %d1 dims = [1] : tensor<48xbf16> -> tensor<64x48xbf16>
+    %y1 = nova.add %y0, %bb1 : tensor<64x48xbf16>
+    %bb2 = nova.broadcast_in_dim %d2 dims = [1] : tensor<48xbf16> -> tensor<64x48xbf16>
+    %y2 = nova.add %y1, %bb2 : tensor<64x48xbf16>
+    %bb3 = nova.broadcast_in_dim %d3 dims = [1] : tensor<48xbf16> -> tensor<64x48xbf16>
+    %y3 = nova.add %y2, %bb3 : tensor<64x48xbf16>
+    %bb4 = nova.broadcast_in_dim %d4 dims = [1] : tensor<48xbf16> -> tensor<64x48xbf16>
+    %y4 = nova.add %y3, %bb4 : tensor<64x48xbf16>
+    %bb5 = nova.broadcast_in_dim %d5 dims = [1] : tensor<48xbf16> -> tensor<64x48xbf16>
+    %y5 = nova.add %y4, %bb5 : tensor<64x48xbf16>
+    %bb6 = nova.broadcast_in_dim %d6 dims = [1] : tensor<48xbf16> -> tensor<64x48xbf16>
+    %y6 = nova.add %y5, %bb6 : tensor<64x48xbf16>
+    %bb7 = nova.broadcast_in_dim %d7 dims = [1] : tensor<48xbf16> -> tensor<64x48xbf16>
+    %y7 = nova.add %y6, %bb7 : tensor<64x48xbf16>
+    %bb8 = nova.broadcast_in_dim %d8 dims = [1] : tensor<48xbf16> -> tensor<64x48xbf16>
+    %y8 = nova.add %y7, %bb8 : tensor<64x48xbf16>
+    %bb9 = nova.broadcast_in_dim %d9 dims = [1] : tensor<48xbf16> -> tensor<64x48xbf16>
+    %y9 = nova.add %y8, %bb9 : tensor<64x48xbf16>
+    %bb10 = nova.broadcast_in_dim %d10 dims = [1] : tensor<48xbf16> -> tensor<64x48xbf16>
+    %y10 = nova.add %y9, %bb10 : tensor<64x48xbf16>
+    %bb11 = nova.broadcast_in_dim %d11 dims = [1] : tensor<48xbf16> -> tensor<64x48xbf16>
+    %y11 = nova.add %y10, %bb11 : tensor<64x48xbf16>
+    nova.yield %y11 : tensor<64x48xbf16>
+  }
+  return %r : tensor<64x48xbf16>
+}
+
+func.func @thirteen_biases(%x: tensor<64x32xbf16>, %w: tensor<48x32xbf16>, %c0: tensor<48xbf16>, %c1: tensor<48xbf16>, %c2: tensor<48xbf16>, %c3: tensor<48xbf16>, %c4: tensor<48xbf16>, %c5: tensor<48xbf16>, %c6: tensor<48xbf16>, %c7: tensor<48xbf16>, %c8: tensor<48xbf16>, %c9: tensor<48xbf16>, %c10: tensor<48xbf16>, %c11: tensor<48xbf16>, %c12: tensor<48xbf16>) -> tensor<64x48xbf16> {
+  %p = nova.matmul %x, %w {transpose_rhs} : tensor<64x32xbf16>, tensor<48x32xbf16> -> tensor<64x48xbf16>
+  %r = nova.fused(%c0, %c1, %c2, %c3, %c4, %c5, %c6, %c7, %c8, %c9, %c10, %c11, %c12, %p) : (tensor<48xbf16>, tensor<48xbf16>, tensor<48xbf16>, tensor<48xbf16>, tensor<48xbf16>, tensor<48xbf16>, tensor<48xbf16>, tensor<48xbf16>, tensor<48xbf16>, tensor<48xbf16>, tensor<48xbf16>, tensor<48xbf16>, tensor<48xbf16>, tensor<64x48xbf16>) -> tensor<64x48xbf16> {
+  ^bb0(%d0: tensor<48xbf16>, %d1: tensor<48xbf16>, %d2: tensor<48xbf16>, %d3: tensor<48xbf16>, %d4: tensor<48xbf16>, %d5: tensor<48xbf16>, %d6: tensor<48xbf16>, %d7: tensor<48xbf16>, %d8: tensor<48xbf16>, %d9: tensor<48xbf16>, %d10: tensor<48xbf16>, %d11: tensor<48xbf16>, %d12: tensor<48xbf16>, %a: tensor<64x48xbf16>):
+    %bb0 = nova.broadcast_in_dim %d0 dims = [1] : tensor<48xbf16> -> tensor<64x48xbf16>
+    %y0 = nova.add %a, %bb0 : tensor<64x48xbf16>
+    %bb1 = nova.broadcast_in_dim %d1 dims = [1] : tensor<48xbf16> -> tensor<64x48xbf16>
+    %y1 = nova.add %y0, %bb1 : tensor<64x48xbf16>
+    %bb2 = nova.broadcast_in_dim %d2 dims = [1] : tensor<48xbf16> -> tensor<64x48xbf16>
+    %y2 = nova.add %y1, %bb2 : tensor<64x48xbf16>
+    %bb3 = nova.broadcast_in_dim %d3 dims = [1] : tensor<48xbf16> -> tensor<64x48xbf16>
+    %y3 = nova.add %y2, %bb3 : tensor<64x48xbf16>
+    %bb4 = nova.broadcast_in_dim %d4 dims = [1] : tensor<48xbf16> -> tensor<64x48xbf16>
+    %y4 = nova.add %y3, %bb4 : tensor<64x48xbf16>
+    %bb5 = nova.broadcast_in_dim %d5 dims = [1] : tensor<48xbf16> -> tensor<64x48xbf16>
+    %y5 = nova.add %y4, %bb5 : tensor<64x48xbf16>
+    %bb6 = nova.broadcast_in_dim %d6 dims = [1] : tensor<48xbf16> -> tensor<64x48xbf16>
+    %y6 = nova.add %y5, %bb6 : tensor<64x48xbf16>
+    %bb7 = nova.broadcast_in_dim %d7 dims = [1] : tensor<48xbf16> -> tensor<64x48xbf16>
+    %y7 = nova.add %y6, %bb7 : tensor<64x48xbf16>
+    %bb8 = nova.broadcast_in_dim %d8 dims = [1] : tensor<48xbf16> -> tensor<64x48xbf16>
+    %y8 = nova.add %y7, %bb8 : tensor<64x48xbf16>
+    %bb9 = nova.broadcast_in_dim %d9 dims = [1] : tensor<48xbf16> -> tensor<64x48xbf16>
+    %y9 = nova.add %y8, %bb9 : tensor<64x48xbf16>
+    %bb10 = nova.broadcast_in_dim %d10 dims = [1] : tensor<48xbf16> -> tensor<64x48xbf16>
+    %y10 = nova.add %y9, %bb10 : tensor<64x48xbf16>
+    %bb11 = nova.broadcast_in_dim %d11 dims = [1] : tensor<48xbf16> -> tensor<64x48xbf16>
+    %y11 = nova.add %y10, %bb11 : tensor<64x48xbf16>
+    %bb12 = nova.broadcast_in_dim %d12 dims = [1] : tensor<48xbf16> -> tensor<64x48xbf16>
+    %y12 = nova.add %y11, %bb12 : tensor<64x48xbf16>
+    nova.yield %y12 : tensor<64x48xbf16>
+  }
+  return %r : tensor<64x48xbf16>
+}
