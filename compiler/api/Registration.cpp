@@ -86,6 +86,7 @@ void buildLowerToLinalgPipeline(OpPassManager &pm,
     rounding.target = arch;
     rounding.f32MatmulPrecision = options.f32MatmulPrecision;
     pm.addPass(createNovaRoundTf32Operands(rounding));
+    pm.addPass(createNovaSaveInputsForBackward());
     // Fusion first: a column sum then keeps its first stage in the kernel
     // that produces its input, and only the second is split.
     pm.addPass(createNovaFuseElementwise());
@@ -111,6 +112,7 @@ void buildLowerToLinalgPipeline(OpPassManager &pm,
     pm.addPass(createNovaDecomposeCrossEntropy());
     // No row kernels here: the regions are inlined back, which checks the
     // grouping on every CPU step.
+    pm.addPass(createNovaSaveInputsForBackward());
     pm.addPass(createNovaFuseElementwise());
     pm.addPass(createNovaRematerialize());
   }

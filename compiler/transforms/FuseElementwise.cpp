@@ -28,6 +28,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/codegen/cuda/FusedRowsKernel.h"
+#include "compiler/codegen/cuda/KnownTargets.h"
 #include "compiler/dialect/NovaOps.h"
 #include "compiler/transforms/Passes.h"
 
@@ -92,6 +93,8 @@ struct Group {
   int64_t rows = 0, columns = 0;
   llvm::SetVector<Operation *> members; // moved into the region
   llvm::SetVector<Operation *> copies;  // copied; the original stays
+  // Copies that recompute an operand the group could read instead.
+  llvm::SetVector<Operation *> recomputed;
   int64_t first = 0, last = 0;          // positions of the outer members
 
   bool contains(Operation *op) const {
@@ -284,6 +287,14 @@ struct Fuser {
     // Producers made for something that leads to the group (it may join
     // later through another path).
     SmallVector<Operation *> blocked;
+    // A producer is blocked while an outside path from it leads into the
+    // group; that path may join later (the walk reached a layer norm
+    // backward's input-gradient cast through the recomputed normalization
+    // before the ops between them), so blocked producers are retried until
+    // none joins.
+    bool retry = true;
+    while (retry) {
+    retry = false;
     while (!work.empty()) {
       Operation *m = work.pop_back_val();
       // A column reduction of a member's value joins as a consumer (the
@@ -335,6 +346,11 @@ struct Fuser {
               !cuda::classifyBroadcastInput(broadcast, g.rows, g.columns))
             continue; // e.g. along the batch: stays an input
         bool copy = isCopied(p);
+        // What nova-save-inputs-for-backward's copies recompute from (x of
+        // (x - mean) * rstd) was kept to be read, not computed here.
+        if (m->hasAttr(kRecomputedAttr) && !p->hasAttr(kRecomputedAttr) &&
+            !copy)
+          continue;
         if (dependsOnGroup(g, p))
           continue;
         if (!copy && feedsGroupFromOutside(g, p, g.last)) {
@@ -351,11 +367,24 @@ struct Fuser {
         work.push_back(p);
       }
     }
+    for (Operation *&p : blocked) {
+      if (!p || g.contains(p) || groupOf.count(p) || dependsOnGroup(g, p) ||
+          feedsGroupFromOutside(g, p, g.last))
+        continue;
+      g.first = std::min(g.first, position[p]);
+      g.members.insert(p);
+      groupOf[p] = id;
+      work.push_back(p);
+      p = nullptr;
+      retry = true;
+    }
+    }
     // Those still outside: recomputed here where that is cheap, else read.
     for (Operation *p : blocked)
-      if (!g.contains(p) && !groupOf.count(p))
+      if (p && !g.contains(p) && !groupOf.count(p))
         for (Operation *q : rematerialization(g, p))
-          g.copies.insert(q);
+          if (g.copies.insert(q))
+            g.recomputed.insert(q);
   }
 
   /// A value only optimizer updates read (a gradient's cast to f32): IREE
@@ -416,7 +445,49 @@ struct Fuser {
     grow(groups.size() - 1, op);
   }
 
+  /// How many buffers `g`'s kernel would bind: the values it reads from
+  /// outside and the results used outside.
+  int64_t bindings(const Group &g) {
+    llvm::SetVector<Value> inputs;
+    int64_t results = 0;
+    for (Operation *op : llvm::concat<Operation *const>(g.members, g.copies))
+      for (Value v : op->getOperands())
+        if (Operation *def = v.getDefiningOp(); !def || !g.contains(def))
+          inputs.insert(v);
+    for (Operation *op : g.members)
+      for (Value r : op->getResults())
+        results += llvm::any_of(r.getUsers(), [&](Operation *user) {
+          return !g.contains(user);
+        });
+    return inputs.size() + results;
+  }
+
+  /// Past the buffers IREE binds to a dispatch, `g` reads the operands it
+  /// would recompute (they are made outside it) instead, and drops the
+  /// copies only they used.
+  void fitBindings(Group &g) {
+    if (g.recomputed.empty() || bindings(g) <= cuda::kMaxDispatchBindings)
+      return;
+    for (Operation *op : g.recomputed) {
+      g.copies.remove(op);
+      --holders[op];
+    }
+    g.recomputed.clear();
+    for (bool pruned = true; pruned;) {
+      pruned = false;
+      for (Operation *copy : llvm::to_vector(g.copies))
+        if (llvm::none_of(copy->getUsers(), [&](Operation *user) {
+              return g.contains(user);
+            })) {
+          g.copies.remove(copy);
+          --holders[copy];
+          pruned = true;
+        }
+    }
+  }
+
   void outline(Group &g) {
+    fitBindings(g);
     SmallVector<Operation *> body(g.members.begin(), g.members.end());
     body.append(g.copies.begin(), g.copies.end());
     llvm::sort(body, [&](Operation *a, Operation *b) {

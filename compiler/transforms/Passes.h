@@ -19,6 +19,11 @@ namespace mlir::nova {
 #define GEN_PASS_DECL
 #include "compiler/transforms/Passes.h.inc"
 
+/// Marks ops and regions that recompute a value in the backward
+/// (nova-save-inputs-for-backward, nova-rematerialize): CSE would merge them
+/// back, and a value such an op reads was kept to be read, not recomputed.
+constexpr llvm::StringLiteral kRecomputedAttr = "nova.recomputed";
+
 /// The rewrites of -nova-decompose, for passes that need primitives only.
 void populateNovaDecomposePatterns(RewritePatternSet &patterns);
 

@@ -31,9 +31,6 @@ namespace {
 // Ops recomputed for one value at most: a tanh GELU is 13.
 constexpr int64_t kMaxRecomputedOps = 24;
 
-// Marks a recomputation: CSE would otherwise merge it back into the region
-// it copies (Nova's kernels then make it a dispatch, which nothing merges).
-constexpr llvm::StringLiteral kRecomputedAttr = "nova.recomputed";
 
 int64_t byteSize(Value v) {
   auto type = dyn_cast<RankedTensorType>(v.getType());
@@ -151,6 +148,25 @@ SmallVector<OpOperand *> usesAfter(Value v, Block &block, Operation *boundary) {
       uses.push_back(&use);
   }
   return uses;
+}
+
+/// Whether a backward reader recomputes from the value (an op of
+/// nova-save-inputs-for-backward, which keeps the value for that).
+bool keptToRecompute(ArrayRef<OpOperand *> uses) {
+  for (OpOperand *use : uses) {
+    Operation *owner = use->getOwner();
+    if (owner->hasAttr(kRecomputedAttr))
+      return true;
+    auto fused = dyn_cast<FusedOp>(owner);
+    if (fused && llvm::any_of(fused.getBody()
+                                  .getArgument(use->getOperandNumber())
+                                  .getUsers(),
+                              [](Operation *user) {
+                                return user->hasAttr(kRecomputedAttr);
+                              }))
+      return true;
+  }
+  return false;
 }
 
 /// The largest input of `op`: the full-size value a recomputation reads.
@@ -284,7 +300,7 @@ struct NovaRematerializePass
     }
     for (Value value : saved) {
       SmallVector<OpOperand *> late = usesAfter(value, block, boundary);
-      if (late.empty())
+      if (late.empty() || keptToRecompute(late))
         continue;
       // A reshape of a region's result is recomputed as the reshape of the
       // recomputed result.

@@ -285,3 +285,100 @@ func.func @gelu_bf16_recomputed(%a: tensor<64x32xbf16>, %w: tensor<32x32xbf16>, 
   %d = nova.mul %dyf, %s : tensor<4x16x32xf32>
   return %d : tensor<4x16x32xf32>
 }
+
+// -----
+
+// A producer first reached through a path whose ops have not joined yet
+// (the walk from the subtraction reaches the cast through the row sum
+// before the scaling by the gain): blocked then, it joins once they have,
+// and so does its column sum, in the one region.
+// CHECK-LABEL: func.func @blocked_then_joined
+// CHECK:         %[[R:.+]]:2 = nova.fused(%arg0, %arg1, %arg3, %arg2)
+// CHECK:           nova.cast
+// CHECK:           nova.reduce_sum %{{.+}} dims = [2] keepdim
+// CHECK:           nova.reduce_sum %{{.+}} dims = [1] : tensor<4x16x32xf32> -> tensor<4x32xf32>
+// CHECK:         nova.reduce_sum %[[R]]#1 dims = [0] : tensor<4x32xf32> -> tensor<32xf32>
+// CHECK-NOT:     nova.fused
+func.func @blocked_then_joined(%m: tensor<64x32xbf16>, %g: tensor<32xf32>, %xh: tensor<4x16x32xf32>, %s: tensor<4x16x32xf32>) -> (tensor<4x16x32xf32>, tensor<32xf32>) {
+  %c = nova.cast %m : tensor<64x32xbf16> -> tensor<64x32xf32>
+  %r = nova.reshape %c : tensor<64x32xf32> -> tensor<4x16x32xf32>
+  %gb = nova.broadcast_in_dim %g dims = [2] : tensor<32xf32> -> tensor<4x16x32xf32>
+  %a1 = nova.mul %r, %gb : tensor<4x16x32xf32>
+  %a2 = nova.mul %a1, %s : tensor<4x16x32xf32>
+  %b = nova.mul %r, %xh : tensor<4x16x32xf32>
+  %rs = nova.reduce_sum %b dims = [2] keepdim : tensor<4x16x32xf32> -> tensor<4x16x1xf32>
+  %rsb = nova.broadcast_in_dim %rs dims = [0, 1, 2] : tensor<4x16x1xf32> -> tensor<4x16x32xf32>
+  %d = nova.sub %a2, %rsb : tensor<4x16x32xf32>
+  %bias = nova.reduce_sum %r dims = [0, 1] : tensor<4x16x32xf32> -> tensor<32xf32>
+  return %d, %bias : tensor<4x16x32xf32>, tensor<32xf32>
+}
+
+// -----
+
+// An operand made for something that leads to the group ((u + v) * s1 + s2,
+// which a matmul also reads) is recomputed inside it, unless the kernel
+// would then bind more than the 16 buffers IREE's CUDA HAL takes: with 11
+// column inputs it reads the operand (15 buffers, not 17).
+// CHECK-LABEL: func.func @too_many_buffers
+// CHECK:         %[[P:.+]] = nova.fused(%arg0, %arg1, %arg2, %arg3)
+// CHECK:         %[[W:.+]] = nova.matmul %[[P]], %arg4
+// CHECK:         nova.fused(%[[P]], %[[W]], %arg0, %arg5, %arg6, %arg7, %arg8, %arg9, %arg10, %arg11, %arg12, %arg13, %arg14, %arg15) :
+func.func @too_many_buffers(%u: tensor<64x32xf32>, %v: tensor<64x32xf32>, %s1: tensor<64x1xf32>, %s2: tensor<64x1xf32>, %wm: tensor<32x32xf32>, %c0: tensor<32xf32>, %c1: tensor<32xf32>, %c2: tensor<32xf32>, %c3: tensor<32xf32>, %c4: tensor<32xf32>, %c5: tensor<32xf32>, %c6: tensor<32xf32>, %c7: tensor<32xf32>, %c8: tensor<32xf32>, %c9: tensor<32xf32>, %c10: tensor<32xf32>) -> tensor<64x32xf32> {
+  %sum = nova.add %u, %v : tensor<64x32xf32>
+  %b1 = nova.broadcast_in_dim %s1 dims = [0, 1] : tensor<64x1xf32> -> tensor<64x32xf32>
+  %b2 = nova.broadcast_in_dim %s2 dims = [0, 1] : tensor<64x1xf32> -> tensor<64x32xf32>
+  %scaled = nova.mul %sum, %b1 : tensor<64x32xf32>
+  %p = nova.add %scaled, %b2 : tensor<64x32xf32>
+  %w = nova.matmul %p, %wm : tensor<64x32xf32>, tensor<32x32xf32> -> tensor<64x32xf32>
+  %q = nova.mul %p, %w : tensor<64x32xf32>
+  %y0 = nova.mul %q, %u : tensor<64x32xf32>
+  %cb0 = nova.broadcast_in_dim %c0 dims = [1] : tensor<32xf32> -> tensor<64x32xf32>
+  %y1 = nova.add %y0, %cb0 : tensor<64x32xf32>
+  %cb1 = nova.broadcast_in_dim %c1 dims = [1] : tensor<32xf32> -> tensor<64x32xf32>
+  %y2 = nova.add %y1, %cb1 : tensor<64x32xf32>
+  %cb2 = nova.broadcast_in_dim %c2 dims = [1] : tensor<32xf32> -> tensor<64x32xf32>
+  %y3 = nova.add %y2, %cb2 : tensor<64x32xf32>
+  %cb3 = nova.broadcast_in_dim %c3 dims = [1] : tensor<32xf32> -> tensor<64x32xf32>
+  %y4 = nova.add %y3, %cb3 : tensor<64x32xf32>
+  %cb4 = nova.broadcast_in_dim %c4 dims = [1] : tensor<32xf32> -> tensor<64x32xf32>
+  %y5 = nova.add %y4, %cb4 : tensor<64x32xf32>
+  %cb5 = nova.broadcast_in_dim %c5 dims = [1] : tensor<32xf32> -> tensor<64x32xf32>
+  %y6 = nova.add %y5, %cb5 : tensor<64x32xf32>
+  %cb6 = nova.broadcast_in_dim %c6 dims = [1] : tensor<32xf32> -> tensor<64x32xf32>
+  %y7 = nova.add %y6, %cb6 : tensor<64x32xf32>
+  %cb7 = nova.broadcast_in_dim %c7 dims = [1] : tensor<32xf32> -> tensor<64x32xf32>
+  %y8 = nova.add %y7, %cb7 : tensor<64x32xf32>
+  %cb8 = nova.broadcast_in_dim %c8 dims = [1] : tensor<32xf32> -> tensor<64x32xf32>
+  %y9 = nova.add %y8, %cb8 : tensor<64x32xf32>
+  %cb9 = nova.broadcast_in_dim %c9 dims = [1] : tensor<32xf32> -> tensor<64x32xf32>
+  %y10 = nova.add %y9, %cb9 : tensor<64x32xf32>
+  %cb10 = nova.broadcast_in_dim %c10 dims = [1] : tensor<32xf32> -> tensor<64x32xf32>
+  %y11 = nova.add %y10, %cb10 : tensor<64x32xf32>
+  return %y11 : tensor<64x32xf32>
+}
+
+// -----
+
+// With 3 column inputs the recomputation fits (11 buffers): the group reads
+// v, s1 and s2 instead of the operand.
+// CHECK-LABEL: func.func @few_buffers
+// CHECK:         %[[P:.+]] = nova.fused(%arg0, %arg1, %arg2, %arg3)
+// CHECK:         %[[W:.+]] = nova.matmul %[[P]], %arg4
+// CHECK:         nova.fused(%arg0, %arg1, %arg2, %arg3, %[[W]],
+func.func @few_buffers(%u: tensor<64x32xf32>, %v: tensor<64x32xf32>, %s1: tensor<64x1xf32>, %s2: tensor<64x1xf32>, %wm: tensor<32x32xf32>, %c0: tensor<32xf32>, %c1: tensor<32xf32>, %c2: tensor<32xf32>) -> tensor<64x32xf32> {
+  %sum = nova.add %u, %v : tensor<64x32xf32>
+  %b1 = nova.broadcast_in_dim %s1 dims = [0, 1] : tensor<64x1xf32> -> tensor<64x32xf32>
+  %b2 = nova.broadcast_in_dim %s2 dims = [0, 1] : tensor<64x1xf32> -> tensor<64x32xf32>
+  %scaled = nova.mul %sum, %b1 : tensor<64x32xf32>
+  %p = nova.add %scaled, %b2 : tensor<64x32xf32>
+  %w = nova.matmul %p, %wm : tensor<64x32xf32>, tensor<32x32xf32> -> tensor<64x32xf32>
+  %q = nova.mul %p, %w : tensor<64x32xf32>
+  %y0 = nova.mul %q, %u : tensor<64x32xf32>
+  %cb0 = nova.broadcast_in_dim %c0 dims = [1] : tensor<32xf32> -> tensor<64x32xf32>
+  %y1 = nova.add %y0, %cb0 : tensor<64x32xf32>
+  %cb1 = nova.broadcast_in_dim %c1 dims = [1] : tensor<32xf32> -> tensor<64x32xf32>
+  %y2 = nova.add %y1, %cb1 : tensor<64x32xf32>
+  %cb2 = nova.broadcast_in_dim %c2 dims = [1] : tensor<32xf32> -> tensor<64x32xf32>
+  %y3 = nova.add %y2, %cb2 : tensor<64x32xf32>
+  return %y3 : tensor<64x32xf32>
+}
