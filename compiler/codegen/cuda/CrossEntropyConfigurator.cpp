@@ -10,10 +10,9 @@ using namespace mlir;
 using namespace mlir::nova;
 
 namespace {
-// DRAM load latency at full bandwidth (ns) and resident threads per SM
-// (sm_80..sm_90).
+// DRAM load latency at full bandwidth (ns).
 constexpr double kDramLatencyNs = 1500; // under load, not idle (~600 ns)
-constexpr int64_t kThreadsPerSm = 2048, kMaxThreadsPerRow = 256;
+constexpr int64_t kMaxThreadsPerRow = 256;
 constexpr int64_t kVectorsPerThread = 4, kMaxUnroll = 4;
 } // namespace
 
@@ -41,7 +40,8 @@ cuda::configureCrossEntropy(const CrossEntropyProblem &problem,
                       double(target.getSmCount());
   double inFlight = bytesPerNs * kDramLatencyNs;
   int64_t unroll = std::clamp<int64_t>(
-      int64_t(std::ceil(inFlight / (kThreadsPerSm * vector * problem.elementBytes))),
+      int64_t(std::ceil(inFlight / (maxThreadsPerSm(target) * vector *
+                                    problem.elementBytes))),
       1, kMaxUnroll);
   StringRef precision = problem.elementBytes == 4 ? "f32"
                         : problem.f16             ? "f16"

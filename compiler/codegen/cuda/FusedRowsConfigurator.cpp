@@ -10,7 +10,8 @@ using namespace mlir::nova;
 
 namespace {
 // One warp per row; 4 rows per CTA keep 16 CTAs (2048 threads) resident per
-// SM on sm_80..sm_90, each lane with a 16-byte load per input in flight.
+// SM on sm_80 and sm_90 (12 on sm_86/sm_89), each lane with a 16-byte load
+// per input in flight.
 constexpr int64_t kWarpsPerCta = 4;
 // Registers a lane may spend holding a whole row's element inputs (f32
 // each) across the sweeps of a row with reductions; longer rows stream
@@ -26,8 +27,6 @@ constexpr int64_t kMaxWholeRowRegisters = 48;
 // each element input, element result and partial sum (ptxas, gpt-146m: the
 // GELU backward, 2 + 2 + 1 at vector 8, 56; its forward, 1 + 1, 30).
 constexpr int64_t kBaseRegisters = 16;
-// Warps an SM holds (sm_80..sm_90).
-constexpr int64_t kMaxWarpsPerSm = 64;
 } // namespace
 
 std::optional<LoweringConfigAttr>
@@ -69,7 +68,7 @@ cuda::configureFusedRows(const FusedRowsPlan &plan, TargetAttr target,
         vector * (plan.elementInputs + plan.elementResults + plan.partials);
     registers = (registers + 7) / 8 * 8; // ptxas allocates by 8
     int64_t ctasPerSm = std::min<int64_t>(
-        kMaxWarpsPerSm / warps,
+        maxThreadsPerSm(target) / 32 / warps,
         target.getRegistersPerSm() / (registers * 32 * warps));
     int64_t resident = target.getSmCount() * std::max<int64_t>(1, ctasPerSm);
     int64_t slots = plan.rows / plan.rowsPerGroup;

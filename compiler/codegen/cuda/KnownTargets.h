@@ -35,6 +35,10 @@ FailureOr<TargetAttr> lookupKnownTarget(Operation *op, StringRef arch);
 /// The architecture's compute capability as an integer (sm_90a -> 90).
 int64_t computeCapability(TargetAttr target);
 
+/// Threads an SM holds at once: 2048 on sm_80 and sm_90, 1536 on sm_86,
+/// sm_87 and sm_89 (the table's value; by compute capability otherwise).
+int64_t maxThreadsPerSm(TargetAttr target);
+
 /// SM boost clock in GHz (for per-cycle limits such as shared-memory
 /// bandwidth; the table's value, 1.5 for unknown parts).
 double smClockGhz(TargetAttr target);
