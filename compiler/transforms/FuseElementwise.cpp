@@ -447,19 +447,36 @@ struct Fuser {
 
   /// How many buffers `g`'s kernel would bind: the values it reads from
   /// outside and the results used outside.
-  int64_t bindings(const Group &g) {
+  /// `g`'s members and copies in program order.
+  SmallVector<Operation *> body(const Group &g) {
+    SmallVector<Operation *> ops(g.members.begin(), g.members.end());
+    ops.append(g.copies.begin(), g.copies.end());
+    llvm::sort(ops, [&](Operation *a, Operation *b) {
+      return position[a] < position[b];
+    });
+    return ops;
+  }
+
+  /// The values `ops` (a group's body) read from outside the group, in the
+  /// order the region takes them.
+  static llvm::SetVector<Value> groupInputs(const Group &g,
+                                            ArrayRef<Operation *> ops) {
     llvm::SetVector<Value> inputs;
-    int64_t results = 0;
-    for (Operation *op : llvm::concat<Operation *const>(g.members, g.copies))
+    for (Operation *op : ops)
       for (Value v : op->getOperands())
         if (Operation *def = v.getDefiningOp(); !def || !g.contains(def))
           inputs.insert(v);
+    return inputs;
+  }
+
+  int64_t bindings(const Group &g) {
+    int64_t results = 0;
     for (Operation *op : g.members)
       for (Value r : op->getResults())
         results += llvm::any_of(r.getUsers(), [&](Operation *user) {
           return !g.contains(user);
         });
-    return inputs.size() + results;
+    return groupInputs(g, body(g)).size() + results;
   }
 
   /// Past the buffers IREE binds to a dispatch, `g` reads the operands it
@@ -488,18 +505,8 @@ struct Fuser {
 
   void outline(Group &g) {
     fitBindings(g);
-    SmallVector<Operation *> body(g.members.begin(), g.members.end());
-    body.append(g.copies.begin(), g.copies.end());
-    llvm::sort(body, [&](Operation *a, Operation *b) {
-      return position[a] < position[b];
-    });
-    llvm::SetVector<Value> inputs;
-    for (Operation *op : body)
-      for (Value v : op->getOperands()) {
-        Operation *def = v.getDefiningOp();
-        if (!def || !g.contains(def))
-          inputs.insert(v);
-      }
+    SmallVector<Operation *> ops = body(g);
+    llvm::SetVector<Value> inputs = groupInputs(g, ops);
     // A copy's original stays where something outside the group uses it.
     DenseMap<Operation *, bool> live;
     std::function<bool(Operation *)> liveOutside = [&](Operation *copy) {
@@ -537,7 +544,7 @@ struct Fuser {
       mapping.map(v, entry->addArgument(v.getType(), v.getLoc()));
     OpBuilder inner = OpBuilder::atBlockEnd(entry);
     int64_t k = rowsPerPartial(g.rows);
-    for (Operation *op : body) {
+    for (Operation *op : ops) {
       if (isLeadingReduction(op))
         mapping.map(op->getResult(0),
                     partialReduction(inner, op, mapping.lookup(op->getOperand(0)),

@@ -14,6 +14,7 @@
 #include "compiler/codegen/cuda/FusedRowsKernel.h"
 #include "compiler/dialect/NovaOps.h"
 #include "compiler/transforms/Passes.h"
+#include "compiler/transforms/TrainStep.h"
 
 #include "mlir/IR/IRMapping.h"
 #include "llvm/ADT/SetVector.h"
@@ -31,14 +32,6 @@ namespace {
 // Ops recomputed for one value at most: a tanh GELU is 13.
 constexpr int64_t kMaxRecomputedOps = 24;
 
-
-int64_t byteSize(Value v) {
-  auto type = dyn_cast<RankedTensorType>(v.getType());
-  if (!type || !type.hasStaticShape())
-    return 0;
-  return type.getNumElements() *
-         std::max<int64_t>(1, type.getElementTypeBitWidth() / 8);
-}
 
 /// Elementwise ops, broadcasts, reshapes and splat constants: what a fused
 /// region recomputes at the cost of reading its inputs once more. Row
@@ -138,17 +131,6 @@ private:
   llvm::MapVector<Value, Value> leaves; // region value -> outer value
   llvm::SetVector<Operation *> ops;
 };
-
-/// The uses of `v` by ops of `block` after `boundary` (or nested in one).
-SmallVector<OpOperand *> usesAfter(Value v, Block &block, Operation *boundary) {
-  SmallVector<OpOperand *> uses;
-  for (OpOperand &use : v.getUses()) {
-    Operation *top = block.findAncestorOpInBlock(*use.getOwner());
-    if (top && boundary->isBeforeInBlock(top))
-      uses.push_back(&use);
-  }
-  return uses;
-}
 
 /// Whether a backward reader recomputes from the value (an op of
 /// nova-save-inputs-for-backward, which keeps the value for that).
@@ -278,16 +260,10 @@ struct NovaRematerializePass
   }
 
   void rematerialize(func::FuncOp func) {
-    if (func.isExternal() || !func.getBody().hasOneBlock())
+    Operation *boundary = lossOp(func);
+    if (!boundary)
       return;
     Block &block = func.getBody().front();
-    auto ret = dyn_cast<func::ReturnOp>(block.getTerminator());
-    if (!ret || ret.getNumOperands() == 0)
-      return;
-    // The loss: the backward is what follows it.
-    Operation *boundary = ret.getOperand(0).getDefiningOp();
-    if (!boundary || boundary->getBlock() != &block)
-      return;
 
     SmallVector<Value> saved;
     for (Operation &op : block) {
@@ -313,12 +289,7 @@ struct NovaRematerializePass
       auto fused = result.getDefiningOp<FusedOp>();
       if (!fused)
         continue;
-      Operation *point = block.findAncestorOpInBlock(*late.front()->getOwner());
-      for (OpOperand *use : late) {
-        Operation *top = block.findAncestorOpInBlock(*use->getOwner());
-        if (top->isBeforeInBlock(point))
-          point = top;
-      }
+      Operation *point = firstUser(late, block);
       Slice slice(fused, result, point);
       if (!slice.collect())
         continue;

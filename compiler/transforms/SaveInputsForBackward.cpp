@@ -14,6 +14,7 @@
 #include "compiler/codegen/cuda/FusedRowsKernel.h"
 #include "compiler/dialect/NovaOps.h"
 #include "compiler/transforms/Passes.h"
+#include "compiler/transforms/TrainStep.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/IRMapping.h"
@@ -35,14 +36,6 @@ constexpr int64_t kMaxRecomputedOps = 12;
 // weight) costs nothing to keep.
 constexpr int64_t kSmallLeafRatio = 64;
 
-int64_t byteSize(Value v) {
-  auto type = dyn_cast<RankedTensorType>(v.getType());
-  if (!type || !type.hasStaticShape())
-    return 0;
-  return type.getNumElements() *
-         std::max<int64_t>(1, type.getElementTypeBitWidth() / 8);
-}
-
 /// Elementwise ops, broadcasts, reshapes and splat constants.
 bool isCheap(Operation *op) {
   return op && cuda::isFusedRowsOp(op) && !cuda::isLastDimReduction(op) &&
@@ -51,10 +44,7 @@ bool isCheap(Operation *op) {
 
 /// Whether `v` is read by an op of `block` after `boundary`.
 bool readAfter(Value v, Block &block, Operation *boundary) {
-  return llvm::any_of(v.getUsers(), [&](Operation *user) {
-    Operation *top = block.findAncestorOpInBlock(*user);
-    return top && boundary->isBeforeInBlock(top);
-  });
+  return !usesAfter(v, block, boundary).empty();
 }
 
 /// `v` through broadcasts and reshapes.
@@ -143,16 +133,10 @@ struct NovaSaveInputsForBackwardPass
   }
 
   void run(func::FuncOp func) {
-    if (func.isExternal() || !func.getBody().hasOneBlock())
+    Operation *boundary = lossOp(func);
+    if (!boundary)
       return;
     Block &block = func.getBody().front();
-    auto ret = dyn_cast<func::ReturnOp>(block.getTerminator());
-    if (!ret || ret.getNumOperands() == 0)
-      return;
-    // The loss: the backward is what follows it.
-    Operation *boundary = ret.getOperand(0).getDefiningOp();
-    if (!boundary || boundary->getBlock() != &block)
-      return;
     SmallVector<Operation *> forward;
     for (Operation &op : block) {
       if (&op == boundary)
@@ -177,18 +161,8 @@ struct NovaSaveInputsForBackwardPass
   /// Copies the slice before the value's first backward reader, which then
   /// all read the copy.
   void recompute(Slice &slice, Block &block, Operation *boundary) {
-    SmallVector<OpOperand *> late;
-    for (OpOperand &use : slice.root.getUses()) {
-      Operation *top = block.findAncestorOpInBlock(*use.getOwner());
-      if (top && boundary->isBeforeInBlock(top))
-        late.push_back(&use);
-    }
-    Operation *point = block.findAncestorOpInBlock(*late.front()->getOwner());
-    for (OpOperand *use : late) {
-      Operation *top = block.findAncestorOpInBlock(*use->getOwner());
-      if (top->isBeforeInBlock(point))
-        point = top;
-    }
+    SmallVector<OpOperand *> late = usesAfter(slice.root, block, boundary);
+    Operation *point = firstUser(late, block);
     SmallVector<Operation *> ordered(slice.ops.begin(), slice.ops.end());
     llvm::sort(ordered,
                [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
