@@ -23,6 +23,14 @@ from pathlib import Path
 
 import kernel_check_cli
 
+# Ping-pong configs: one warp group per tile (stages as fit beside two C tiles).
+PP128 = dict(tile=(128, 128), consumers=1, stages=6, kernel="wgmma_tma_pingpong", persistent=132, raster=8)
+PP64 = dict(tile=(64, 256), consumers=1, stages=4, kernel="wgmma_tma_pingpong", persistent=132, raster=8)
+# Cooperative 128x256 tiles at 4 stages (what fits beside the epilogue's box
+# rings) and at 3.
+COOP = dict(tile=(128, 256), consumers=2, stages=4, persistent=132, raster=16)
+COOP3 = dict(COOP, stages=3)
+
 # (name, dtype, out dtype, batch, M, N, K, tl, tr, config or None); dtype
 # f32 runs TF32, f32x3 exact f32.
 CASES = [
@@ -52,6 +60,25 @@ CASES = [
     ("wgrad-bf16-3072x768", "bf16", "bf16", 1, 3072, 768, 16384, True, False, None),
     ("wgrad-bf16-768x3072-split4", "bf16", "bf16", 1, 768, 3072, 16384, True, False,
      dict(tile=(128, 192), consumers=2, stages=3, split=4, persistent=132, cluster=2, raster=4)),
+    # Ping-pong (two consumers taking alternate tiles): odd edges, batches,
+    # MN-major operands, TF32; then gpt-146m's short-K shapes in each tile.
+    ("pp128x128-odd-bf16", "bf16", "bf16", 1, 1000, 1000, 1000, False, True, PP128),
+    ("pp64x256-odd-f32out", "bf16", "f32", 3, 333, 517, 136, False, False, PP64),
+    ("pp128x128-tn-bf16", "bf16", "bf16", 1, 768, 3072, 4096, True, False, PP128),
+    ("pp128x128-odd-tf32", "f32", "f32", 1, 333, 517, 129, False, True, PP128),
+    ("coop-16384x768x768", "bf16", "bf16", 1, 16384, 768, 768, False, True, COOP),
+    ("coop3-16384x768x768", "bf16", "bf16", 1, 16384, 768, 768, False, True, COOP3),
+    ("pp128x128-16384x768x768", "bf16", "bf16", 1, 16384, 768, 768, False, True, PP128),
+    ("coop-16384x3072x768", "bf16", "bf16", 1, 16384, 3072, 768, False, True, COOP),
+    ("coop3-16384x3072x768", "bf16", "bf16", 1, 16384, 3072, 768, False, True, COOP3),
+    ("pp128x128-16384x3072x768", "bf16", "bf16", 1, 16384, 3072, 768, False, True, PP128),
+    ("coop-16384x768x3072", "bf16", "bf16", 1, 16384, 768, 3072, False, False, COOP),
+    ("coop3-16384x768x3072", "bf16", "bf16", 1, 16384, 768, 3072, False, False, COOP3),
+    ("pp128x128-16384x768x3072", "bf16", "bf16", 1, 16384, 768, 3072, False, False, PP128),
+    ("coop-16384x3072x768-nn", "bf16", "bf16", 1, 16384, 3072, 768, False, False, COOP),
+    ("pp128x128-16384x3072x768-nn", "bf16", "bf16", 1, 16384, 3072, 768, False, False, PP128),
+    ("tf32-16384x3072x768", "f32", "f32", 1, 16384, 3072, 768, False, True, None),
+    ("tf32-16384x768x3072", "f32", "f32", 1, 16384, 768, 3072, False, True, None),
     ("fwd-tf32", "f32", "f32", 1, 4096, 3072, 768, False, True, None),
     ("wgrad-tf32-tn", "f32", "f32", 1, 768, 768, 16384, True, False, None),
     ("odd-tf32-kpad", "f32", "f32", 1, 333, 517, 129, False, False, None),
@@ -91,7 +118,7 @@ def _config_attr(case: dict) -> str:
     return (
         f"#nova.lowering_config<tile_sizes = [{bm}, {bn}, {bk}], warp_layout = [{c['consumers']}, 1], "
         f"mma_shape = [64, {bn}, {mma_k}], pipeline_stages = {c['stages']}, swizzle = 128, "
-        f'kernel = "wgmma_tma", precision = "{precision}", producer_warpgroups = 1, '
+        f'kernel = "{c.get("kernel", "wgmma_tma")}", precision = "{precision}", producer_warpgroups = 1, '
         f"cluster_m = {c.get('cluster', 1)}, split_k = {c.get('split', 1)}, "
         f"persistent_ctas = {c.get('persistent', 0)}, "
         f"raster_group = {c.get('raster', 1)}>"

@@ -110,7 +110,9 @@ def Nova_LoweringConfigAttr : Nova_Attr<"LoweringConfig", "lowering_config"> {
 
     The analytic configurator (`nova-configure-kernels`) also sets, each
     omitted when it has its default:
-    - `kernel`: the kernel family, `"wgmma_tma"` (sm_90: TMA loads, wgmma) or
+    - `kernel`: the kernel family, `"wgmma_tma"` (sm_90: TMA loads, wgmma;
+      consumer warp groups split each tile), `"wgmma_tma_pingpong"` (the
+      same, two consumer warp groups taking whole tiles in turn) or
       `"mma_sync_cp_async"` (sm_80/86/89: cp.async, mma.sync);
     - `precision`: what the tensor cores compute in, `"bf16"`, `"f16"`,
       `"tf32"` or `"tf32x3"` (f32 to f32 accuracy from three TF32 products);

@@ -48,6 +48,8 @@ int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 struct Candidate {
   int64_t bm, bn, bk, stages, splitK;
+  /// sm_90 ping-pong: two consumer warp groups take whole tiles in turn.
+  bool pingpong;
   SmallVector<int64_t, 2> warpLayout;
   SmallVector<int64_t, 3> mma;
   int64_t producers;
@@ -133,9 +135,14 @@ cuda::configureGemm(const GemmProblem &problem, TargetAttr target,
   static constexpr int64_t kTileN[] = {64, 128, 192, 256};
   for (int64_t bm : kTileM) {
     for (int64_t bn : kTileN) {
-      Candidate c{bm, bn, bk, 0, 1, {}, {}, 0, {}};
+     for (bool pingpong : {false, true}) {
+      if (pingpong && (!hopper || bm > 128))
+        continue;
+      Candidate c{bm, bn, bk, 0, 1, pingpong, {}, {}, 0, {}};
       if (hopper) {
-        int64_t consumers = std::min<int64_t>(bm / 64, 2);
+        // Cooperative: up to two warp groups split the tile's rows;
+        // ping-pong: one warp group holds the whole tile.
+        int64_t consumers = pingpong ? 1 : std::min<int64_t>(bm / 64, 2);
         // Exact f32 keeps a second set of f32 sums next to the MMA
         // accumulators (the kernel promotes into them).
         int64_t accumulatorRegs = problem.precision == GemmPrecision::TF32x3
@@ -160,14 +167,16 @@ cuda::configureGemm(const GemmProblem &problem, TargetAttr target,
         c.mma = {16, 8, mmaK};
       }
       int64_t stageBytes = (bm + bn) * bk * elementBytes;
-      // The stages that fit next to the epilogue's shared memory: sm_90
-      // stages the whole C tile (in the bytes C is written in: f32 for
-      // split-K partials) for TMA stores, when C's rows allow them.
+      // The stages that fit next to the epilogue's shared memory: on sm_90
+      // each consumer stages C for TMA stores (when C's rows allow them)
+      // through a ring of two [64 rows, 128 bytes] boxes.
       auto stagesFor = [&](int64_t outBytes) {
         int64_t epilogueBytes = 0;
         if (hopper && problem.n * outBytes % 16 == 0 &&
             bn % (128 / outBytes) == 0)
-          epilogueBytes = bm * bn * outBytes;
+          epilogueBytes =
+              (pingpong ? 2 : std::min<int64_t>(bm / 64, 2)) *
+              kEpilogueRingBytes;
         int64_t fit = std::min((smemPerCta - epilogueBytes) / stageBytes,
                                hopper ? kHopperMaxStages : kAmpereMaxStages);
         return std::min(fit, kSteps);
@@ -181,7 +190,7 @@ cuda::configureGemm(const GemmProblem &problem, TargetAttr target,
       // Split K only when the tiles leave SMs idle, keeping every split at
       // least a full pipeline deep.
       int64_t maxSplit = 1;
-      if (tiles < sms && problem.epilogueBytes == 0)
+      if (tiles < sms && problem.epilogueBytes == 0 && !pingpong)
         maxSplit = std::max<int64_t>(
             1, std::min(sms / tiles, kSteps / std::max<int64_t>(stages, 4)));
       for (int64_t split = 1; split <= maxSplit; ++split) {
@@ -191,9 +200,9 @@ cuda::configureGemm(const GemmProblem &problem, TargetAttr target,
           continue;
         int64_t ctas = tiles * split;
         int64_t kPerCta = ceilDiv(kSteps, split) * bk;
-        // Each consumer warp group reads its rows of A and all of B.
+        // Each 64-row MMA reads its rows of A and all of B.
         double sharedBytes =
-            double(hopper ? bm + c.warpLayout[0] * bn
+            double(hopper ? bm + bm / 64 * bn
                           : bm * c.warpLayout[1] + bn * c.warpLayout[0]) *
             kPerCta * elementBytes;
         int64_t kSplitSteps = ceilDiv(kSteps, split);
@@ -201,16 +210,26 @@ cuda::configureGemm(const GemmProblem &problem, TargetAttr target,
             c.stages > 1 ? kSplitSteps * kLoadLatencyCycles * cycleUs /
                                double(c.stages - 1)
                          : 0;
-        double tileUs =
+        double mainLoopUs =
             std::max(1e6 * std::max({2.0 * bm * bn * kPerCta / smPeak,
                                      double(bm + bn) * kPerCta *
                                          elementBytes / smL2,
                                      sharedBytes / smShared}),
-                     latencyUs) +
+                     latencyUs);
+        double epilogueUs =
             kTileFillCycles * cycleUs +
             1e6 * double(bm) * bn *
                 (problem.resultBytes + problem.epilogueBytes) / smShared;
-        double computeUs = ceilDiv(ctas, sms) * tileUs;
+        // Cooperative: the tensor cores wait out every tile's epilogue.
+        // Ping-pong: a consumer's epilogue runs under the other's main loop
+        // (a pair of tiles takes 2 main loops, or one and an epilogue), and
+        // only the last one is exposed.
+        double computeUs =
+            pingpong ? ceilDiv(ctas, sms) *
+                               std::max(mainLoopUs,
+                                        (mainLoopUs + epilogueUs) / 2) +
+                           epilogueUs
+                     : ceilDiv(ctas, sms) * (mainLoopUs + epilogueUs);
         double memoryUs = 1e6 * uniqueBytes / dram;
         // Partial sums in f32 are written and read back once.
         double reduceUs =
@@ -229,10 +248,11 @@ cuda::configureGemm(const GemmProblem &problem, TargetAttr target,
         c.splitK = split;
         c.plan = plan;
         if (trace)
-          trace->push_back(llvm::formatv("{0}x{1}x{2}, {3} stages, split {4}: "
-                                         "{5}",
+          trace->push_back(llvm::formatv("{0}x{1}x{2}{6}, {3} stages, split "
+                                         "{4}: {5}",
                                          bm, bn, bk, c.stages, split,
-                                         plan.summary())
+                                         plan.summary(),
+                                         pingpong ? " ping-pong" : "")
                                .str());
         bool better =
             !best ||
@@ -242,6 +262,7 @@ cuda::configureGemm(const GemmProblem &problem, TargetAttr target,
         if (better)
           best = c;
       }
+     }
     }
   }
   if (!best)
@@ -267,7 +288,10 @@ cuda::configureGemm(const GemmProblem &problem, TargetAttr target,
   }
   c.plan.config = LoweringConfigAttr::get(
       context, {c.bm, c.bn, c.bk}, c.warpLayout, c.mma, c.stages,
-      /*swizzle=*/rowBytes, hopper ? "wgmma_tma" : "mma_sync_cp_async",
+      /*swizzle=*/rowBytes,
+      !hopper ? "mma_sync_cp_async"
+      : c.pingpong ? "wgmma_tma_pingpong"
+                   : "wgmma_tma",
       stringifyPrecision(problem.precision), c.producers, clusterM,
       /*clusterN=*/1, c.splitK, persistent, rasterGroup);
   return c.plan;

@@ -24,6 +24,11 @@ constexpr int64_t kReservedSharedMemory = 1024;
 /// stages, S - 1 loads are in flight while one stage is computed.
 constexpr double kLoadLatencyCycles = 1500;
 
+/// sm_90's TMA-stored C box: 64 rows of 128 bytes (128B swizzle); each
+/// consumer warp group stages its C through a ring of two.
+constexpr int64_t kEpilogueBoxBytes = 64 * 128;
+constexpr int64_t kEpilogueRingBytes = 2 * kEpilogueBoxBytes;
+
 /// What the tensor cores compute in.
 enum class GemmPrecision { BF16, F16, TF32, TF32x3 };
 

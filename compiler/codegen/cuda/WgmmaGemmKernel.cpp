@@ -39,6 +39,8 @@ struct GemmKernel : KernelBuilder {
   DenseMap<Value, Value> epilogueInputs;
   SmallVector<Value> epilogueResults;
   Value smem;
+  /// The consumer's first row within a tile.
+  Value consumerRow0;
   Value tilesM, tilesN, perBatch, perSplit, kTiles, kPerSplit;
 
   Value aTile(Value stage) {
@@ -60,6 +62,12 @@ struct GemmKernel : KernelBuilder {
     return byteOffset(shared, smem,
                       add(c32(barriersOffset() + 8 * spec.stages),
                           mul(stage, c32(8))));
+  }
+  /// Ping-pong: consumer i's turn to wait on the ring (see consumer()).
+  Value turnBarrier(Value consumer) {
+    return byteOffset(shared, smem,
+                      add(c32(barriersOffset() + 16 * spec.stages),
+                          mul(consumer, c32(8))));
   }
 
   Tile tile(Value t) {
@@ -131,14 +139,15 @@ struct GemmKernel : KernelBuilder {
   void consumer(Value tid, Value cta, Value ctas, Value total, Value group,
                 ArrayRef<Value> storeMaps) {
     MLIRContext *context = b.getContext();
-    int64_t mTiles = spec.tileM / 64 / spec.consumers;
+    int64_t mTiles = spec.consumerRows() / 64;
     Type accType = LLVM::LLVMStructType::getLiteral(
         context, SmallVector<Type>(spec.tileN / 2, f32));
     Value thread = sub(tid, mul(group, c32(128)));
     Value warp = div(thread, c32(32)), lane = rem(thread, c32(32));
     Value consumerIndex = sub(group, c32(1));
-    // This warp group's first row of the A tile (bytes: 128 per row).
-    Value aRowBytes = mul(consumerIndex, c32(mTiles * 64 * 128));
+    // This warp group's first row of the tile (ping-pong: all its rows).
+    consumerRow0 = spec.pingpong ? c32(0) : mul(consumerIndex, c32(mTiles * 64));
+    Value aRowBytes = mul(consumerRow0, c32(128)); // 128 bytes per A row
     auto release = [&](Value it) {
       ifThen(eq(lane, 0), [&] {
         NVVM::MBarrierArriveOp::create(
@@ -147,15 +156,36 @@ struct GemmKernel : KernelBuilder {
       });
     };
 
-    loop(cta, total, ctas, ValueRange{c32(0)},
+    // Ping-pong: consumer i takes the CTA's tiles i, i + 2, ...; the ring's
+    // stages before one of them are all earlier tiles' K steps (one split:
+    // every tile has kTiles of them). A consumer starts a tile's main loop
+    // only when the other has waited for all of the previous tile's stages:
+    // a full barrier's parity tells apart only its last two phases, so no
+    // consumer may wait on a stage more than one round ahead of the loads.
+    Value first = cta, step = ctas;
+    if (spec.pingpong) {
+      first = add(cta, mul(consumerIndex, ctas));
+      step = mul(ctas, c32(2));
+    }
+    loop(first, total, step, ValueRange{c32(0)},
          [&](Value t, ValueRange args) -> SmallVector<Value> {
            Tile tl = tile(t);
+           Value itBegin = args[0];
+           if (spec.pingpong) {
+             Value local = div(sub(t, cta), ctas); // the CTA's tile index
+             itBegin = mul(local, kTiles);
+             // The other consumer's tiles so far each arrived once.
+             ifThen(ugt(local, c32(0)), [&] {
+               waitParity(turnBarrier(consumerIndex),
+                          andI(div(sub(local, c32(1)), c32(2)), c32(1)));
+             });
+           }
            // The MMAs' accumulators, then (exact f32) the sums they are
            // promoted into, then the stage counter.
            int64_t sums = spec.promoteEvery ? mTiles : 0;
            SmallVector<Value> init(mTiles + sums,
                                    LLVM::ZeroOp::create(b, loc, accType));
-           init.push_back(args[0]);
+           init.push_back(itBegin);
            ValueRange end = loop(
                c32(0), tl.kCount, c32(1), init,
                [&](Value kk, ValueRange carried) -> SmallVector<Value> {
@@ -208,6 +238,12 @@ struct GemmKernel : KernelBuilder {
                  accs.push_back(add(it, c32(1)));
                  return accs;
                });
+           if (spec.pingpong)
+             ifThen(eq(thread, 0), [&] {
+               NVVM::MBarrierArriveOp::create(
+                   b, loc, i64, turnBarrier(sub(c32(1), consumerIndex)),
+                   Value(), NVVM::MemScopeKind::CTA, false);
+             });
            NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
            Value itEnd = end.back();
            ValueRange results = spec.promoteEvery
@@ -297,15 +333,18 @@ struct GemmKernel : KernelBuilder {
                : arith::TruncFOp::create(b, loc, element, v).getResult();
   }
 
-  /// The consumer's C rows into its 128B-swizzled boxes of [64 rows, 128
-  /// bytes] in shared memory, then TMA stores of them through `map`.
-  /// Fragment (r, c) goes to box (mt, c / boxCols), byte r * 128 + ((u ^ r %
-  /// 8) * 16) + within, u the 16-byte unit of c in the row: the eight rows
-  /// one store instruction touches land in eight different units, no bank
-  /// conflicts. `pairAt(mt, reg, row, col)` gives the values (in C's type)
-  /// of registers reg and reg + 1 of subtile mt, at fragment row `row` of
-  /// the tile (0..63 + 64 mt) and column `col`; `afterColumns(mt, i)` runs
-  /// after column group i's pairs.
+  /// The consumer's C rows, box by box ([64 rows, 128 bytes], 128B-swizzled),
+  /// through a ring of two box buffers in shared memory: each box is written
+  /// and TMA-stored while the previous one's store is still reading. A box
+  /// waits only for the store of the box before the previous one (the
+  /// tile's first box for all of them: what the last tile left pending).
+  /// Fragment (r, c) goes to byte r * 128 + ((u ^ r % 8) * 16) + within, u the
+  /// 16-byte unit of c in the box row: the eight rows one store instruction
+  /// touches land in eight different units, no bank conflicts.
+  /// `pairAt(mt, reg, row, col)` gives the values (in C's type) of registers
+  /// reg and reg + 1 of subtile mt, at fragment row `row` of the tile (0..63
+  /// + 64 mt) and column `col`; `afterColumns(mt, i)` runs after column
+  /// group i's pairs (groups in ascending order per subtile).
   void stageAndStore(
       const Tile &tl, Value consumerIndex, Value thread, Value warp,
       Value lane, int64_t mTiles, Value map,
@@ -315,63 +354,58 @@ struct GemmKernel : KernelBuilder {
     Type outElement = this->outElement();
     int64_t outBytes = spec.outBytes();
     int64_t boxCols = 128 / outBytes, boxes = spec.tileN / boxCols;
-    int64_t consumerBytes = mTiles * boxes * 64 * 128;
-    Value buffer = byteOffset(
+    Value ring = byteOffset(
         shared, smem,
         add(c32(spec.stages * spec.stageBytes()),
-            mul(consumerIndex, c32(consumerBytes))));
+            mul(consumerIndex, c32(kEpilogueRingBytes))));
     Value barrierId = add(consumerIndex, c32(1)); // 0 is the CTA's
     auto groupBarrier = [&] { namedBarrier(barrierId, 128); };
-    // The previous stores have read the buffer.
-    ifThen(eq(thread, 0), [&] {
-      NVVM::CpAsyncBulkWaitGroupOp::create(b, loc, b.getI32IntegerAttr(0),
-                                           b.getUnitAttr());
-    });
-    groupBarrier();
     Value rowInTile = add(mul(warp, c32(16)), div(lane, c32(4)));
     Value pairCol = mul(rem(lane, c32(4)), c32(2));
+    Value plane = add(mul(tl.split, batch), tl.batch);
     for (int64_t mt = 0; mt < mTiles; ++mt) {
-      for (int64_t i = 0; i < spec.tileN / 8; ++i) {
-        for (int64_t h = 0; h < 2; ++h) {
-          Value row = add(rowInTile, c32(8 * h)); // 0..63 in the box
-          int64_t col0 = 8 * i;                   // + pairCol
-          int64_t box = mt * boxes + col0 / boxCols;
-          Value byteInRow =
-              mul(add(c32(col0 % boxCols), pairCol), c32(outBytes));
-          Value unit = arith::XOrIOp::create(b, loc, div(byteInRow, c32(16)),
-                                             rem(row, c32(8)));
-          Value offset = add(
-              add(c32(box * 64 * 128), mul(row, c32(128))),
-              add(mul(unit, c32(16)), rem(byteInRow, c32(16))));
-          auto [v0, v1] = pairAt(mt, 4 * i + 2 * h, add(row, c32(64 * mt)),
-                                 add(pairCol, c32(col0)));
-          Value pair = vector::FromElementsOp::create(
-              b, loc, VectorType::get({2}, outElement), ValueRange{v0, v1});
-          LLVM::StoreOp::create(b, loc, pair,
-                                byteOffset(shared, buffer, offset),
-                                2 * outBytes);
+      for (int64_t j = 0; j < boxes; ++j) {
+        int64_t n = mt * boxes + j;
+        Value buffer = byteOffset(shared, ring, c32(n % 2 * kEpilogueBoxBytes));
+        // This buffer's last store has read it.
+        ifThen(eq(thread, 0), [&] {
+          NVVM::CpAsyncBulkWaitGroupOp::create(
+              b, loc, b.getI32IntegerAttr(n == 0 ? 0 : 1), b.getUnitAttr());
+        });
+        groupBarrier();
+        for (int64_t i = j * boxCols / 8; i < (j + 1) * boxCols / 8; ++i) {
+          for (int64_t h = 0; h < 2; ++h) {
+            Value row = add(rowInTile, c32(8 * h)); // 0..63 in the box
+            int64_t col0 = 8 * i;                   // + pairCol
+            Value byteInRow =
+                mul(add(c32(col0 % boxCols), pairCol), c32(outBytes));
+            Value unit = arith::XOrIOp::create(
+                b, loc, div(byteInRow, c32(16)), rem(row, c32(8)));
+            Value offset = add(mul(row, c32(128)),
+                               add(mul(unit, c32(16)), rem(byteInRow, c32(16))));
+            auto [v0, v1] = pairAt(mt, 4 * i + 2 * h, add(row, c32(64 * mt)),
+                                   add(pairCol, c32(col0)));
+            Value pair = vector::FromElementsOp::create(
+                b, loc, VectorType::get({2}, outElement), ValueRange{v0, v1});
+            LLVM::StoreOp::create(b, loc, pair,
+                                  byteOffset(shared, buffer, offset),
+                                  2 * outBytes);
+          }
+          if (afterColumns)
+            afterColumns(mt, i);
         }
-        if (afterColumns)
-          afterColumns(mt, i);
-      }
-    }
-    fenceAsyncShared(); // before the TMA reads the tile
-    groupBarrier();
-    ifThen(eq(thread, 0), [&] {
-      Value plane = add(mul(tl.split, batch), tl.batch);
-      for (int64_t mt = 0; mt < mTiles; ++mt)
-        for (int64_t j = 0; j < boxes; ++j) {
-          Value row =
-              add(tl.row0, add(mul(consumerIndex, c32(mTiles * 64)),
-                               c32(mt * 64)));
+        fenceAsyncShared(); // before the TMA reads the box
+        groupBarrier();
+        ifThen(eq(thread, 0), [&] {
+          Value row = add(tl.row0, add(consumerRow0, c32(mt * 64)));
           NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp::create(
-              b, loc, map,
-              byteOffset(shared, buffer, c32((mt * boxes + j) * 64 * 128)),
+              b, loc, map, buffer,
               ValueRange{add(tl.col0, c32(j * boxCols)), row, plane}, Value(),
               NVVM::TMAStoreMode::TILE, Value());
-        }
-      NVVM::CpAsyncBulkCommitGroupOp::create(b, loc);
-    });
+          NVVM::CpAsyncBulkCommitGroupOp::create(b, loc);
+        });
+      }
+    }
   }
 
   /// The epilogue region at every fragment pair of the consumer's rows (see
@@ -394,8 +428,7 @@ struct GemmKernel : KernelBuilder {
       if (plan.kind.lookup(v) == RowKind::Partial)
         partials.push_back(v.getDefiningOp());
     // Rows of the tile this consumer holds, in the matrix.
-    Value rowBase =
-        add(tl.row0, mul(consumerIndex, c32(mTiles * 64)));
+    Value rowBase = add(tl.row0, consumerRow0);
     Value lastRow = sub(m, c32(1)), lastPair = sub(n, c32(2));
     SmallVector<unsigned> stored = spec.storedResults();
     for (auto [s, result] : llvm::enumerate(stored)) {
@@ -499,9 +532,8 @@ struct GemmKernel : KernelBuilder {
                 Value warp, Value lane, int64_t mTiles) {
     Type outElement = this->outElement();
     unsigned outBytes = spec.outBytes();
-    Value rowBase =
-        add(add(tl.row0, mul(consumerIndex, c32(mTiles * 64))),
-            add(mul(warp, c32(16)), div(lane, c32(4))));
+    Value rowBase = add(add(tl.row0, consumerRow0),
+                        add(mul(warp, c32(16)), div(lane, c32(4))));
     Value colBase = add(tl.col0, mul(rem(lane, c32(4)), c32(2)));
     // C (or this split's partial sums) of the tile's batch.
     Value plane = add(mul(tl.split, batch), tl.batch);
@@ -628,9 +660,15 @@ struct GemmKernel : KernelBuilder {
       for (int64_t s = 0; s < spec.stages; ++s) {
         NVVM::MBarrierInitOp::create(b, loc, fullBarrier(c32(s)), c32(1),
                                      Value());
-        NVVM::MBarrierInitOp::create(b, loc, emptyBarrier(c32(s)),
-                                     c32(4 * spec.consumers), Value());
+        // A stage is freed by each warp that reads it: all consumers'
+        // (cooperative) or one consumer's (ping-pong).
+        NVVM::MBarrierInitOp::create(
+            b, loc, emptyBarrier(c32(s)),
+            c32(4 * (spec.pingpong ? 1 : spec.consumers)), Value());
       }
+      for (int64_t i = 0; spec.pingpong && i < spec.consumers; ++i)
+        NVVM::MBarrierInitOp::create(b, loc, turnBarrier(c32(i)), c32(1),
+                                     Value());
       NVVM::FenceMbarrierInitOp::create(b, loc);
     });
     gpu::BarrierOp::create(b, loc);
@@ -720,7 +758,9 @@ std::string WgmmaGemmSpec::kernelName() const {
                        : bf16Result     ? "bf16"
                                         : "f32",
                        tileM, tileN, tileK(), stages, consumers, rasterGroup,
-                       splitK, tmaStore ? "_tma" : "",
+                       splitK,
+                       std::string(tmaStore ? "_tma" : "") +
+                           (pingpong ? "_pp" : ""),
                        aMnMajor || bMnMajor
                            ? std::string("_") + (aMnMajor ? "m" : "k") +
                                  (bMnMajor ? "n" : "k")
@@ -736,10 +776,12 @@ FailureOr<WgmmaGemmSpec> cuda::wgmmaGemmSpec(LoweringConfigAttr config,
                                              int64_t sharedMemoryLimit,
                                              std::string &why) {
   WgmmaGemmSpec spec;
-  if (config.getKernel() != "wgmma_tma") {
-    why = "kernel family is not wgmma_tma";
+  if (config.getKernel() != "wgmma_tma" &&
+      config.getKernel() != "wgmma_tma_pingpong") {
+    why = "kernel family is not wgmma_tma or wgmma_tma_pingpong";
     return failure();
   }
+  spec.pingpong = config.getKernel() == "wgmma_tma_pingpong";
   // tf32x3 runs the TF32 kernel over hi/lo parts its caller lays out,
   // promoting its accumulators to f32 sums as it goes.
   StringRef precision = config.getPrecision();
@@ -758,7 +800,12 @@ FailureOr<WgmmaGemmSpec> cuda::wgmmaGemmSpec(LoweringConfigAttr config,
   }
   spec.tileM = tile[0];
   spec.tileN = tile[1];
-  spec.consumers = warps[0];
+  // Ping-pong: one warp group per tile, two of them taking turns.
+  spec.consumers = spec.pingpong ? 2 : warps[0];
+  if (spec.pingpong && (warps[0] != 1 || config.getSplitK() != 1)) {
+    why = "a ping-pong GEMM has one warp group per tile and one split";
+    return failure();
+  }
   spec.stages = config.getPipelineStages();
   spec.rasterGroup = config.getRasterGroup();
   spec.splitK = config.getSplitK();
@@ -772,10 +819,16 @@ FailureOr<WgmmaGemmSpec> cuda::wgmmaGemmSpec(LoweringConfigAttr config,
     return failure();
   }
   if (spec.consumers < 1 || spec.consumers > 2 ||
-      spec.tileM % (64 * spec.consumers) || spec.tileN % 8 ||
+      spec.consumerRows() % 64 || spec.tileN % 8 ||
       spec.tileN > 256 || spec.tileM > 256 || spec.stages < 1 ||
       spec.rasterGroup < 1 || spec.splitK < 1) {
     why = "tile, warp groups or stages out of the kernel's range";
+    return failure();
+  }
+  // A consumer's accumulators (f32, one per thread per 128 elements) must
+  // leave registers for addresses and the epilogue.
+  if (spec.consumerRows() * spec.tileN / 128 > 192) {
+    why = "a consumer's accumulators need more registers than it has";
     return failure();
   }
   if (spec.sharedMemoryBytes() > sharedMemoryLimit) {

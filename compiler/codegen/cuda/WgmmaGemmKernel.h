@@ -10,13 +10,17 @@
 //   128-byte, 128B-swizzled K rows into a `stages`-deep ring of shared memory,
 //   full/empty mbarriers), warp groups 1..consumers consume (wgmma from shared
 //   memory, one group in flight); setmaxnreg moves registers to consumers.
+//   Cooperative (kernel "wgmma_tma"): the consumers split each tile's rows.
+//   Ping-pong ("wgmma_tma_pingpong"): each of two consumers owns whole tiles,
+//   the CTA's even and odd ones, so one's epilogue runs under the other's
+//   MMAs (short K loses the tensor cores for the epilogue otherwise).
 // - Persistent: the grid (one CTA per SM at most) walks output tiles in
 //   raster bands of `raster_group` tile rows; split-K CTAs write f32 partial
 //   sums to `[split, batch, M, N]`, reduced by the caller.
-// - Epilogue: each consumer writes its accumulators, converted, into a
-//   128B-swizzled C tile in shared memory and one thread TMA-stores it
-//   (clipped at the edges) asynchronously, waited for only before the next
-//   tile's epilogue reuses the buffer; without TMA stores (C rows not a
+// - Epilogue: each consumer writes its accumulators, converted, box by box
+//   ([64 rows, 128 bytes], 128B-swizzled) into a ring of two box buffers in
+//   shared memory, and one thread TMA-stores each box (clipped at the edges)
+//   while the next is written; without TMA stores (C rows not a
 //   multiple of 16 bytes) each thread stores its fragments, predicated only
 //   in tiles that cross an edge.
 // - Fused epilogue (nova-fuse-matmul-epilogue): a nova.fused region that
@@ -51,6 +55,7 @@
 #define NOVA_CODEGEN_CUDA_WGMMAGEMMKERNEL_H
 
 #include "compiler/codegen/cuda/FusedRowsKernel.h"
+#include "compiler/codegen/cuda/GemmConfigurator.h"
 #include "compiler/codegen/cuda/KernelBuilder.h"
 #include "compiler/dialect/NovaAttrs.h"
 
@@ -69,6 +74,8 @@ struct WgmmaGemmSpec {
   bool tf32 = false;       // f32 operands computed as TF32; else bf16
   bool bf16Result = false; // C's element type when not split (else f32)
   int64_t tileM = 128, tileN = 256, stages = 4, consumers = 2;
+  /// Ping-pong: the two consumers take alternate tiles, each all its rows.
+  bool pingpong = false;
   int64_t rasterGroup = 1, splitK = 1;
   /// Epilogue through shared memory and TMA stores (needs C's rows to be a
   /// multiple of 16 bytes); else each thread stores its fragments.
@@ -92,13 +99,18 @@ struct WgmmaGemmSpec {
   int64_t mmaK() const { return tf32 ? 8 : 16; }
   int64_t stageBytes() const { return (tileM + tileN) * 128; }
   int64_t outBytes() const { return bf16Result && !writesPartials() ? 2 : 4; }
-  /// The epilogue's C tile in shared memory (TMA stores only).
+  /// Rows of a tile one consumer computes.
+  int64_t consumerRows() const { return pingpong ? tileM : tileM / consumers; }
+  /// The epilogue's shared memory (TMA stores only): a ring of two C boxes
+  /// per consumer.
   int64_t epilogueBytes() const {
-    return tmaStore ? tileM * tileN * outBytes() : 0;
+    return tmaStore ? consumers * kEpilogueRingBytes : 0;
   }
   int64_t sharedMemoryBytes() const {
-    // Operand stages, the C tile, then the mbarriers.
-    return stages * stageBytes() + epilogueBytes() + 2 * 8 * stages;
+    // Operand stages, the C tile, then the mbarriers (full and empty per
+    // stage; ping-pong: a turn per consumer).
+    return stages * stageBytes() + epilogueBytes() + 2 * 8 * stages +
+           (pingpong ? 8 * consumers : 0);
   }
   int64_t threads() const { return 128 * (1 + consumers); }
   /// Whether the producer hands registers to the consumers (setmaxnreg
@@ -106,7 +118,7 @@ struct WgmmaGemmSpec {
   /// for 384 threads (an increase waits for registers the CTA's decreases
   /// free), which wide accumulators guarantee; one consumer needs no move.
   bool movesRegisters() const {
-    return consumers == 2 && tileM / 64 / consumers * tileN / 2 >= 64;
+    return consumers == 2 && consumerRows() / 64 * tileN / 2 >= 64;
   }
   /// Whether C holds f32 partial sums per split (split_k > 1).
   bool writesPartials() const { return splitK > 1; }
@@ -134,7 +146,8 @@ LogicalResult checkEpilogueRegion(const FusedRowsPlan &plan, std::string &why);
 LogicalResult checkGemmEpilogue(const WgmmaGemmSpec &spec,
                                 const FusedRowsPlan &plan, std::string &why);
 
-/// The spec for `config` (kernel "wgmma_tma", precision bf16 or tf32), or
+/// The spec for `config` (kernel "wgmma_tma" or "wgmma_tma_pingpong",
+/// precision bf16, tf32 or tf32x3), or
 /// failure with the reason in `why`.
 /// `n` is C's row length and `sharedMemoryLimit` the bytes a CTA may use:
 /// the epilogue stores through TMA when both allow it.

@@ -7,12 +7,12 @@
 // written whole: untied results IREE allocates, so no copy of a shared empty
 // tensor precedes the dispatch), then M, N, K, batch; the workload is the grid (one CTA per tile
 // here), 384 bytes of scratch per CTA (three tensor maps); dynamic shared
-// memory = stages x (128 + 192) x 128 bytes + the 128 x 192 bf16 C tile +
-// the mbarriers.
+// memory = stages x (128 + 192) x 128 bytes + a ring of two 8 KiB C boxes
+// per consumer + the mbarriers.
 // CHECK-LABEL: "hal.executable.source"
 // CHECK-SAME:    sym_name = "nova_gemm_bf16_kn_bf16_128x192x64_s2_c2_g1_k1_tma"
 // CHECK:         "hal.executable.export"() <{layout = #hal.pipeline.layout<constants = 4, bindings = [#hal.pipeline.binding<storage_buffer, ReadOnly>, #hal.pipeline.binding<storage_buffer, ReadOnly>, #hal.pipeline.binding<storage_buffer>, #hal.pipeline.binding<storage_buffer>]>
-// CHECK-SAME:    workgroup_local_memory = 131104 : index, workgroup_size = [384 : index, 1 : index, 1 : index]
+// CHECK-SAME:    workgroup_local_memory = 114720 : index, workgroup_size = [384 : index, 1 : index, 1 : index]
 // CHECK:         "hal.return"(%arg1, %{{.+}}, %{{.+}})
 // CHECK-LABEL: func.func @nn_bf16
 // CHECK-NOT:     linalg.generic

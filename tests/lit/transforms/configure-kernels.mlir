@@ -3,12 +3,13 @@
 // RUN: nova-opt %s --split-input-file --nova-configure-kernels="target=sm_90 f32-matmul-precision=high" | FileCheck %s --check-prefix=TF32
 
 // The known target is put on the module. A forward GEMM with many tiles
-// (f32 results): 128x192 tiles, whose f32 C tile (96 KiB, staged for TMA
-// stores) leaves room for 3 stages, a persistent grid of one CTA per SM,
-// 2-CTA clusters along M and bands of 8 tile rows.
+// (f32 results) and a short K: ping-pong 128x128 tiles (each consumer warp
+// group owns a tile, one's epilogue under the other's MMAs), 6 stages beside
+// the consumers' C box rings, a persistent grid of one CTA per SM, 2-CTA
+// clusters along M and bands of 8 tile rows.
 // CHECK: module attributes {nova.target = #nova.target<arch = "sm_90", sm_count = 132, shared_memory_per_sm = 233472
 // CHECK-LABEL: func.func @forward
-// CHECK: nova.matmul {{.*}}lowering_config = #nova.lowering_config<tile_sizes = [128, 192, 64], warp_layout = [2, 1], mma_shape = [64, 192, 16], pipeline_stages = 3, swizzle = 128, kernel = "wgmma_tma", precision = "bf16", producer_warpgroups = 1, cluster_m = 2, persistent_ctas = 132, raster_group = 8>
+// CHECK: nova.matmul {{.*}}lowering_config = #nova.lowering_config<tile_sizes = [128, 128, 64], warp_layout = [1, 1], mma_shape = [64, 128, 16], pipeline_stages = 6, swizzle = 128, kernel = "wgmma_tma_pingpong", precision = "bf16", producer_warpgroups = 1, cluster_m = 2, persistent_ctas = 132, raster_group = 8>
 // AMPERE: module attributes {nova.target = #nova.target<arch = "sm_80", sm_count = 108
 // AMPERE-LABEL: func.func @forward
 // AMPERE: lowering_config = #nova.lowering_config<tile_sizes = [128, 256, 32], warp_layout = [2, 4], mma_shape = [16, 8, 16], pipeline_stages = 5, swizzle = 64, kernel = "mma_sync_cp_async", precision = "bf16", raster_group = 8>
@@ -20,9 +21,10 @@ func.func @forward(%x: tensor<16384x768xbf16>, %w: tensor<768x3072xbf16>) -> ten
 // -----
 
 // A weight gradient: 24 output tiles for 132 SMs and K = 16384, so K is split
-// over 5 CTAs per tile (N = 768 takes 192-wide tiles).
+// over 5 CTAs per tile (N = 768 takes 192-wide tiles), cooperative: split-K
+// leaves each CTA one tile.
 // CHECK-LABEL: func.func @weight_gradient
-// CHECK: lowering_config = #nova.lowering_config<tile_sizes = [128, 192, 64], warp_layout = [2, 1], mma_shape = [64, 192, 16], pipeline_stages = 3, swizzle = 128, kernel = "wgmma_tma", precision = "bf16", producer_warpgroups = 1, split_k = 5, raster_group = 4>, transpose_lhs}
+// CHECK: lowering_config = #nova.lowering_config<tile_sizes = [128, 192, 64], warp_layout = [2, 1], mma_shape = [64, 192, 16], pipeline_stages = 4, swizzle = 128, kernel = "wgmma_tma", precision = "bf16", producer_warpgroups = 1, split_k = 5, raster_group = 4>, transpose_lhs}
 // AMPERE-LABEL: func.func @weight_gradient
 // AMPERE: lowering_config = #nova.lowering_config<tile_sizes = [64, 256, 32], {{.*}}, split_k = 3, raster_group = 8>
 func.func @weight_gradient(%x: tensor<16384x768xbf16>, %g: tensor<16384x768xbf16>) -> tensor<768x768xf32> {
@@ -34,7 +36,7 @@ func.func @weight_gradient(%x: tensor<16384x768xbf16>, %g: tensor<16384x768xbf16
 
 // The tied head (N = vocabulary, the weight stored [N, K]).
 // CHECK-LABEL: func.func @head
-// CHECK: lowering_config = #nova.lowering_config<tile_sizes = [128, 192, 64], {{.*}}, pipeline_stages = 3, {{.*}}, persistent_ctas = 132, raster_group = 8>, transpose_rhs}
+// CHECK: lowering_config = #nova.lowering_config<tile_sizes = [128, 128, 64], {{.*}}, pipeline_stages = 6, {{.*}}kernel = "wgmma_tma_pingpong"{{.*}}, persistent_ctas = 132, raster_group = 8>, transpose_rhs}
 func.func @head(%x: tensor<16384x512xbf16>, %wte: tensor<32000x512xbf16>) -> tensor<16384x32000xf32> {
   %0 = nova.matmul %x, %wte {transpose_rhs} : tensor<16384x512xbf16>, tensor<32000x512xbf16> -> tensor<16384x32000xf32>
   return %0 : tensor<16384x32000xf32>
@@ -65,9 +67,10 @@ func.func @odd(%a: tensor<100x77xbf16>, %b: tensor<77x33xbf16>) -> tensor<100x33
 
 // f32 without a precision setting: torch's default ("highest") is kept with
 // three TF32 products; BK is 32 f32 elements (128 bytes), the MMA k 8; the
-// accumulator gets half the registers (the kernel keeps f32 sums beside it).
+// accumulator gets half the registers (the kernel keeps f32 sums beside it):
+// ping-pong 64x128 tiles.
 // CHECK-LABEL: func.func @f32_highest
-// CHECK: lowering_config = #nova.lowering_config<tile_sizes = [128, 128, 32], warp_layout = [2, 1], mma_shape = [64, 128, 8], {{.*}}, precision = "tf32x3"
+// CHECK: lowering_config = #nova.lowering_config<tile_sizes = [64, 128, 32], warp_layout = [1, 1], mma_shape = [64, 128, 8], {{.*}}, kernel = "wgmma_tma_pingpong", precision = "tf32x3"
 // torch.set_float32_matmul_precision("high") at capture: TF32.
 // TF32-LABEL: func.func @f32_highest
 // TF32: lowering_config = #nova.lowering_config<{{.*}}mma_shape = [64, {{[0-9]+}}, 8], {{.*}}, precision = "tf32"

@@ -5,12 +5,14 @@
 // tensormap.replace); IREE's ABI (A, B, C, descriptor scratch, then M, N, K,
 // batch); a producer warp group and two consumers.
 
-// The forward 16384x3072x768 (bf16 out): 128x256 tiles, 3 stages next to
-// the 64 KiB C tile of the TMA-store epilogue, 2 consumers.
+// The forward 16384x3072x768 (bf16 out): ping-pong 128x128 tiles (two
+// consumers take the CTA's tiles in turn, each all 128 rows of its tile: two
+// m64 MMAs a K slice, so one's epilogue runs under the other's MMAs), 6
+// stages of 32 KiB beside two consumers' rings of two 8 KiB C boxes.
 // CHECK:      .version 8.3
 // CHECK:      .target sm_90a
 // CHECK:      .extern .shared .align 1024 .b8 nova_gemm_shared[];
-// CHECK:      .visible .entry nova_gemm_bf16_bf16_128x256x64_s3_c2_g16_k1_tma(
+// CHECK:      .visible .entry nova_gemm_bf16_bf16_128x128x64_s6_c2_g8_k1_tma_pp(
 // CHECK-COUNT-4: .param .u64 .ptr .global
 // CHECK-COUNT-4: .param .u32
 // CHECK:      .maxntid 384, 1, 1
@@ -27,26 +29,33 @@
 // CHECK:      fence.proxy.tensormap::generic.acquire.gpu [%rd{{[0-9]+}}], 128;
 // CHECK:      fence.proxy.tensormap::generic.acquire.gpu [%rd{{[0-9]+}}], 128;
 // CHECK:      fence.proxy.tensormap::generic.acquire.gpu [%rd{{[0-9]+}}], 128;
-// CHECK:      mbarrier.init.shared.b64 [nova_gemm_shared+212992], %r{{[0-9]+}};
-// CHECK:      fence.mbarrier_init.release.cluster;
+// The barriers after 6 x 32 KiB of stages and 2 x 16 KiB of C rings: 6 full,
+// 6 empty (freed by the 4 warps of the one consumer that read the stage),
+// then a turn barrier per consumer (a consumer waits on the ring only after
+// the other has waited for all of its previous tile's stages).
+// CHECK:      mbarrier.init.shared.b64 [nova_gemm_shared+229376]
+// CHECK:      mbarrier.init.shared.b64 [nova_gemm_shared+229472]
+// CHECK-NEXT: mbarrier.init.shared.b64 [nova_gemm_shared+229480]
+// CHECK-NEXT: fence.mbarrier_init.release.cluster;
 // CHECK:      bar.sync 0;
 // The roles (in whatever block order LLVM lays them out): the producer gives
 // registers away and streams K tiles with TMA; the consumers take them, keep
 // one wgmma group in flight and free stages, then write bf16 pairs into
-// their swizzled C tile and TMA-store it, waiting (for its reads of shared
-// memory) only before the next tile's epilogue.
+// their swizzled C boxes and TMA-store each, a box waiting only for the
+// store of the box before the last (the tile's first: for all of them).
 // CHECK-DAG:  setmaxnreg.dec.sync.aligned.u32 40;
 // CHECK-DAG:  mbarrier.arrive.expect_tx.shared.b64
 // CHECK-DAG:  cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
 // CHECK-DAG:  setmaxnreg.inc.sync.aligned.u32 232;
 // CHECK-DAG:  mbarrier.try_wait.parity.shared.b64
 // CHECK-DAG:  wgmma.fence.sync.aligned;
-// CHECK-DAG:  wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16
+// CHECK-DAG:  wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
 // CHECK-DAG:  wgmma.commit_group.sync.aligned;
 // CHECK-DAG:  wgmma.wait_group.sync.aligned 1;
 // CHECK-DAG:  mbarrier.arrive.shared.b64
 // CHECK-DAG:  wgmma.wait_group.sync.aligned 0;
 // CHECK-DAG:  cp.async.bulk.wait_group.read 0;
+// CHECK-DAG:  cp.async.bulk.wait_group.read 1;
 // CHECK-DAG:  bar.sync %r{{[0-9]+}}, 128;
 // CHECK-DAG:  cvt.rn.bf16x2.f32
 // CHECK-DAG:  st.shared.b32
@@ -117,4 +126,19 @@ func.func @weight_gradient(%g: tensor<512x256xbf16>, %x: tensor<512x128xbf16>) -
 func.func @exact_f32(%a: tensor<128x64xf32>, %b: tensor<96x64xf32>) -> tensor<128x96xf32> {
   %0 = nova.matmul %a, %b {transpose_rhs, lowering_config = #nova.lowering_config<tile_sizes = [64, 64, 32], warp_layout = [1, 1], mma_shape = [64, 64, 8], pipeline_stages = 2, swizzle = 128, kernel = "wgmma_tma", precision = "tf32x3", producer_warpgroups = 1>} : tensor<128x64xf32>, tensor<96x64xf32> -> tensor<128x96xf32>
   return %0 : tensor<128x96xf32>
+}
+
+// -----
+
+// Cooperative: two consumers split each 128x256 tile's rows (one m64n256
+// MMA each a K slice); 4 stages of 48 KiB beside their C box rings.
+// CHECK:      .visible .entry nova_gemm_bf16_kn_bf16_128x256x64_s4_c2_g16_k1_tma(
+// CHECK:      .maxntid 384, 1, 1
+// CHECK:      mbarrier.init.shared.b64 [nova_gemm_shared+229376]
+// CHECK-DAG:  wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16
+// CHECK-DAG:  cp.async.bulk.wait_group.read 1;
+// CHECK-NOT:  mbarrier.init.shared.b64 [nova_gemm_shared+229440]
+func.func @cooperative(%dy: tensor<16384x3072xbf16>, %w: tensor<3072x768xbf16>) -> tensor<16384x768xbf16> {
+  %0 = nova.matmul %dy, %w : tensor<16384x3072xbf16>, tensor<3072x768xbf16> -> tensor<16384x768xbf16>
+  return %0 : tensor<16384x768xbf16>
 }
