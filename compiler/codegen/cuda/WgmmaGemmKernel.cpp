@@ -265,7 +265,7 @@ struct GemmKernel : KernelBuilder {
                                      b, loc, results[mt], reg + 1)));
                            });
            else
-             epilogue(tl, results, consumerIndex, warp, lane, mTiles);
+             epilogue(tl, results, warp, lane, mTiles);
            return {itEnd};
          });
     // The last tile's stores must have read shared memory before exit.
@@ -528,8 +528,8 @@ struct GemmKernel : KernelBuilder {
 
   /// Accumulator fragment (row, col) of register 4i + 2h + {0, 1}: row
   /// 16 warp + lane / 4 + 8 h, col 8 i + 2 (lane % 4) + {0, 1}.
-  void epilogue(const Tile &tl, ValueRange accs, Value consumerIndex,
-                Value warp, Value lane, int64_t mTiles) {
+  void epilogue(const Tile &tl, ValueRange accs, Value warp, Value lane,
+                int64_t mTiles) {
     Type outElement = this->outElement();
     unsigned outBytes = spec.outBytes();
     Value rowBase = add(add(tl.row0, consumerRow0),

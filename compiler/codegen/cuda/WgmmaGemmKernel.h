@@ -29,7 +29,7 @@
 //   Each fragment pair is rounded to the matmul's type and the region is
 //   evaluated at its (row, col) by RegionElements (other element inputs
 //   loaded at the same place, column vectors at the column); each element
-//   result is staged and TMA-stored in turn through the one C buffer, and a
+//   result is staged and TMA-stored in turn through the C box ring, and a
 //   partial sum over 16 rows is one warp's: its two rows per lane, then
 //   shuffles across the eight lanes of a column, stored by four lanes.
 // - Edges: TMA zero-fills out-of-range rows and K.
@@ -107,7 +107,7 @@ struct WgmmaGemmSpec {
     return tmaStore ? consumers * kEpilogueRingBytes : 0;
   }
   int64_t sharedMemoryBytes() const {
-    // Operand stages, the C tile, then the mbarriers (full and empty per
+    // Operand stages, the C box rings, then the mbarriers (full and empty per
     // stage; ping-pong: a turn per consumer).
     return stages * stageBytes() + epilogueBytes() + 2 * 8 * stages +
            (pingpong ? 8 * consumers : 0);
