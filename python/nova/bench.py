@@ -433,6 +433,10 @@ def matmul_bench(args: argparse.Namespace) -> list[dict[str, Any]]:
     from nova.runtime import Session
 
     rows = []
+    # Every module stays loaded until the sweep ends: CUPTI names kernels by
+    # function handle, and a later module reusing an unloaded one's handle
+    # was reported under the earlier kernel's name.
+    sessions = []
     torch.backends.cuda.matmul.allow_tf32 = args.dtype == "tf32"
     torch_dtype = torch.bfloat16 if args.dtype == "bf16" else torch.float32
     for m, n, k, layout in matmul_shapes():
@@ -452,6 +456,7 @@ def matmul_bench(args: argparse.Namespace) -> list[dict[str, Any]]:
         path = Path(args.artifacts) / _artifact_name("matmul", dtype=args.dtype, m=m, n=n, k=k, layout=layout)
         try:
             session = Session((path / "function.vmfb").read_bytes(), "cuda")
+            sessions.append(session)
             out = session.to_torch(session.invoke("main", a, b)[0]).double()
             row["nova_max_rel_err"] = float((out - reference).abs().max() / scale)
             kernels = device_ms_per_kernel(lambda: session.invoke("main", a, b), iters)
