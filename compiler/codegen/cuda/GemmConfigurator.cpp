@@ -135,134 +135,134 @@ cuda::configureGemm(const GemmProblem &problem, TargetAttr target,
   static constexpr int64_t kTileN[] = {64, 128, 192, 256};
   for (int64_t bm : kTileM) {
     for (int64_t bn : kTileN) {
-     for (bool pingpong : {false, true}) {
-      if (pingpong && (!hopper || bm > 128))
-        continue;
-      Candidate c{bm, bn, bk, 0, 1, pingpong, {}, {}, 0, {}};
-      if (hopper) {
-        // Cooperative: up to two warp groups split the tile's rows;
-        // ping-pong: one warp group holds the whole tile.
-        int64_t consumers = pingpong ? 1 : std::min<int64_t>(bm / 64, 2);
-        // Exact f32 keeps a second set of f32 sums next to the MMA
-        // accumulators (the kernel promotes into them).
-        int64_t accumulatorRegs = problem.precision == GemmPrecision::TF32x3
-                                      ? kHopperAccumulatorRegs / 2
-                                      : kHopperAccumulatorRegs;
-        if (bm * bn / (consumers * 128) > accumulatorRegs)
+      for (bool pingpong : {false, true}) {
+        if (pingpong && (!hopper || bm > 128))
           continue;
-        c.warpLayout = {consumers, 1};
-        c.mma = {64, bn, mmaK};
-        c.producers = 1;
-      } else {
-        if (bn == 192)
+        Candidate c{bm, bn, bk, 0, 1, pingpong, {}, {}, 0, {}};
+        // sm_90's consumer warp groups. Cooperative: up to two split the
+        // tile's rows; ping-pong: two take whole tiles in turn.
+        int64_t consumerGroups = pingpong ? 2 : std::min<int64_t>(bm / 64, 2);
+        if (hopper) {
+          // The warp groups one tile's rows are split over.
+          int64_t consumers = pingpong ? 1 : consumerGroups;
+          // Exact f32 keeps a second set of f32 sums next to the MMA
+          // accumulators (the kernel promotes into them).
+          int64_t accumulatorRegs = problem.precision == GemmPrecision::TF32x3
+                                        ? kHopperAccumulatorRegs / 2
+                                        : kHopperAccumulatorRegs;
+          if (bm * bn / (consumers * 128) > accumulatorRegs)
+            continue;
+          c.warpLayout = {consumers, 1};
+          c.mma = {64, bn, mmaK};
+          c.producers = 1;
+        } else {
+          if (bn == 192)
+            continue;
+          int64_t warps = bm * bn >= 128 * 128 ? 8 : 4;
+          if (bm * bn / (warps * 32) > kAmpereAccumulatorRegs)
+            continue;
+          c.warpLayout = warps == 4 ? SmallVector<int64_t, 2>{2, 2}
+                         : bm >= bn ? SmallVector<int64_t, 2>{4, 2}
+                                    : SmallVector<int64_t, 2>{2, 4};
+          if (bm % (c.warpLayout[0] * 16) || bn % (c.warpLayout[1] * 8))
+            continue;
+          c.mma = {16, 8, mmaK};
+        }
+        int64_t stageBytes = (bm + bn) * bk * elementBytes;
+        // The stages that fit next to the epilogue's shared memory: on sm_90
+        // each consumer stages C for TMA stores (when C's rows allow them)
+        // through a ring of two [64 rows, 128 bytes] boxes.
+        auto stagesFor = [&](int64_t outBytes) {
+          int64_t epilogueBytes = 0;
+          if (hopper && problem.n * outBytes % 16 == 0 &&
+              bn % (128 / outBytes) == 0)
+            epilogueBytes = consumerGroups * kEpilogueRingBytes;
+          int64_t fit = std::min((smemPerCta - epilogueBytes) / stageBytes,
+                                 hopper ? kHopperMaxStages : kAmpereMaxStages);
+          return std::min(fit, kSteps);
+        };
+        int64_t stages = stagesFor(problem.resultBytes);
+        if (stages < std::min<int64_t>(2, kSteps))
           continue;
-        int64_t warps = bm * bn >= 128 * 128 ? 8 : 4;
-        if (bm * bn / (warps * 32) > kAmpereAccumulatorRegs)
-          continue;
-        c.warpLayout = warps == 4 ? SmallVector<int64_t, 2>{2, 2}
-                       : bm >= bn ? SmallVector<int64_t, 2>{4, 2}
-                                  : SmallVector<int64_t, 2>{2, 4};
-        if (bm % (c.warpLayout[0] * 16) || bn % (c.warpLayout[1] * 8))
-          continue;
-        c.mma = {16, 8, mmaK};
-      }
-      int64_t stageBytes = (bm + bn) * bk * elementBytes;
-      // The stages that fit next to the epilogue's shared memory: on sm_90
-      // each consumer stages C for TMA stores (when C's rows allow them)
-      // through a ring of two [64 rows, 128 bytes] boxes.
-      auto stagesFor = [&](int64_t outBytes) {
-        int64_t epilogueBytes = 0;
-        if (hopper && problem.n * outBytes % 16 == 0 &&
-            bn % (128 / outBytes) == 0)
-          epilogueBytes =
-              (pingpong ? 2 : std::min<int64_t>(bm / 64, 2)) *
-              kEpilogueRingBytes;
-        int64_t fit = std::min((smemPerCta - epilogueBytes) / stageBytes,
-                               hopper ? kHopperMaxStages : kAmpereMaxStages);
-        return std::min(fit, kSteps);
-      };
-      int64_t stages = stagesFor(problem.resultBytes);
-      if (stages < std::min<int64_t>(2, kSteps))
-        continue;
 
-      int64_t tiles = problem.batch * ceilDiv(problem.m, bm) *
-                      ceilDiv(problem.n, bn);
-      // Split K only when the tiles leave SMs idle, keeping every split at
-      // least a full pipeline deep.
-      int64_t maxSplit = 1;
-      if (tiles < sms && problem.epilogueBytes == 0 && !pingpong)
-        maxSplit = std::max<int64_t>(
-            1, std::min(sms / tiles, kSteps / std::max<int64_t>(stages, 4)));
-      for (int64_t split = 1; split <= maxSplit; ++split) {
-        c.stages = split > 1 ? std::min(stagesFor(4), ceilDiv(kSteps, split))
-                             : stages;
-        if (c.stages < std::min<int64_t>(2, ceilDiv(kSteps, split)))
-          continue;
-        int64_t ctas = tiles * split;
-        int64_t kPerCta = ceilDiv(kSteps, split) * bk;
-        // Each 64-row MMA reads its rows of A and all of B.
-        double sharedBytes =
-            double(hopper ? bm + bm / 64 * bn
-                          : bm * c.warpLayout[1] + bn * c.warpLayout[0]) *
-            kPerCta * elementBytes;
-        int64_t kSplitSteps = ceilDiv(kSteps, split);
-        double latencyUs =
-            c.stages > 1 ? kSplitSteps * kLoadLatencyCycles * cycleUs /
-                               double(c.stages - 1)
-                         : 0;
-        double mainLoopUs =
-            std::max(1e6 * std::max({2.0 * bm * bn * kPerCta / smPeak,
-                                     double(bm + bn) * kPerCta *
-                                         elementBytes / smL2,
-                                     sharedBytes / smShared}),
-                     latencyUs);
-        double epilogueUs =
-            kTileFillCycles * cycleUs +
-            1e6 * double(bm) * bn *
-                (problem.resultBytes + problem.epilogueBytes) / smShared;
-        // Cooperative: the tensor cores wait out every tile's epilogue.
-        // Ping-pong: a consumer's epilogue runs under the other's main loop
-        // (a pair of tiles takes 2 main loops, or one and an epilogue), and
-        // only the last one is exposed.
-        double computeUs =
-            pingpong ? ceilDiv(ctas, sms) *
-                               std::max(mainLoopUs,
-                                        (mainLoopUs + epilogueUs) / 2) +
-                           epilogueUs
-                     : ceilDiv(ctas, sms) * (mainLoopUs + epilogueUs);
-        double memoryUs = 1e6 * uniqueBytes / dram;
-        // Partial sums in f32 are written and read back once.
-        double reduceUs =
-            split > 1 ? 1e6 * 2.0 * split * problem.batch * problem.m *
-                                problem.n * 4 / dram +
-                            kLaunchUs
-                      : 0;
-        GemmPlan plan;
-        plan.tiles = tiles;
-        plan.waves = double(ctas) / sms;
-        plan.computeUs = computeUs;
-        plan.memoryUs = memoryUs;
-        plan.estimateUs =
-            std::max(computeUs, memoryUs) + reduceUs + kLaunchUs;
-        plan.efficiency = flops / (plan.estimateUs * 1e-6 * peak);
-        c.splitK = split;
-        c.plan = plan;
-        if (trace)
-          trace->push_back(llvm::formatv("{0}x{1}x{2}{6}, {3} stages, split "
-                                         "{4}: {5}",
-                                         bm, bn, bk, c.stages, split,
-                                         plan.summary(),
-                                         pingpong ? " ping-pong" : "")
-                               .str());
-        bool better =
-            !best ||
-            plan.estimateUs < best->plan.estimateUs * (1 - kTie) ||
-            (plan.estimateUs <= best->plan.estimateUs * (1 + kTie) &&
-             bm * bn > best->bm * best->bn);
-        if (better)
-          best = c;
+        int64_t tiles = problem.batch * ceilDiv(problem.m, bm) *
+                        ceilDiv(problem.n, bn);
+        // Split K only when the tiles leave SMs idle, keeping every split at
+        // least a full pipeline deep.
+        int64_t maxSplit = 1;
+        if (tiles < sms && problem.epilogueBytes == 0 && !pingpong)
+          maxSplit = std::max<int64_t>(
+              1, std::min(sms / tiles, kSteps / std::max<int64_t>(stages, 4)));
+        for (int64_t split = 1; split <= maxSplit; ++split) {
+          c.stages = split > 1 ? std::min(stagesFor(4), ceilDiv(kSteps, split))
+                               : stages;
+          if (c.stages < std::min<int64_t>(2, ceilDiv(kSteps, split)))
+            continue;
+          int64_t ctas = tiles * split;
+          int64_t kPerCta = ceilDiv(kSteps, split) * bk;
+          // Each 64-row MMA reads its rows of A and all of B.
+          double sharedBytes =
+              double(hopper ? bm + bm / 64 * bn
+                            : bm * c.warpLayout[1] + bn * c.warpLayout[0]) *
+              kPerCta * elementBytes;
+          int64_t kSplitSteps = ceilDiv(kSteps, split);
+          double latencyUs =
+              c.stages > 1 ? kSplitSteps * kLoadLatencyCycles * cycleUs /
+                                 double(c.stages - 1)
+                           : 0;
+          double mainLoopUs =
+              std::max(1e6 * std::max({2.0 * bm * bn * kPerCta / smPeak,
+                                       double(bm + bn) * kPerCta *
+                                           elementBytes / smL2,
+                                       sharedBytes / smShared}),
+                       latencyUs);
+          double epilogueUs =
+              kTileFillCycles * cycleUs +
+              1e6 * double(bm) * bn *
+                  (problem.resultBytes + problem.epilogueBytes) / smShared;
+          // Cooperative: the tensor cores wait out every tile's epilogue.
+          // Ping-pong: a consumer's epilogue runs under the other's main loop
+          // (a pair of tiles takes 2 main loops, or one and an epilogue), and
+          // only the last one is exposed.
+          double computeUs =
+              pingpong ? ceilDiv(ctas, sms) *
+                                 std::max(mainLoopUs,
+                                          (mainLoopUs + epilogueUs) / 2) +
+                             epilogueUs
+                       : ceilDiv(ctas, sms) * (mainLoopUs + epilogueUs);
+          double memoryUs = 1e6 * uniqueBytes / dram;
+          // Partial sums in f32 are written and read back once.
+          double reduceUs =
+              split > 1 ? 1e6 * 2.0 * split * problem.batch * problem.m *
+                                  problem.n * 4 / dram +
+                              kLaunchUs
+                        : 0;
+          GemmPlan plan;
+          plan.tiles = tiles;
+          plan.waves = double(ctas) / sms;
+          plan.computeUs = computeUs;
+          plan.memoryUs = memoryUs;
+          plan.estimateUs =
+              std::max(computeUs, memoryUs) + reduceUs + kLaunchUs;
+          plan.efficiency = flops / (plan.estimateUs * 1e-6 * peak);
+          c.splitK = split;
+          c.plan = plan;
+          if (trace)
+            trace->push_back(llvm::formatv("{0}x{1}x{2}{6}, {3} stages, split "
+                                           "{4}: {5}",
+                                           bm, bn, bk, c.stages, split,
+                                           plan.summary(),
+                                           pingpong ? " ping-pong" : "")
+                                 .str());
+          bool better =
+              !best ||
+              plan.estimateUs < best->plan.estimateUs * (1 - kTie) ||
+              (plan.estimateUs <= best->plan.estimateUs * (1 + kTie) &&
+               bm * bn > best->bm * best->bn);
+          if (better)
+            best = c;
+        }
       }
-     }
     }
   }
   if (!best)

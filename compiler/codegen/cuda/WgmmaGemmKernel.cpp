@@ -146,7 +146,8 @@ struct GemmKernel : KernelBuilder {
     Value warp = div(thread, c32(32)), lane = rem(thread, c32(32));
     Value consumerIndex = sub(group, c32(1));
     // This warp group's first row of the tile (ping-pong: all its rows).
-    consumerRow0 = spec.pingpong ? c32(0) : mul(consumerIndex, c32(mTiles * 64));
+    consumerRow0 =
+        spec.pingpong ? c32(0) : mul(consumerIndex, c32(mTiles * 64));
     Value aRowBytes = mul(consumerRow0, c32(128)); // 128 bytes per A row
     auto release = [&](Value it) {
       ifThen(eq(lane, 0), [&] {
@@ -381,8 +382,9 @@ struct GemmKernel : KernelBuilder {
                 mul(add(c32(col0 % boxCols), pairCol), c32(outBytes));
             Value unit = arith::XOrIOp::create(
                 b, loc, div(byteInRow, c32(16)), rem(row, c32(8)));
-            Value offset = add(mul(row, c32(128)),
-                               add(mul(unit, c32(16)), rem(byteInRow, c32(16))));
+            Value offset =
+                add(mul(row, c32(128)),
+                    add(mul(unit, c32(16)), rem(byteInRow, c32(16))));
             auto [v0, v1] = pairAt(mt, 4 * i + 2 * h, add(row, c32(64 * mt)),
                                    add(pairCol, c32(col0)));
             Value pair = vector::FromElementsOp::create(
