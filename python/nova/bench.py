@@ -137,6 +137,7 @@ def prepare(args: argparse.Namespace) -> None:
     from nova.export import export_function, export_train_step
 
     out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
     previous = torch.get_float32_matmul_precision()
     try:
         for dtype in args.dtypes:

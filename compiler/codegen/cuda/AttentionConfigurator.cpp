@@ -17,7 +17,8 @@ using namespace mlir::nova::cuda;
 namespace {
 
 // A block's exponentials: 16 per cycle per SM (the MUFU units), one per
-// score; they do not overlap the same warp group's MMAs.
+// score. The model adds them to the MMAs: the forward overlaps them with the
+// previous block's P V only.
 constexpr double kExpPerCycle = 16;
 constexpr int64_t kMaxStages = 4;
 
@@ -73,7 +74,7 @@ cuda::configureAttention(const AttentionProblem &problem, TargetAttr target,
   spec.blockN = (problem.backward ? 64 : 128) / (tf32 ? 2 : 1);
   // A block's work on one SM, in cycles: both consumers' MMAs (2 in the
   // forward, 5 in the backward, of 64 x blockN x D each) plus their
-  // exponentials, which do not overlap them.
+  // exponentials.
   double clockGhz = smClockGhz(target);
   auto peakAttr = dyn_cast_or_null<IntegerAttr>(
       target.getPeakTflops().get(tf32 ? "tf32" : "bf16"));
@@ -86,7 +87,10 @@ cuda::configureAttention(const AttentionProblem &problem, TargetAttr target,
       blockFlops / flopsPerCycle +
       FlashAttentionSpec::kConsumers * 64.0 * spec.blockN / kExpPerCycle;
   int64_t limit = target.getSharedMemoryPerSm() - kReservedSharedMemory;
-  int64_t wanted = 1 + int64_t(std::ceil(kLoadLatencyCycles / blockCycles));
+  // The forward holds two blocks at once (one's P V in flight under the
+  // next one's softmax): one stage more.
+  int64_t wanted = (problem.backward ? 1 : 2) +
+                   int64_t(std::ceil(kLoadLatencyCycles / blockCycles));
   spec.stages = std::clamp<int64_t>(wanted, 2, kMaxStages);
   while (spec.stages > 1 && spec.sharedMemoryBytes() > limit)
     --spec.stages;

@@ -264,13 +264,23 @@ struct BackwardKernel : AttentionBuilder {
                    storeTransposed(dsTransposed, ds, n, /*roundTf32=*/true);
                  fenceAsyncShared();
                  namedBarrier(barrierId, 128);
-                 // dV += P^T dO, dK += dS^T Q, dQ = dS K (this consumer's
-                 // keys) over the block's queries / keys.
+                 // dQ = dS K (this consumer's keys), then dV += P^T dO and
+                 // dK += dS^T Q over the block's queries: two wgmma groups,
+                 // so dQ's way out runs under the dV and dK products.
                  // TF32 reads K-major only: Q^T and dO^T for dK and dV, and
                  // dQ^T = K^T dS^T (queries along N) instead of dQ.
                  NVVM::WgmmaFenceAlignedOp::create(b, loc);
                  Value dq = LLVM::UndefOp::create(
                      b, loc, spec.tf32 ? accType(n) : dType);
+                 for (int64_t ks = 0; ks < 64 / spec.kStep(); ++ks)
+                   dq = spec.tf32
+                            ? mma(dq, n, kMajor(ktColumns, d, 0, ks),
+                                  kMajor(dsTransposed, n, 0, ks), false, false,
+                                  ks > 0)
+                            : mma(dq, d, mnMajor(dsTile, 64, 0, ks),
+                                  mnMajor(kRows, keys, 0, ks), true, true,
+                                  ks > 0);
+                 NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
                  for (int64_t ks = 0; ks < n / spec.kStep(); ++ks) {
                    if (spec.tf32) {
                      dvAcc = mma(dvAcc, d, kMajor(pTile, 64, 0, ks),
@@ -288,17 +298,8 @@ struct BackwardKernel : AttentionBuilder {
                                mnMajor(qTile(stage), n, 0, ks), false, true,
                                true);
                  }
-                 for (int64_t ks = 0; ks < 64 / spec.kStep(); ++ks)
-                   dq = spec.tf32
-                            ? mma(dq, n, kMajor(ktColumns, d, 0, ks),
-                                  kMajor(dsTransposed, n, 0, ks), false, false,
-                                  ks > 0)
-                            : mma(dq, d, mnMajor(dsTile, 64, 0, ks),
-                                  mnMajor(kRows, keys, 0, ks), true, true,
-                                  ks > 0);
                  NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
-                 NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
-                 arrivePerWarp(empty(stage));
+                 NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 1);
                  // dQ (f32, scaled) += this block's part: through shared
                  // memory, one TMA reduce-add per 32 columns (rows past T
                  // clipped), after the previous block's has read it.
@@ -327,6 +328,8 @@ struct BackwardKernel : AttentionBuilder {
                          headsCoords(c32(32 * j), mul(qb, c32(n)), head), Value());
                    NVVM::CpAsyncBulkCommitGroupOp::create(b, loc);
                  });
+                 NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
+                 arrivePerWarp(empty(stage));
                  return {dkAcc, dvAcc, add(stIt, c32(1))};
                });
            arrivePerWarp(kvEmpty());

@@ -117,30 +117,139 @@ struct ForwardKernel : AttentionBuilder {
     });
   }
 
-  /// The scaled scores of one block (log2 units), masked past the causal
-  /// diagonal and the sequence end when `masked`.
-  SmallVector<Value> scores(Value s, Value rowBase, Value colBase, bool masked) {
+  /// One block's raw scores, -inf past the causal diagonal and the sequence
+  /// end when `masked`.
+  SmallVector<Value> maskedScores(Value s, Value rowBase, Value colBase,
+                                  bool masked) {
     int64_t n = spec.blockN;
-    SmallVector<Value> x;
+    SmallVector<Value> x = unpack(s, n);
+    if (!masked)
+      return x;
     Value minusInf = cf(-std::numeric_limits<double>::infinity());
     for (int64_t r = 0; r < n / 2; ++r) {
-      Value value = fmul(get(s, r), scaleLog2);
-      if (masked) {
-        int64_t i = r / 4, h = r / 2 % 2, e = r % 2;
-        Value row = add(rowBase, c32(8 * h));
-        Value col = add(colBase, c32(8 * i + e));
-        Value out = cmp(arith::CmpIPredicate::uge, col, t);
-        if (spec.causal)
-          out = orI(out, ugt(col, row));
-        value = select(out, minusInf, value);
-      }
-      x.push_back(value);
+      int64_t i = r / 4, h = r / 2 % 2, e = r % 2;
+      Value row = add(rowBase, c32(8 * h));
+      Value col = add(colBase, c32(8 * i + e));
+      Value out = cmp(arith::CmpIPredicate::uge, col, t);
+      if (spec.causal)
+        out = orI(out, ugt(col, row));
+      x[r] = select(out, minusInf, x[r]);
     }
     return x;
   }
 
-  void consumer(Value tid, Value cta, Value ctas, Value group) {
+  /// max or sum of `values` as a balanced tree: independent operations the
+  /// scheduler can overlap, not one dependent chain.
+  Value treeReduce(SmallVector<Value> values, bool isMax) {
+    while (values.size() > 1) {
+      SmallVector<Value> next;
+      for (size_t i = 0; i + 1 < values.size(); i += 2)
+        next.push_back(isMax ? fmax(values[i], values[i + 1])
+                             : fadd(values[i], values[i + 1]));
+      if (values.size() % 2)
+        next.push_back(values.back());
+      values = std::move(next);
+    }
+    return values.front();
+  }
+
+  struct SoftmaxStep {
+    SmallVector<Value> p;     // 2^(scale log2(e) s - m), the block's P
+    Value m[2], l[2], alpha[2]; // per fragment row h: max (log2 units), sum,
+                                // the factor the previous O and l take
+  };
+
+  /// The online softmax of block `j`'s scores `s` (rows h = 0, 1 of this
+  /// thread) given the running max `m` and sum `l`.
+  SoftmaxStep softmax(Value s, Value j, Value qb, Value rowBase, Value m0,
+                      Value m1, Value l0, Value l1) {
+    int64_t n = spec.blockN;
+    Type sType = accType(n);
+    // Blocks with keys past the tile's first row (on the diagonal) or
+    // across the sequence end mask.
+    Value colBase = add(mul(j, c32(n)), mul(rem(lane, c32(4)), c32(2)));
+    Value keysEnd = mul(add(j, c32(1)), c32(n));
+    Value edge = ugt(keysEnd, t);
+    Value diagonal = ugt(keysEnd, mul(qb, c32(spec.blockM)));
+    Value needsMask = spec.causal ? orI(diagonal, edge) : edge;
+    auto branch = scf::IfOp::create(b, loc, sType, needsMask,
+                                    /*withElse=*/true);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(branch.thenBlock());
+      scf::YieldOp::create(
+          b, loc, pack(sType, maskedScores(s, rowBase, colBase, true)));
+      b.setInsertionPointToStart(branch.elseBlock());
+      scf::YieldOp::create(b, loc, s);
+    }
+    SoftmaxStep step;
+    step.p = unpack(branch.getResult(0), n);
+    Value minusInf = cf(-std::numeric_limits<double>::infinity());
+    Value zero = cf(0.0);
+    Value mPrev[2] = {m0, m1}, lPrev[2] = {l0, l1};
+    for (int64_t h = 0; h < 2; ++h) {
+      SmallVector<Value> row;
+      for (int64_t r = 0; r < n / 2; ++r)
+        if (r / 2 % 2 == h)
+          row.push_back(step.p[r]);
+      // The scale is positive: the max of the raw scores, scaled once.
+      Value mx = fmul(quadMax(treeReduce(row, true)), scaleLog2);
+      step.m[h] = fmax(mPrev[h], mx);
+      // A row with nothing unmasked yet subtracts 0, not -inf.
+      Value isEmpty = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ,
+                                            step.m[h], minusInf);
+      Value base = select(isEmpty, zero, step.m[h]);
+      step.alpha[h] = ex2(fsub(mPrev[h], base));
+      row.clear();
+      for (int64_t r = 0; r < n / 2; ++r)
+        if (r / 2 % 2 == h) {
+          // One FMA: scale log2(e) s - m.
+          step.p[r] = ex2(fsub(fmul(step.p[r], scaleLog2), base));
+          row.push_back(step.p[r]);
+        }
+      step.l[h] = fadd(fmul(lPrev[h], step.alpha[h]), treeReduce(row, false));
+    }
+    return step;
+  }
+
+  /// P into this consumer's shared tile, once every warp is done reading
+  /// the previous one, then visible to wgmma.
+  void storeP(Value pTile, Value barrierId, ArrayRef<Value> p) {
+    namedBarrier(barrierId, 128);
+    storeSwizzled(pTile, p, spec.blockN,
+                  spec.tf32 ? f32 : Type(b.getBF16Type()), spec.tf32);
+    fenceAsyncShared();
+    namedBarrier(barrierId, 128);
+  }
+
+  /// Issues S = Q K^T over D (one wgmma group).
+  Value issueScores(Value qBase, Value stage) {
     int64_t n = spec.blockN, d = spec.headDim;
+    Value s = LLVM::UndefOp::create(b, loc, accType(n));
+    for (int64_t ks = 0; ks < d / spec.kStep(); ++ks)
+      s = mma(s, n, kMajor(qBase, spec.blockM, 0, ks),
+              kMajor(kTile(stage), n, 0, ks), false, false, ks > 0);
+    NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
+    return s;
+  }
+
+  /// Issues O += P V over a block's keys (one wgmma group).
+  Value issueValues(Value acc, Value pTile, Value stage) {
+    int64_t n = spec.blockN, d = spec.headDim;
+    for (int64_t ks = 0; ks < n / spec.kStep(); ++ks)
+      acc = mma(acc, d, kMajor(pTile, 64, 0, ks),
+                spec.tf32 ? kMajor(vTile(stage), d, 0, ks)
+                          : mnMajor(vTile(stage), n, 0, ks),
+                false, !spec.tf32, true);
+    NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
+    return acc;
+  }
+
+  // Each consumer pipelines its blocks (FlashAttention-3's intra-warp-group
+  // overlap): block j's S = Q K_j^T and the previous block's O += P V are
+  // in flight together, and block j's softmax runs under the latter.
+  void consumer(Value tid, Value cta, Value ctas, Value group) {
+    int64_t d = spec.headDim;
     Value thread = sub(tid, mul(group, c32(128)));
     warp = div(thread, c32(32));
     lane = rem(thread, c32(32));
@@ -149,104 +258,65 @@ struct ForwardKernel : AttentionBuilder {
     Value barrierId = group; // 1, 2: named barriers of the warp groups
     Value minusInf = cf(-std::numeric_limits<double>::infinity());
     Value zero = cf(0.0);
-    Type sType = accType(n), oType = accType(d);
-    int64_t qRow0 = 0; // this consumer's 64 rows: + 64 c in qBase
+    Type oType = accType(d);
 
     loop(cta, items, ctas, ValueRange{c32(0), c32(0)},
          [&](Value w, ValueRange it) -> SmallVector<Value> {
            auto [qb, head] = item(w);
            Value nkv = keyBlocks(qb);
+           Value lastBlock = sub(nkv, c32(1));
            // The next item's Q loads into the other tile meanwhile.
            auto [buffer, parity] = qSlot(it[1]);
            waitParity(qFull(buffer), parity);
            Value qBase = byteOffset(shared, qTile(buffer), mul(c, c32(64 * 128)));
            Value rowBase = add(add(mul(qb, c32(spec.blockM)), mul(c, c32(64))),
                                add(mul(warp, c32(16)), div(lane, c32(4))));
-           SmallVector<Value> init = {zeroAcc(d), minusInf, minusInf, zero,
-                                      zero, it[0]};
+           // Block 0: its scores alone.
+           auto [stage0, parity0] = ringSlot(it[0], spec.stages);
+           waitParity(kvFull(stage0), parity0);
+           NVVM::WgmmaFenceAlignedOp::create(b, loc);
+           Value s0 = issueScores(qBase, stage0);
+           NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
+           ifThen(eq(lastBlock, 0), [&] { arrivePerWarp(qEmpty(buffer)); });
+           SoftmaxStep first =
+               softmax(s0, c32(0), qb, rowBase, minusInf, minusInf, zero, zero);
+           storeP(pTile, barrierId, first.p);
+           SmallVector<Value> init = {zeroAcc(d), first.m[0], first.m[1],
+                                      first.l[0], first.l[1], it[0]};
+           // Blocks 1..: S_j with the previous block's P V.
            ValueRange end = loop(
-               c32(0), nkv, c32(1), init,
+               c32(1), nkv, c32(1), init,
                [&](Value j, ValueRange st) -> SmallVector<Value> {
-                 Value acc = st[0], kvIt = st[5];
+                 Value previous = st[5], kvIt = add(previous, c32(1));
+                 Value prevStage = ringSlot(previous, spec.stages).first;
                  auto [stage, parity] = ringSlot(kvIt, spec.stages);
                  waitParity(kvFull(stage), parity);
-                 // S = Q K^T over D.
                  NVVM::WgmmaFenceAlignedOp::create(b, loc);
-                 Value s = LLVM::UndefOp::create(b, loc, sType);
-                 for (int64_t ks = 0; ks < d / spec.kStep(); ++ks)
-                   s = mma(s, n, kMajor(qBase, spec.blockM, qRow0, ks),
-                           kMajor(kTile(stage), n, 0, ks), false, false,
-                           ks > 0);
-                 NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
+                 Value s = issueScores(qBase, stage);
+                 Value acc = issueValues(st[0], pTile, prevStage);
+                 NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 1);
+                 ifThen(cmp(arith::CmpIPredicate::eq, j, lastBlock),
+                        [&] { arrivePerWarp(qEmpty(buffer)); });
+                 SoftmaxStep step =
+                     softmax(s, j, qb, rowBase, st[1], st[2], st[3], st[4]);
                  NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
-                 Value last = cmp(arith::CmpIPredicate::eq, j,
-                                  sub(nkv, c32(1)));
-                 ifThen(last, [&] { arrivePerWarp(qEmpty(buffer)); });
-                 // Blocks with keys past the tile's first row (on the
-                 // diagonal) or across the sequence end mask.
-                 Value colBase = add(mul(j, c32(n)), mul(rem(lane, c32(4)), c32(2)));
-                 Value keysEnd = mul(add(j, c32(1)), c32(n));
-                 Value edge = ugt(keysEnd, t);
-                 Value diagonal = ugt(keysEnd, mul(qb, c32(spec.blockM)));
-                 Value needsMask = spec.causal ? orI(diagonal, edge) : edge;
-                 auto branch = scf::IfOp::create(b, loc, sType, needsMask,
-                                                 /*withElse=*/true);
-                 {
-                   OpBuilder::InsertionGuard guard(b);
-                   b.setInsertionPointToStart(branch.thenBlock());
-                   scf::YieldOp::create(
-                       b, loc, pack(sType, scores(s, rowBase, colBase, true)));
-                   b.setInsertionPointToStart(branch.elseBlock());
-                   scf::YieldOp::create(
-                       b, loc, pack(sType, scores(s, rowBase, colBase, false)));
-                 }
-                 SmallVector<Value> x = unpack(branch.getResult(0), n);
-                 // Online softmax, rows h = 0, 1 of this thread.
-                 SmallVector<Value> mNew(2), alpha(2), sums(2);
-                 for (int64_t h = 0; h < 2; ++h) {
-                   Value mx = minusInf;
-                   for (int64_t r = 0; r < n / 2; ++r)
-                     if (r / 2 % 2 == h)
-                       mx = fmax(mx, x[r]);
-                   mNew[h] = fmax(st[1 + h], quadMax(mx));
-                   // A row with nothing unmasked yet subtracts 0, not -inf.
-                   Value isEmpty = arith::CmpFOp::create(
-                       b, loc, arith::CmpFPredicate::OEQ, mNew[h], minusInf);
-                   Value base = select(isEmpty, zero, mNew[h]);
-                   alpha[h] = ex2(fsub(st[1 + h], base));
-                   sums[h] = fmul(st[3 + h], alpha[h]);
-                   for (int64_t r = 0; r < n / 2; ++r)
-                     if (r / 2 % 2 == h) {
-                       x[r] = ex2(fsub(x[r], base));
-                       sums[h] = fadd(sums[h], x[r]);
-                     }
-                 }
-                 // The previous block's P has been read by every warp.
-                 namedBarrier(barrierId, 128);
-                 storeSwizzled(pTile, x, n,
-                               spec.tf32 ? f32 : Type(b.getBF16Type()),
-                               spec.tf32);
-                 fenceAsyncShared();
-                 namedBarrier(barrierId, 128);
+                 arrivePerWarp(kvEmpty(prevStage));
                  SmallVector<Value> ov = unpack(acc, d);
                  for (int64_t r = 0; r < d / 2; ++r)
-                   ov[r] = fmul(ov[r], alpha[r / 2 % 2]);
-                 acc = pack(oType, ov);
-                 // O += P V over the block's keys.
-                 NVVM::WgmmaFenceAlignedOp::create(b, loc);
-                 for (int64_t ks = 0; ks < n / spec.kStep(); ++ks)
-                   acc = mma(acc, d, kMajor(pTile, 64, 0, ks),
-                             spec.tf32 ? kMajor(vTile(stage), d, 0, ks)
-                                       : mnMajor(vTile(stage), n, 0, ks),
-                             false, !spec.tf32, true);
-                 NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
-                 NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
-                 arrivePerWarp(kvEmpty(stage));
-                 return {acc, mNew[0], mNew[1], sums[0], sums[1],
-                         add(kvIt, c32(1))};
+                   ov[r] = fmul(ov[r], step.alpha[r / 2 % 2]);
+                 storeP(pTile, barrierId, step.p);
+                 return {pack(oType, ov), step.m[0], step.m[1], step.l[0],
+                         step.l[1], kvIt};
                });
-           epilogue(end, rowBase, head);
-           return {end[5], add(it[1], c32(1))};
+           // The last block's P V.
+           Value lastStage = ringSlot(end[5], spec.stages).first;
+           NVVM::WgmmaFenceAlignedOp::create(b, loc);
+           Value acc = issueValues(end[0], pTile, lastStage);
+           NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
+           arrivePerWarp(kvEmpty(lastStage));
+           SmallVector<Value> out = {acc, end[1], end[2], end[3], end[4]};
+           epilogue(out, rowBase, head);
+           return {add(end[5], c32(1)), add(it[1], c32(1))};
          });
   }
 

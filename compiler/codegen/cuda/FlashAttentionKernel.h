@@ -13,8 +13,12 @@
 // rows: S = Q K^T by wgmma from shared memory, online softmax in registers
 // (exp2, running max and sum, causal blocks past the diagonal never loaded,
 // the diagonal and the T edge masked), P written as bf16 into a swizzled
-// shared tile, O += P V by wgmma (V read MN-major). Epilogue: O / l in bf16 and the row log-sum-exp (f32,
-// natural log) the backward recomputes P from.
+// shared tile, O += P V by wgmma (V read MN-major). Each consumer pipelines
+// its blocks: block j's S and block j-1's P V are issued together, and j's
+// softmax runs while P V is still in flight (FlashAttention-3's intra-warp-
+// group overlap; the forward holds two stages at a time). Epilogue: O / l in
+// bf16 and the row log-sum-exp (f32, natural log) the backward recomputes P
+// from.
 //
 // Backward (FlashAttentionBackward.cpp): persistent CTAs walk (key block,
 // head) items. Each consumer owns 64 keys of the 128-key block held in
@@ -22,7 +26,9 @@
 // block: S^T = K Q^T and dP^T = V dO^T, P^T = exp(S^T - lse), dS^T = P^T
 // (dP^T - Delta) with Delta = rowsum(dO * O) computed beforehand; dV += P^T
 // dO, dK += dS^T Q, and dQ += dS K accumulated in f32 with atomic adds into a
-// zero-initialised [BH, T, D] buffer. Then dK (scaled) and dV in bf16.
+// zero-initialised [BH, T, D] buffer (dQ's products are issued first, so
+// its way out through shared memory runs under dV's and dK's). Then dK
+// (scaled) and dV in bf16.
 //
 // TF32: wgmma takes both operands K-major, so the forward reads V^T (O += P
 // V) and the backward K^T (dQ^T = K^T dS^T), Q^T (dK += dS^T Q) and dO^T

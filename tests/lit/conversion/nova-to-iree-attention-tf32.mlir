@@ -13,7 +13,7 @@
 // CHECK:         %[[RDO:.+]] = nova.round_tf32 %arg1
 // CHECK:         %[[RQKV:.+]] = linalg.generic {{.*}} ins(%arg0 : tensor<2x200x768xf32>)
 // CHECK:         %[[VT:.+]] = "flow.dispatch"(%c32, %arg0, %c200_i32, %c64_i32, %c1_i32, %c4_i32, %c4_i32, %c512_i32, %c768_i32, %c64_i32, %c200_i32) <{entry_points = [@nova_transpose_f32_tf32::@nova_transpose_f32_tf32]{{.*}} -> tensor<8x64x200xf32>
-// CHECK:         "flow.dispatch"(%c16, %[[RQKV]], %[[RQKV]], %[[VT]], {{.*}}, %c0_i32, %c200_i32{{.*}}, %c12800_i32, {{.*}}) <{entry_points = [@nova_attention_fwd_d64_128x64_s2_causal_tf32::
+// CHECK:         "flow.dispatch"(%c16, %[[RQKV]], %[[RQKV]], %[[VT]], {{.*}}, %c0_i32, %c200_i32{{.*}}, %c12800_i32, {{.*}}) <{entry_points = [@nova_attention_fwd_d64_128x64_s3_causal_tf32::
 // CHECK-SAME:    -> (tensor<2x200x4x64xf32>, tensor<8x200xf32>, tensor<4096xi32>)
 // CHECK-NOT:     linalg.generic {{.*}} ins(%arg0
 // CHECK:         %[[KT:.+]] = "flow.dispatch"({{.*}}, %[[RQKV]], {{.*}}) <{entry_points = [@nova_transpose_f32_tf32::

@@ -15,7 +15,7 @@
 // CHECK-DAG: %[[D:.+]] = arith.constant 64 : i32
 // CHECK-DAG: %[[TD:.+]] = arith.constant 12800 : i32
 // CHECK:     "flow.dispatch"(%c16, %arg0, %arg1, %arg2, %[[T]], %[[BH]], %[[SCALE]], %[[H]], %[[ZERO]], %[[D]], %[[TD]], %[[ZERO]], %[[D]], %[[TD]], %[[ZERO]], %[[D]], %[[TD]], %[[ZERO]], %[[D]], %[[TD]])
-// CHECK-SAME:  entry_points = [@nova_attention_fwd_d64_128x128_s2_causal::@nova_attention_fwd_d64_128x128_s2_causal]
+// CHECK-SAME:  entry_points = [@nova_attention_fwd_d64_128x128_s3_causal::@nova_attention_fwd_d64_128x128_s3_causal]
 // CHECK-SAME:  tied_operands = [-1 : index, -1 : index, -1 : index]
 // CHECK-SAME:  -> (tensor<8x200x64xbf16>, tensor<8x200xf32>, tensor<4096xi32>)
 // CHECK:     tensor.expand_shape {{.*}} into tensor<2x4x200xf32>

@@ -26,9 +26,10 @@
 // The backward (its executable is declared before Delta's, so it is printed
 // second):
 // per key block, S^T = K Q^T and dP^T = V dO^T (m64n64k16, both K-major),
-// P^T = exp2(S^T - lse), then dV += P^T dO and dK += dS^T Q with dO and Q
-// read MN-major (transposed B), dQ = dS K with dS^T read transposed as A, and
-// dQ added in f32 through shared memory by TMA reduce-adds.
+// P^T = exp2(S^T - lse), then dQ = dS K with dS^T read transposed as A, and
+// dV += P^T dO and dK += dS^T Q with dO and Q read MN-major (transposed B) as
+// a second wgmma group; dQ (waited for alone: wait_group 1) is added in f32
+// through shared memory by TMA reduce-adds while that group runs.
 // CHECK-LABEL: .visible .entry nova_attention_bwd_d64_128x64_s2_causal(
 // CHECK-COUNT-10: .param .u64 .ptr .global
 // CHECK-COUNT-25: .param .u32
@@ -43,6 +44,7 @@
 // CHECK-DAG:  wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {{.*}}, p, 1, 1, 0, 0;
 // CHECK-DAG:  wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {{.*}}, p, 1, 1, 0, 1;
 // CHECK-DAG:  wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {{.*}}, p, 1, 1, 1, 1;
+// CHECK-DAG:  wgmma.wait_group.sync.aligned 1;
 // CHECK-DAG:  ex2.approx.ftz.f32
 // CHECK-DAG:  cp.reduce.async.bulk.tensor.4d.global.shared::cta.add.tile.bulk_group
 // CHECK-DAG:  cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
@@ -51,7 +53,9 @@
 // The forward: S = Q K^T (m64n128k16, K-major), the online softmax's row
 // max over a lane quad (shfl.sync.bfly) and exp2, P through shared memory,
 // O += P V with V read MN-major, then O / l and lse = (m + log2 l) ln 2.
-// CHECK-LABEL: .visible .entry nova_attention_fwd_d64_128x128_s2_causal(
+// Pipelined: a block's S and the previous block's P V are in flight
+// together and the softmax waits for S alone (wait_group 1).
+// CHECK-LABEL: .visible .entry nova_attention_fwd_d64_128x128_s3_causal(
 // CHECK-COUNT-6: .param .u64 .ptr .global
 // CHECK-COUNT-16: .param .u32
 // CHECK:      .maxntid 384, 1, 1
@@ -60,6 +64,7 @@
 // CHECK-DAG:  setmaxnreg.dec.sync.aligned.u32 40;
 // CHECK-DAG:  wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {{.*}}, p, 1, 1, 0, 0;
 // CHECK-DAG:  wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {{.*}}, p, 1, 1, 0, 1;
+// CHECK-DAG:  wgmma.wait_group.sync.aligned 1;
 // CHECK-DAG:  shfl.sync.bfly.b32
 // CHECK-DAG:  ex2.approx.ftz.f32
 // CHECK-DAG:  lg2.approx.ftz.f32
