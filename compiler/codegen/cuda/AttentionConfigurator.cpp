@@ -87,10 +87,10 @@ cuda::configureAttention(const AttentionProblem &problem, TargetAttr target,
       blockFlops / flopsPerCycle +
       FlashAttentionSpec::kConsumers * 64.0 * spec.blockN / kExpPerCycle;
   int64_t limit = target.getSharedMemoryPerSm() - kReservedSharedMemory;
-  // The forward holds two blocks at once (one's P V in flight under the
-  // next one's softmax): one stage more.
-  int64_t wanted = (problem.backward ? 1 : 2) +
-                   int64_t(std::ceil(kLoadLatencyCycles / blockCycles));
+  // Both kernels hold two blocks' stages at once (the forward's P V in
+  // flight under the next block's softmax, the backward's dV and dK under
+  // the next block's S^T and dP^T): one stage more.
+  int64_t wanted = 2 + int64_t(std::ceil(kLoadLatencyCycles / blockCycles));
   spec.stages = std::clamp<int64_t>(wanted, 2, kMaxStages);
   while (spec.stages > 1 && spec.sharedMemoryBytes() > limit)
     --spec.stages;

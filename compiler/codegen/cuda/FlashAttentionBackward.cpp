@@ -20,6 +20,8 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
+#include <tuple>
+
 using namespace mlir;
 using namespace mlir::nova;
 using namespace mlir::nova::cuda;
@@ -174,6 +176,11 @@ struct BackwardKernel : AttentionBuilder {
     Value dsTransposed = sharedAt(scratchOffset() + 2 * tile, mul(c, c32(tiles)));
     Value dqTile = sharedAt(scratchOffset() + kConsumersTiles(),
                             mul(c, c32(spec.dqTileBytes())));
+    // Slot s of this consumer's lse (n f32) then Delta (n f32).
+    Value columnTiles = sharedAt(scratchOffset() + kConsumersTiles() +
+                                     FlashAttentionSpec::kConsumers *
+                                         spec.dqTileBytes(),
+                                 mul(c, c32(spec.columnBytes())));
     Value barrierId = group;
     Type sType = accType(n), dType = accType(d);
     // This consumer's 64 keys within the K and V tiles (bytes).
@@ -185,6 +192,65 @@ struct BackwardKernel : AttentionBuilder {
     Type bf16 = b.getBF16Type();
     Type element = spec.tf32 ? f32 : bf16;
 
+    // S^T = K Q^T and dP^T = V dO^T over D for the block in `stage` (one
+    // wgmma group, committed by the caller).
+    auto issueScores = [&](Value stage) -> std::pair<Value, Value> {
+      NVVM::WgmmaFenceAlignedOp::create(b, loc);
+      Value sT = LLVM::UndefOp::create(b, loc, sType);
+      Value dpT = LLVM::UndefOp::create(b, loc, sType);
+      for (int64_t ks = 0; ks < d / spec.kStep(); ++ks) {
+        sT = mma(sT, n, kMajor(kRows, keys, 0, ks),
+                 kMajor(qTile(stage), n, 0, ks), false, false, ks > 0);
+        dpT = mma(dpT, n, kMajor(vRows, keys, 0, ks),
+                  kMajor(doTile(stage), n, 0, ks), false, false, ks > 0);
+      }
+      return {sT, dpT};
+    };
+    // Query block qb's lse (log2 units) and Delta go through a slot of
+    // shared memory: thread i fetches one (lse of query i < n, Delta of
+    // query i - n < n; rows past T clamped), stores it once a barrier will
+    // follow, and each thread reads its 2 x n / 4 columns back as pairs.
+    auto fetchColumn = [&](Value qb, Value headRow) {
+      Value i = rem(thread, c32(n));
+      Value query = min(add(mul(qb, c32(n)), i), sub(t, c32(1)));
+      Value index = wide(add(headRow, query));
+      Value isLse = ult(thread, c32(n));
+      Value source = select(isLse, lse, delta);
+      Value value = LLVM::LoadOp::create(
+          b, loc, f32,
+          LLVM::GEPOp::create(b, loc, global, f32, source, ValueRange{index}),
+          4);
+      return select(isLse, fmul(value, cf(1.4426950408889634)), value);
+    };
+    // Every thread stores (no branch while wgmmas are in flight): slots
+    // hold 128 entries, those past 2n unread.
+    auto storeColumn = [&](Value value, Value slot) {
+      Value offset = add(mul(slot, c32(128 * 4)), mul(thread, c32(4)));
+      LLVM::StoreOp::create(b, loc, value,
+                            byteOffset(shared, columnTiles, offset), 4);
+    };
+    auto readColumns = [&](Value slot) {
+      SmallVector<Value> lse2, dlt;
+      Type pair = VectorType::get({2}, f32);
+      for (int64_t kind = 0; kind < 2; ++kind)
+        for (int64_t i = 0; i < n / 8; ++i) {
+          Value column = add(c32(8 * i), mul(rem(lane, c32(4)), c32(2)));
+          Value offset = add(mul(slot, c32(128 * 4)),
+                             mul(add(c32(kind * n), column), c32(4)));
+          Value both = LLVM::LoadOp::create(
+              b, loc, pair, byteOffset(shared, columnTiles, offset), 8);
+          for (int64_t e = 0; e < 2; ++e)
+            (kind ? dlt : lse2)
+                .push_back(vector::ExtractOp::create(b, loc, both, e));
+        }
+      return std::pair{lse2, dlt};
+    };
+
+    // Software-pipelined over query blocks: block j+1's S^T and dP^T (and
+    // its lse and Delta loads) are issued behind block j's dQ, dV and dK
+    // products, so the tensor cores have the next block's work queued while
+    // block j's dQ goes out, and its probabilities start as soon as they
+    // are done.
     loop(cta, items, ctas, ValueRange{c32(0), c32(0)},
          [&](Value w, ValueRange it) -> SmallVector<Value> {
            auto [kb, head] = item(w);
@@ -192,48 +258,27 @@ struct BackwardKernel : AttentionBuilder {
            Value keyBase = add(add(mul(kb, c32(keys)), mul(c, c32(64))),
                                add(mul(warp, c32(16)), div(lane, c32(4))));
            Value headRow = mul(head, t);
-           SmallVector<Value> init = {zeroAcc(d), zeroAcc(d), it[0]};
+           Value firstBlock = firstQueryBlock(kb);
+           auto [stage0, parity0] = ringSlot(it[0], spec.stages);
+           waitParity(full(stage0), parity0);
+           auto [sT0, dpT0] = issueScores(stage0);
+           NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
+           // Waited for before the loop: in flight across its entry, ptxas
+           // would serialize every wgmma of the kernel (C7518).
+           Value firstColumn = fetchColumn(firstBlock, headRow);
+           NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
+           storeColumn(firstColumn, rem(it[0], c32(2)));
+           namedBarrier(barrierId, 128);
+           SmallVector<Value> init = {zeroAcc(d), zeroAcc(d), it[0], sT0, dpT0};
            ValueRange end = loop(
-               firstQueryBlock(kb), queryBlocks, c32(1), init,
+               firstBlock, queryBlocks, c32(1), init,
                [&](Value qb, ValueRange st) -> SmallVector<Value> {
                  Value dkAcc = st[0], dvAcc = st[1], stIt = st[2];
-                 auto [stage, parity] = ringSlot(stIt, spec.stages);
-                 waitParity(full(stage), parity);
-                 // S^T = K Q^T and dP^T = V dO^T over D.
-                 NVVM::WgmmaFenceAlignedOp::create(b, loc);
-                 Value sT = LLVM::UndefOp::create(b, loc, sType);
-                 Value dpT = LLVM::UndefOp::create(b, loc, sType);
-                 for (int64_t ks = 0; ks < d / spec.kStep(); ++ks) {
-                   sT = mma(sT, n, kMajor(kRows, keys, 0, ks),
-                            kMajor(qTile(stage), n, 0, ks), false, false,
-                            ks > 0);
-                   dpT = mma(dpT, n, kMajor(vRows, keys, 0, ks),
-                             kMajor(doTile(stage), n, 0, ks), false, false,
-                             ks > 0);
-                 }
-                 NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
-                 // Meanwhile: each column's lse (log2 units) and Delta.
+                 Value sT = st[3], dpT = st[4];
+                 Value stage = ringSlot(stIt, spec.stages).first;
                  Value queryBase = add(mul(qb, c32(n)),
                                        mul(rem(lane, c32(4)), c32(2)));
-                 SmallVector<Value> lse2, dlt;
-                 Value lastRow = sub(t, c32(1));
-                 for (int64_t i = 0; i < n / 8; ++i)
-                   for (int64_t e = 0; e < 2; ++e) {
-                     Value query = min(add(queryBase, c32(8 * i + e)), lastRow);
-                     Value index = wide(add(headRow, query));
-                     lse2.push_back(fmul(
-                         LLVM::LoadOp::create(
-                             b, loc, f32,
-                             LLVM::GEPOp::create(b, loc, global, f32, lse,
-                                                 ValueRange{index}),
-                             4),
-                         cf(1.4426950408889634)));
-                     dlt.push_back(LLVM::LoadOp::create(
-                         b, loc, f32,
-                         LLVM::GEPOp::create(b, loc, global, f32, delta,
-                                             ValueRange{index}),
-                         4));
-                   }
+                 auto [lse2, dlt] = readColumns(rem(stIt, c32(2)));
                  NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
                  Value keyEnd = add(mul(kb, c32(keys)), c32(keys));
                  Value diagonal = ult(mul(qb, c32(n)), keyEnd);
@@ -264,6 +309,28 @@ struct BackwardKernel : AttentionBuilder {
                    storeTransposed(dsTransposed, ds, n, /*roundTf32=*/true);
                  fenceAsyncShared();
                  namedBarrier(barrierId, 128);
+                 // The next block's stage, waited for while no wgmma is in
+                 // flight (a wait loop between them would serialize them,
+                 // ptxas C7518). The last block waits on its own stage
+                 // again: a completed phase, it passes at once. With three
+                 // stages or more the next block's S^T and dP^T go out
+                 // behind this block's products; with two, the stage would
+                 // be needed half a block after it is freed (TF32 lost 15%
+                 // so): they go out once dV and dK are done.
+                 bool early = spec.stages >= 3;
+                 Value nextIt = add(stIt, c32(1));
+                 Value nextBlock = add(qb, c32(1));
+                 Value hasNext = ult(nextBlock, queryBlocks);
+                 auto [followingStage, followingParity] =
+                     ringSlot(nextIt, spec.stages);
+                 Value nextStage = select(hasNext, followingStage, stage);
+                 auto waitNextStage = [&] {
+                   waitParity(full(nextStage),
+                              select(hasNext, followingParity,
+                                     ringSlot(stIt, spec.stages).second));
+                 };
+                 if (early)
+                   waitNextStage();
                  // dQ = dS K (this consumer's keys), then dV += P^T dO and
                  // dK += dS^T Q over the block's queries: two wgmma groups,
                  // so dQ's way out runs under the dV and dK products.
@@ -299,15 +366,24 @@ struct BackwardKernel : AttentionBuilder {
                                true);
                  }
                  NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
-                 NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 1);
+                 // The next block's S^T and dP^T. The last block's
+                 // "next" recomputes its own (discarded): wgmma in a branch
+                 // would be serialized (ptxas C7520).
+                 Value nextS, nextDp;
+                 if (early) {
+                   std::tie(nextS, nextDp) = issueScores(nextStage);
+                   NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
+                 }
+                 Value nextColumn = fetchColumn(nextBlock, headRow);
+                 NVVM::WgmmaWaitGroupSyncOp::create(b, loc, early ? 2 : 1);
                  // dQ (f32, scaled) += this block's part: through shared
                  // memory, one TMA reduce-add per 32 columns (rows past T
                  // clipped), after the previous block's has read it.
+                 // Only thread 0 has bulk groups; the others pass at once
+                 // (no branch while wgmmas are in flight).
                  Value first = eq(thread, 0);
-                 ifThen(first, [&] {
-                   NVVM::CpAsyncBulkWaitGroupOp::create(
-                       b, loc, b.getI32IntegerAttr(0), b.getUnitAttr());
-                 });
+                 NVVM::CpAsyncBulkWaitGroupOp::create(
+                     b, loc, b.getI32IntegerAttr(0), b.getUnitAttr());
                  namedBarrier(barrierId, 128);
                  SmallVector<Value> scaled = unpack(dq, spec.tf32 ? n : d);
                  for (Value &x : scaled)
@@ -316,6 +392,8 @@ struct BackwardKernel : AttentionBuilder {
                    storeTransposed(dqTile, scaled, n, /*roundTf32=*/false);
                  else
                    storeSwizzled(dqTile, scaled, d, f32);
+                 // The next block's lse and Delta, read after this barrier.
+                 storeColumn(nextColumn, rem(nextIt, c32(2)));
                  fenceAsyncShared();
                  namedBarrier(barrierId, 128);
                  ifThen(first, [&] {
@@ -328,10 +406,17 @@ struct BackwardKernel : AttentionBuilder {
                          headsCoords(c32(32 * j), mul(qb, c32(n)), head), Value());
                    NVVM::CpAsyncBulkCommitGroupOp::create(b, loc);
                  });
-                 NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
+                 NVVM::WgmmaWaitGroupSyncOp::create(b, loc, early ? 1 : 0);
+                 if (!early) {
+                   waitNextStage();
+                   std::tie(nextS, nextDp) = issueScores(nextStage);
+                   NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
+                 }
                  arrivePerWarp(empty(stage));
-                 return {dkAcc, dvAcc, add(stIt, c32(1))};
+                 return {dkAcc, dvAcc, nextIt, nextS, nextDp};
                });
+           // The last block's discarded S^T and dP^T.
+           NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
            arrivePerWarp(kvEmpty());
            // dK (scaled) and dV for the keys below T.
            for (int64_t h = 0; h < 2; ++h) {

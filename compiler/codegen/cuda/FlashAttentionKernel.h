@@ -26,9 +26,14 @@
 // block: S^T = K Q^T and dP^T = V dO^T, P^T = exp(S^T - lse), dS^T = P^T
 // (dP^T - Delta) with Delta = rowsum(dO * O) computed beforehand; dV += P^T
 // dO, dK += dS^T Q, and dQ += dS K accumulated in f32 with atomic adds into a
-// zero-initialised [BH, T, D] buffer (dQ's products are issued first, so
-// its way out through shared memory runs under dV's and dK's). Then dK
-// (scaled) and dV in bf16.
+// zero-initialised [BH, T, D] buffer. Software-pipelined: dQ's products,
+// then dV's and dK's, then the next block's S^T and dP^T are in flight
+// together, so dQ's way out through shared memory runs under the others and
+// the next block's probabilities start once its scores are done (with two
+// stages, as TF32 has room for, the next block's scores go out after dV and
+// dK); each block's lse and Delta come through a shared-memory slot one
+// block ahead.
+// Then dK (scaled) and dV in bf16.
 //
 // TF32: wgmma takes both operands K-major, so the forward reads V^T (O += P
 // V) and the backward K^T (dQ^T = K^T dS^T), Q^T (dK += dS^T Q) and dO^T
@@ -100,8 +105,8 @@ struct FlashAttentionSpec {
   /// `stages` x (K, V or V^T), then P (64 x blockN per consumer).
   /// Backward: K, V (and K^T), then `stages` x (Q, dO (and Q^T, dO^T)),
   /// then per consumer P^T and dS^T (64 x blockN each; TF32 also dS,
-  /// blockN x 64), then each consumer's f32 dQ part (blockN x D). The
-  /// mbarriers last.
+  /// blockN x 64), then each consumer's f32 dQ part (blockN x D), then
+  /// each consumer's lse and Delta slots. The mbarriers last.
   int64_t residentBytes() const {
     return (backward && tf32 ? 3 : 2) * tileBytes(blockM);
   }
@@ -109,11 +114,15 @@ struct FlashAttentionSpec {
     return (backward && tf32 ? 4 : 2) * tileBytes(blockN);
   }
   int64_t dqTileBytes() const { return backward ? blockN * headDim * 4 : 0; }
+  /// Backward: one consumer's lse and Delta of a query block (f32), two
+  /// slots (this block's and the next one's) of one entry per thread.
+  int64_t columnBytes() const { return backward ? 2 * 128 * 4 : 0; }
   /// One consumer's [64, blockN] P tile (and the backward's others).
   int64_t scoreTileBytes() const { return 64 * blockN * elementBytes(); }
   int64_t scratchTileBytes() const {
     int64_t tiles = !backward ? 1 : tf32 ? 3 : 2;
-    return kConsumers * (tiles * scoreTileBytes() + dqTileBytes());
+    return kConsumers * (tiles * scoreTileBytes() + dqTileBytes() +
+                         columnBytes());
   }
   int64_t barrierBytes() const { return 8 * (4 + 2 * stages); }
   int64_t sharedMemoryBytes() const {

@@ -72,7 +72,7 @@ func.func @forward_packed(%qkv: tensor<2x200x768xbf16>) -> tensor<2x200x256xbf16
 // CHECK-SAME:  -> tensor<8x200xf32>
 // CHECK:     %[[ZERO:.+]] = linalg.fill {{.*}} -> tensor<8x200x64xf32>
 // CHECK:     %[[D:.+]]:4 = "flow.dispatch"(%c16, %arg1, %arg2, %arg3, %arg0, %{{[^,]+}}, %[[DELTA]], %[[ZERO]], %{{[^,]+}},
-// CHECK-SAME:  entry_points = [@nova_attention_bwd_d64_128x64_s2_causal::@nova_attention_bwd_d64_128x64_s2_causal]
+// CHECK-SAME:  entry_points = [@nova_attention_bwd_d64_128x64_s3_causal::@nova_attention_bwd_d64_128x64_s3_causal]
 // CHECK-SAME:  tied_operands = [6 : index, -1 : index, -1 : index, -1 : index]
 // CHECK:     linalg.generic {{.*}} ins(%[[D]]#0 : tensor<8x200x64xf32>)
 // CHECK:       arith.truncf {{.*}} : f32 to bf16
@@ -98,7 +98,7 @@ func.func @backward(%do: tensor<2x4x200x64xbf16>, %q: tensor<2x4x200x64xbf16>, %
 // CHECK-SAME:  entry_points = [@nova_attention_delta_d64::@nova_attention_delta_d64]
 // CHECK:     %[[ACC:.+]] = linalg.fill {{.*}} -> tensor<2x200x4x64xf32>
 // CHECK:     %[[R:.+]]:3 = "flow.dispatch"(%c16, %arg0, %arg0, %arg0, %arg2, %{{[^,]+}}, %{{[^,]+}}, %[[ACC]],
-// CHECK-SAME:  entry_points = [@nova_attention_bwd_d64_128x64_s2_causal_kv::@nova_attention_bwd_d64_128x64_s2_causal_kv]
+// CHECK-SAME:  entry_points = [@nova_attention_bwd_d64_128x64_s3_causal_kv::@nova_attention_bwd_d64_128x64_s3_causal_kv]
 // CHECK-SAME:  tied_operands = [6 : index, -1 : index, -1 : index]
 // CHECK-SAME:  -> (tensor<2x200x4x64xf32>, tensor<2x200x768xbf16>, tensor<4096xi32>)
 // CHECK:     %[[GRAD:.+]] = "flow.dispatch"(%{{[^,]+}}, %[[R]]#0, %[[R]]#1, %{{[^,]+}}, %{{[^,]+}}, %{{[^,]+}}, %{{[^,)]+}})

@@ -26,11 +26,13 @@
 // The backward (its executable is declared before Delta's, so it is printed
 // second):
 // per key block, S^T = K Q^T and dP^T = V dO^T (m64n64k16, both K-major),
-// P^T = exp2(S^T - lse), then dQ = dS K with dS^T read transposed as A, and
-// dV += P^T dO and dK += dS^T Q with dO and Q read MN-major (transposed B) as
-// a second wgmma group; dQ (waited for alone: wait_group 1) is added in f32
-// through shared memory by TMA reduce-adds while that group runs.
-// CHECK-LABEL: .visible .entry nova_attention_bwd_d64_128x64_s2_causal(
+// P^T = exp2(S^T - lse), then dQ = dS K with dS^T read transposed as A,
+// dV += P^T dO and dK += dS^T Q with dO and Q read MN-major (transposed B),
+// and the next block's S^T and dP^T as three wgmma groups: dQ (waited for
+// alone: wait_group 2) is added in f32 through shared memory by TMA
+// reduce-adds while the others run, and the stage is freed after dV and dK
+// (wait_group 1). Three stages: two blocks' are in use at a time.
+// CHECK-LABEL: .visible .entry nova_attention_bwd_d64_128x64_s3_causal(
 // CHECK-COUNT-10: .param .u64 .ptr .global
 // CHECK-COUNT-25: .param .u32
 // CHECK:      .maxntid 384, 1, 1
@@ -44,6 +46,7 @@
 // CHECK-DAG:  wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {{.*}}, p, 1, 1, 0, 0;
 // CHECK-DAG:  wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {{.*}}, p, 1, 1, 0, 1;
 // CHECK-DAG:  wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {{.*}}, p, 1, 1, 1, 1;
+// CHECK-DAG:  wgmma.wait_group.sync.aligned 2;
 // CHECK-DAG:  wgmma.wait_group.sync.aligned 1;
 // CHECK-DAG:  ex2.approx.ftz.f32
 // CHECK-DAG:  cp.reduce.async.bulk.tensor.4d.global.shared::cta.add.tile.bulk_group

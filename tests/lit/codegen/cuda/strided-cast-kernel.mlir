@@ -12,7 +12,7 @@
 // CHECK:     cvt.rn.bf16x2.f32
 // CHECK:     st.global.v2.b32
 
-// CHECK-LABEL: .visible .entry nova_attention_bwd_d64_128x64_s2_causal_kv(
+// CHECK-LABEL: .visible .entry nova_attention_bwd_d64_128x64_s3_causal_kv(
 // CHECK-COUNT-9: .param .u64 .ptr .global
 // CHECK-NOT:  .param .u64
 // CHECK:      .param .u32
