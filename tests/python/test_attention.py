@@ -267,3 +267,23 @@ def test_other_mask_trains_without_attention_op(tmp_path: Path, monkeypatch: pyt
     check_trained_alike(train_both("lookahead", steps=10), loss_tol=1e-4, state_tol=1e-3)
     forward, backward, score_max = attention_counts(dumped_optimized_ir(tmp_path / "ir"))
     assert (forward, backward) == (0, 0) and score_max == N_LAYERS
+
+
+# ----------------------------------------------------------------------------
+# `nova bench prepare --attention` on the build box (no GPU needed to compile).
+# ----------------------------------------------------------------------------
+
+
+def test_bench_prepare_attention_into_new_folder(tmp_path: Path) -> None:
+    from nova import attention_bench, bench
+
+    out = tmp_path / "new" / "artifacts"
+    bench.main(["prepare", "--models", "--dtypes", "bf16", "--attention", "--target", "cuda:sm_90", "--out", str(out)])
+    for dtype in attention_bench.PEERS:
+        for b, h, t, d in attention_bench.ATTENTION_SHAPES:
+            vmfb = (out / f"{attention_bench.case_name(b, h, t, d, True, dtype)}.vmfb").read_bytes()
+            # The pipelined forward (three stages) and the backward, each
+            # embedded as PTX.
+            suffix = "_tf32" if dtype == "tf32" else ""
+            assert f"nova_attention_fwd_d64_128x{128 if dtype == 'bf16' else 64}_s3_causal{suffix}".encode() in vmfb
+            assert b"nova_attention_bwd_d64_128x" in vmfb
