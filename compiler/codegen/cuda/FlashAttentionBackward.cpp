@@ -275,7 +275,7 @@ struct BackwardKernel : AttentionBuilder {
                [&](Value qb, ValueRange st) -> SmallVector<Value> {
                  Value dkAcc = st[0], dvAcc = st[1], stIt = st[2];
                  Value sT = st[3], dpT = st[4];
-                 Value stage = ringSlot(stIt, spec.stages).first;
+                 auto [stage, parity] = ringSlot(stIt, spec.stages);
                  Value queryBase = add(mul(qb, c32(n)),
                                        mul(rem(lane, c32(4)), c32(2)));
                  auto [lse2, dlt] = readColumns(rem(stIt, c32(2)));
@@ -326,8 +326,7 @@ struct BackwardKernel : AttentionBuilder {
                  Value nextStage = select(hasNext, followingStage, stage);
                  auto waitNextStage = [&] {
                    waitParity(full(nextStage),
-                              select(hasNext, followingParity,
-                                     ringSlot(stIt, spec.stages).second));
+                              select(hasNext, followingParity, parity));
                  };
                  if (early)
                    waitNextStage();
