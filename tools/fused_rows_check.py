@@ -7,7 +7,8 @@ them, every kernel's outputs NaN-poisoned, odd row counts and rows that no
 chunk divides, against f64 references on random data. The `gemm_*` cases
 are regions computed in the epilogue of the GEMM that makes their input
 (nova-fuse-matmul-epilogue): a bias add with its column sums (QKV's shape,
-and edges of every dim) and a bias + exact GELU.
+and edges of every dim), a bias + exact GELU, and a bias + tanh GELU whose
+product is a result too (fc1's shape; the epilogue stores both).
 
 Build box (compiler installed):
     .venv/bin/python tools/fused_rows_check.py prepare --out bench-artifacts/fused-rows-check
@@ -121,6 +122,15 @@ def _gemm_bias_erf_gelu(x, w, b):
     return torch.nn.functional.gelu(x @ w + b)
 
 
+def _gemm_bias_gelu_and_product(x, w, b):
+    # A product read by a bias + tanh GELU and by another op (an MLP's
+    # pre-activation, which its backward reads): the epilogue stores both.
+    import torch
+
+    h = x @ w
+    return torch.nn.functional.gelu(h + b, approximate="tanh"), h
+
+
 # name -> (function, input shapes and dtypes); the references run the same
 # functions in f64.
 CASES: dict[str, tuple[Callable[..., Any], list[tuple[tuple[int, ...], str]]]] = {
@@ -139,6 +149,8 @@ CASES: dict[str, tuple[Callable[..., Any], list[tuple[tuple[int, ...], str]]]] =
     "gemm_bias_sums_16384x2304x768": (_gemm_bias_sums, [((16384, 768), "bfloat16"), ((768, 2304), "bfloat16"), ((2304,), "bfloat16")]),
     "gemm_bias_sums_1008x776x200": (_gemm_bias_sums, [((1008, 200), "bfloat16"), ((200, 776), "bfloat16"), ((776,), "bfloat16")]),
     "gemm_bias_erf_gelu_1000x520x96": (_gemm_bias_erf_gelu, [((1000, 96), "bfloat16"), ((96, 520), "bfloat16"), ((520,), "bfloat16")]),
+    "gemm_bias_gelu_and_product_1000x520x96": (_gemm_bias_gelu_and_product, [((1000, 96), "bfloat16"), ((96, 520), "bfloat16"), ((520,), "bfloat16")]),
+    "gemm_bias_gelu_and_product_16384x3072x768": (_gemm_bias_gelu_and_product, [((16384, 768), "bfloat16"), ((768, 3072), "bfloat16"), ((3072,), "bfloat16")]),
 }
 
 

@@ -72,7 +72,8 @@ LoweringConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                            int64_t swizzle, StringRef kernel,
                            StringRef precision, int64_t producerWarpgroups,
                            int64_t clusterM, int64_t clusterN, int64_t splitK,
-                           int64_t persistentCtas, int64_t rasterGroup) {
+                           int64_t persistentCtas, int64_t rasterGroup,
+                           int64_t minCtasPerSm) {
   if (tileSizes.size() != 3)
     return emitError() << "tile_sizes must be [M, N, K], got "
                        << tileSizes.size() << " entries";
@@ -120,9 +121,9 @@ LoweringConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     return emitError()
            << "precision must be bf16, f16, tf32, tf32x3 or f32, got \""
            << precision << "\"";
-  if (producerWarpgroups < 0 || persistentCtas < 0)
-    return emitError()
-           << "producer_warpgroups and persistent_ctas must be >= 0";
+  if (producerWarpgroups < 0 || persistentCtas < 0 || minCtasPerSm < 0)
+    return emitError() << "producer_warpgroups, persistent_ctas and "
+                          "min_ctas_per_sm must be >= 0";
   if (clusterM < 1 || clusterN < 1 || splitK < 1 || rasterGroup < 1)
     return emitError()
            << "cluster_m, cluster_n, split_k and raster_group must be >= 1";

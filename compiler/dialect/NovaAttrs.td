@@ -123,7 +123,10 @@ def Nova_LoweringConfigAttr : Nova_Attr<"LoweringConfig", "lowering_config"> {
     - `persistent_ctas`: a persistent grid of this many CTAs walks the tiles
       (0 = one CTA per tile);
     - `raster_group`: tiles are visited in bands of this many tile rows, so
-      that a band's operands stay in L2 (1 = row by row).
+      that a band's operands stay in L2 (1 = row by row);
+    - `min_ctas_per_sm`: the kernel's registers are capped so that an SM
+      holds this many CTAs at once (PTX `.minnctapersm`; 0 = no bound), e.g.
+      so that a grid fits in one wave.
   }];
   let parameters = (ins
     Nova_I64ListParameter<"CTA tile [M, N, K]">:$tile_sizes,
@@ -138,7 +141,8 @@ def Nova_LoweringConfigAttr : Nova_Attr<"LoweringConfig", "lowering_config"> {
     DefaultValuedParameter<"int64_t", "1", "cluster CTAs along N">:$cluster_n,
     DefaultValuedParameter<"int64_t", "1", "CTAs sharing one tile's K">:$split_k,
     DefaultValuedParameter<"int64_t", "0", "persistent grid size">:$persistent_ctas,
-    DefaultValuedParameter<"int64_t", "1", "tile rows per raster band">:$raster_group
+    DefaultValuedParameter<"int64_t", "1", "tile rows per raster band">:$raster_group,
+    DefaultValuedParameter<"int64_t", "0", "CTAs an SM must hold at once">:$min_ctas_per_sm
   );
   let builders = [
     AttrBuilder<(ins "::llvm::ArrayRef<int64_t>":$tile_sizes,
@@ -146,7 +150,7 @@ def Nova_LoweringConfigAttr : Nova_Attr<"LoweringConfig", "lowering_config"> {
                      "::llvm::ArrayRef<int64_t>":$mma_shape,
                      "int64_t":$pipeline_stages, "int64_t":$swizzle), [{
       return $_get($_ctxt, tile_sizes, warp_layout, mma_shape, pipeline_stages,
-                   swizzle, "", "", 0, 1, 1, 1, 0, 1);
+                   swizzle, "", "", 0, 1, 1, 1, 0, 1, 0);
     }]>
   ];
   let assemblyFormat = "`<` struct(params) `>`";

@@ -275,6 +275,12 @@ struct ConfigureKernelsPass
                                        std::to_string(
                                            config->getPipelineStages()) +
                                        " chunks)"
+                                 : std::string())
+                         << (config->getMinCtasPerSm()
+                                 ? ", " +
+                                       std::to_string(
+                                           config->getMinCtasPerSm()) +
+                                       " CTAs an SM (one wave)"
                                  : std::string());
     });
   }

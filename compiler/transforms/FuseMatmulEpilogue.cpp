@@ -1,9 +1,11 @@
 //===- FuseMatmulEpilogue.cpp - matmuls into their consumers' regions -----===//
 //
-// A bf16 nova.matmul whose only reader is a nova.fused region moves into that
-// region as its first op: the GEMM kernel then computes the region in its
-// epilogue (WgmmaGemmKernel.h), and the product is never written to memory
-// or read back, nor is there a launch of its own. Only where the GEMM's
+// A bf16 nova.matmul read by a nova.fused region moves into that region as
+// its first op: the GEMM kernel then computes the region in its epilogue
+// (WgmmaGemmKernel.h), and the product is never read back, nor is there a
+// launch of its own. Where others read the product too (a pre-activation
+// the backward needs), the region also yields it: the epilogue stores both,
+// and the region's kernel no longer reads it. Only where the GEMM's
 // epilogue can run the region: no row reductions (its rows span many tiles),
 // bf16 element results, partial column sums over groups of 16 rows (a warp's
 // rows of an MMA tile), N a multiple of 8 (TMA stores); and only where it
@@ -42,17 +44,20 @@ bool isEpilogueMatmul(MatmulOp op) {
 }
 
 /// `fused` with `matmul` (its input `index`) as the first op of its region,
-/// reading the matmul's operands as inputs of their own; built before
-/// `fused`.
+/// reading the matmul's operands as inputs of their own, and (`yieldProduct`)
+/// the product as a last result; built before `fused`.
 FusedOp withMatmul(OpBuilder &b, FusedOp fused, MatmulOp matmul,
-                   unsigned index) {
+                   unsigned index, bool yieldProduct) {
   SmallVector<Value> inputs = {matmul.getLhs(), matmul.getRhs()};
   for (auto [i, v] : llvm::enumerate(fused.getInputs()))
     if (i != index)
       inputs.push_back(v);
   b.setInsertionPoint(fused);
-  auto merged = FusedOp::create(b, fused.getLoc(), fused.getResultTypes(),
-                                inputs, /*lowering_config=*/nullptr);
+  SmallVector<Type> resultTypes(fused.getResultTypes());
+  if (yieldProduct)
+    resultTypes.push_back(matmul.getType());
+  auto merged = FusedOp::create(b, fused.getLoc(), resultTypes, inputs,
+                                /*lowering_config=*/nullptr);
   Block *entry = new Block();
   merged.getBody().push_back(entry);
   for (Value v : inputs)
@@ -69,6 +74,10 @@ FusedOp withMatmul(OpBuilder &b, FusedOp fused, MatmulOp matmul,
                                                  : entry->getArgument(next++));
   for (Operation &op : body)
     b.clone(op, mapping);
+  if (yieldProduct)
+    cast<YieldOp>(entry->getTerminator())
+        .getValuesMutable()
+        .append(product->getResult(0));
   return merged;
 }
 
@@ -111,13 +120,24 @@ struct FuseMatmulEpiloguePass
         continue;
       for (auto [index, input] : llvm::enumerate(fused.getInputs())) {
         auto matmul = input.getDefiningOp<MatmulOp>();
-        if (!matmul || !input.hasOneUse() || !isEpilogueMatmul(matmul))
+        if (!matmul || !isEpilogueMatmul(matmul) ||
+            llvm::count(fused.getInputs(), input) != 1)
+          continue;
+        bool yieldProduct = !input.hasOneUse();
+        // The other readers then read the region's result: they must come
+        // after it.
+        if (yieldProduct && llvm::any_of(input.getUsers(), [&](Operation *u) {
+              return u != fused.getOperation() &&
+                     (u->getBlock() != fused->getBlock() ||
+                      !fused->isBeforeInBlock(u));
+            }))
           continue;
         // The GEMM binds the region's inputs and results and its tensor maps.
-        if (fused.getInputs().size() + 1 + fused.getNumResults() + 1 >
+        if (fused.getInputs().size() + 1 + fused.getNumResults() +
+                yieldProduct + 1 >
             cuda::kMaxDispatchBindings)
           continue;
-        FusedOp merged = withMatmul(b, fused, matmul, index);
+        FusedOp merged = withMatmul(b, fused, matmul, index, yieldProduct);
         std::string why;
         FailureOr<cuda::FusedRowsPlan> plan =
             cuda::analyzeFusedRows(merged, why);
@@ -125,8 +145,12 @@ struct FuseMatmulEpiloguePass
           merged->erase();
           continue;
         }
-        fused->replaceAllUsesWith(merged->getResults());
+        fused->replaceAllUsesWith(
+            merged->getResults().take_front(fused.getNumResults()));
         fused->erase();
+        if (yieldProduct)
+          matmul->replaceAllUsesWith(
+              ValueRange{merged->getResults().back()});
         matmul->erase();
         break;
       }

@@ -27,7 +27,8 @@ cuda::configureAdamw(int64_t elements, TargetAttr target, std::string &why) {
       /*warp_layout=*/{kAdamwBlock / 32, 1}, /*mma_shape=*/{1, 1, 1},
       /*pipeline_stages=*/1, /*swizzle=*/0, "multi_tensor_adamw", "f32",
       /*producer_warpgroups=*/0, /*cluster_m=*/1, /*cluster_n=*/1,
-      /*split_k=*/1, /*persistent_ctas=*/0, /*raster_group=*/1);
+      /*split_k=*/1, /*persistent_ctas=*/0, /*raster_group=*/1,
+      /*min_ctas_per_sm=*/0);
 }
 
 std::string cuda::adamwKernelName(int64_t tensors, bool bf16Grads) {

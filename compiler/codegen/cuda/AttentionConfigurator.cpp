@@ -113,6 +113,6 @@ cuda::configureAttention(const AttentionProblem &problem, TargetAttr target,
       context, tile, /*warp_layout=*/{FlashAttentionSpec::kConsumers, 1}, mma,
       spec.stages, /*swizzle=*/128, "flash_wgmma", tf32 ? "tf32" : "bf16",
       /*producer_warpgroups=*/1, /*cluster_m=*/1, /*cluster_n=*/1,
-      /*split_k=*/1, ctas, /*raster_group=*/1);
+      /*split_k=*/1, ctas, /*raster_group=*/1, /*min_ctas_per_sm=*/0);
   return plan;
 }

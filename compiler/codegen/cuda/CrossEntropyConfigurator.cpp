@@ -53,5 +53,6 @@ cuda::configureCrossEntropy(const CrossEntropyProblem &problem,
       /*mma_shape=*/{1, 1, 1}, /*pipeline_stages=*/unroll, /*swizzle=*/0,
       "cross_entropy_rows", precision, /*producer_warpgroups=*/0,
       /*cluster_m=*/1, /*cluster_n=*/1, /*split_k=*/1,
-      /*persistent_ctas=*/0, /*raster_group=*/1);
+      /*persistent_ctas=*/0, /*raster_group=*/1,
+      /*min_ctas_per_sm=*/0);
 }

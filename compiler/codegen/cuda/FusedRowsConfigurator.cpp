@@ -27,6 +27,13 @@ constexpr int64_t kMaxWholeRowRegisters = 48;
 // each element input, element result and partial sum (ptxas, gpt-146m: the
 // GELU backward, 2 + 2 + 1 at vector 8, 56; its forward, 1 + 1, 30).
 constexpr int64_t kBaseRegisters = 16;
+// The fewest registers a lane is capped to so that the grid fits in one
+// wave: ptxas fits a row kernel's chunk loop in 64 without spilling
+// (gpt-146m's layer-norm backward, 72 uncapped).
+constexpr int64_t kMinCappedRegisters = 64;
+constexpr int64_t kMaxRegistersPerThread = 255;
+// Shared memory the CUDA runtime reserves per CTA (sm_80 to sm_90).
+constexpr int64_t kReservedSharedBytesPerCta = 1024;
 } // namespace
 
 std::optional<LoweringConfigAttr>
@@ -52,8 +59,7 @@ cuda::configureFusedRows(const FusedRowsPlan &plan, TargetAttr target,
   // they would not share the CTA's group of rows evenly.
   int64_t warps = kWarpsPerCta;
   while (warps > 1 &&
-         (warps * partialSharedBytesPerWarp(plan, vector) >
-              kMaxStaticSharedBytes ||
+         (partialSharedBytes(plan, vector, warps) > kMaxStaticSharedBytes ||
           (sharesGroupsInCta(plan) && plan.rowsPerGroup % warps)))
     --warps;
   // Without reductions a row may be shared between `segments` warps (each
@@ -92,10 +98,35 @@ cuda::configureFusedRows(const FusedRowsPlan &plan, TargetAttr target,
   if (plan.rowReductions && !plan.partials && chunks > 1 &&
       chunks * plan.elementInputs * vector <= kMaxWholeRowRegisters)
     stages = chunks;
+  // A grid of a few CTAs an SM (up to a wave of the most the SM holds by
+  // threads and shared memory) is capped in registers to run in one wave:
+  // e.g. gpt-146m's layer-norm backward, 1024 CTAs of 4 warps, held 7 an
+  // SM at 72 registers (924 at once: a second wave of 100) and runs at 8
+  // (64 registers) in one.
+  int64_t minCtasPerSm = 0;
+  {
+    FusedRowsSpec shape;
+    shape.vector = vector;
+    shape.warps = warps;
+    shape.segments = segments;
+    int64_t ctas = fusedRowsCtas(plan, shape);
+    int64_t sharedBytes = partialSharedBytes(plan, vector, warps);
+    int64_t fit = maxThreadsPerSm(target) / 32 / warps;
+    if (sharedBytes)
+      fit = std::min(fit, target.getSharedMemoryPerSm() /
+                              (sharedBytes + kReservedSharedBytesPerCta));
+    int64_t wave = (ctas + target.getSmCount() - 1) / target.getSmCount();
+    int64_t cap = target.getRegistersPerSm() / (wave * 32 * warps) / 8 * 8;
+    // (A cap of 255 or more bounds nothing.)
+    if (wave > 1 && wave <= fit && cap >= kMinCappedRegisters &&
+        cap < kMaxRegistersPerThread)
+      minCtasPerSm = wave;
+  }
   return LoweringConfigAttr::get(
       target.getContext(), /*tile_sizes=*/{1, vector, segments},
       /*warp_layout=*/{warps, 1}, /*mma_shape=*/{1, 1, 1},
       /*pipeline_stages=*/stages, /*swizzle=*/0, "fused_rows", "f32",
       /*producer_warpgroups=*/0, /*cluster_m=*/1, /*cluster_n=*/1,
-      /*split_k=*/1, /*persistent_ctas=*/0, /*raster_group=*/1);
+      /*split_k=*/1, /*persistent_ctas=*/0, /*raster_group=*/1,
+      minCtasPerSm);
 }

@@ -10,6 +10,7 @@
 #include "compiler/codegen/cuda/RegionElements.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "llvm/ADT/TypeSwitch.h"
@@ -248,6 +249,7 @@ struct Analyzer {
           return fail("a partial reduction used inside the region");
         plan.kind[reduce->getResult(0)] = RowKind::Partial;
         ++plan.partials;
+        plan.partialMax |= isa<ReduceMaxOp>(reduce);
         continue;
       }
       if (Operation *reduce = lastDimReduction(&inner)) {
@@ -393,8 +395,7 @@ int64_t cuda::rowChunks(const FusedRowsPlan &plan, int64_t vector) {
   return (plan.columns + 32 * vector - 1) / (32 * vector);
 }
 
-int64_t cuda::partialSharedBytesPerWarp(const FusedRowsPlan &plan,
-                                        int64_t vector) {
+int64_t cuda::partialSliceBytes(const FusedRowsPlan &plan, int64_t vector) {
   if (!plan.rowReductions) // chunks outer: one chunk's partials at a time
     return 0;
   return plan.partials * rowChunks(plan, vector) * vector * 32 * 4;
@@ -402,6 +403,16 @@ int64_t cuda::partialSharedBytesPerWarp(const FusedRowsPlan &plan,
 
 bool cuda::sharesGroupsInCta(const FusedRowsPlan &plan) {
   return plan.partials && plan.rowReductions;
+}
+
+bool cuda::sharesPartialSlice(const FusedRowsPlan &plan) {
+  return sharesGroupsInCta(plan) && !plan.partialMax;
+}
+
+int64_t cuda::partialSharedBytes(const FusedRowsPlan &plan, int64_t vector,
+                                 int64_t warps) {
+  return partialSliceBytes(plan, vector) *
+         (sharesPartialSlice(plan) ? 1 : warps);
 }
 
 int64_t cuda::fusedRowsCtas(const FusedRowsPlan &plan,
@@ -416,7 +427,7 @@ int64_t cuda::fusedRowsCtas(const FusedRowsPlan &plan,
 bool cuda::partialsFit(const FusedRowsPlan &plan, int64_t vector) {
   if (!plan.rowReductions)
     return plan.partials * vector <= kMaxPartialRegisters;
-  return partialSharedBytesPerWarp(plan, vector) <= kMaxPartialSharedBytes;
+  return partialSliceBytes(plan, vector) <= kMaxPartialSharedBytes;
 }
 
 bool cuda::isLastDimReduction(Operation *op) { return lastDimReduction(op); }
@@ -487,16 +498,21 @@ FailureOr<FusedRowsSpec> cuda::fusedRowsSpec(FusedOp op,
     return failure();
   }
   if (!partialsFit(plan, spec.vector) ||
-      spec.warps * partialSharedBytesPerWarp(plan, spec.vector) >
+      partialSharedBytes(plan, spec.vector, spec.warps) >
           kMaxStaticSharedBytes) {
     why = "rows too long to carry their partials";
     return failure();
   }
+  spec.minCtasPerSm = config.getMinCtasPerSm();
   uint64_t hash = regionHash(op);
   spec.kernelName =
-      llvm::formatv("nova_fused_rows_{0}x{1}_v{2}_w{3}_s{4}{5}_{6:x16}",
+      llvm::formatv("nova_fused_rows_{0}x{1}_v{2}_w{3}_s{4}{5}{6}_{7:x16}",
                     plan.rows, plan.columns, spec.vector, spec.warps,
-                    spec.segments, spec.wholeRow ? "_row" : "", hash)
+                    spec.segments, spec.wholeRow ? "_row" : "",
+                    spec.minCtasPerSm
+                        ? "_o" + std::to_string(spec.minCtasPerSm)
+                        : std::string(),
+                    hash)
           .str();
   return spec;
 }
@@ -560,6 +576,19 @@ struct RowsKernel : RegionElements {
     for (int64_t i = 0; i < spec.vector; ++i)
       slots[i] = combine(op, slots[i],
                          valid ? select(valid, x[i], identity(op)) : x[i]);
+  }
+
+  /// Adds this chunk's elements of partial `op`'s input (masked past the
+  /// row's end) into the CTA's shared slice: the CTA's warps add into the
+  /// same words, so atomically (red.shared.add.f32).
+  void addPartials(size_t p, Operation *op, Value it) {
+    SmallVector<Value> x = elements(op->getOperand(0));
+    for (int64_t i = 0; i < spec.vector; ++i)
+      LLVM::AtomicRMWOp::create(
+          b, loc, LLVM::AtomicBinOp::fadd, partialSlot(p, it, i),
+          valid ? select(valid, x[i], identity(op)) : x[i],
+          LLVM::AtomicOrdering::monotonic)
+          .setAlignment(4);
   }
 
   /// This chunk's columns of partial `op`'s row `group` from `sums` (a
@@ -679,6 +708,10 @@ struct RowsKernel : RegionElements {
             }
             for (auto [p, op] : llvm::enumerate(partialOps))
               if (plan.level.lookup(op->getResult(0)) == sweep) {
+                if (sharesPartialSlice(plan)) {
+                  addPartials(p, op, it);
+                  continue;
+                }
                 SmallVector<Value> slots = loadPartials(p, it);
                 accumulate(op, slots);
                 storePartials(p, it, slots);
@@ -729,10 +762,12 @@ struct RowsKernel : RegionElements {
     Value block = id(gpu::BlockIdOp::create(b, loc, gpu::Dimension::x));
     lane = rem(tid, c32(32));
     if (partialShared)
-      partialSlice = byteOffset(
-          shared, partialShared,
-          mul(div(tid, c32(32)),
-              c32(partialSharedBytesPerWarp(plan, spec.vector))));
+      partialSlice =
+          sharesPartialSlice(plan)
+              ? partialShared
+              : byteOffset(shared, partialShared,
+                           mul(div(tid, c32(32)),
+                               c32(partialSliceBytes(plan, spec.vector))));
     Value warpInCta = div(tid, c32(32));
     Value warp = add(mul(block, c32(spec.warps)), warpInCta);
     // A warp's rows: `rowsPerGroup` consecutive ones (one partial group), or
@@ -765,6 +800,10 @@ struct RowsKernel : RegionElements {
           for (auto [p, op] : llvm::enumerate(partialOps))
             storePartials(p, it, SmallVector<Value>(spec.vector, identity(op)));
         });
+      // One slice for the CTA: every warp's zeros are written (the same
+      // ones) before any warp adds to it.
+      if (!partialOps.empty() && sharesPartialSlice(plan))
+        gpu::BarrierOp::create(b, loc);
       if (warpRows == 1) {
         row = firstRow;
         emitRow(entry, segment);
@@ -781,13 +820,15 @@ struct RowsKernel : RegionElements {
     });
   }
 
-  /// Each partial's [group, C] row: the sum of the CTA's warp slices. A
+  /// Each partial's [group, C] row: the CTA's slice, or the sum of its warp
+  /// slices. A
   /// thread adds up `vector` columns of one chunk at a time, so its store
   /// is one vector.
   void storeCtaPartials(Block &entry, Value group, Value tid,
                         Value partialShared) {
     gpu::BarrierOp::create(b, loc);
-    int64_t sliceBytes = partialSharedBytesPerWarp(plan, spec.vector);
+    int64_t sliceBytes = partialSliceBytes(plan, spec.vector);
+    int64_t slices = sharesPartialSlice(plan) ? 1 : spec.warps;
     loop(tid, c32(chunks * 32), c32(32 * spec.warps), {},
          [&](Value idx, ValueRange) -> SmallVector<Value> {
            Value it = div(idx, c32(32));
@@ -795,7 +836,7 @@ struct RowsKernel : RegionElements {
            enterChunk(it);
            for (auto [p, op] : llvm::enumerate(partialOps)) {
              SmallVector<Value> sums;
-             for (int64_t w = 0; w < spec.warps; ++w) {
+             for (int64_t w = 0; w < slices; ++w) {
                partialSlice =
                    byteOffset(shared, partialShared, c32(w * sliceBytes));
                SmallVector<Value> slots = loadPartials(p, it);
@@ -861,19 +902,21 @@ OwningOpRef<ModuleOp> cuda::buildFusedRowsKernel(MLIRContext *context,
   Location loc = b.getUnknownLoc();
   OwningOpRef<ModuleOp> module =
       createKernelModule(b, spec.kernelName, "sm_80", "+ptx70");
-  int64_t sliceBytes = partialSharedBytesPerWarp(plan, spec.vector);
+  int64_t sharedBytes = partialSharedBytes(plan, spec.vector, spec.warps);
   LLVM::GlobalOp partials;
-  if (sliceBytes)
+  if (sharedBytes)
     partials = LLVM::GlobalOp::create(
-        b, loc,
-        LLVM::LLVMArrayType::get(b.getF32Type(), spec.warps * sliceBytes / 4),
+        b, loc, LLVM::LLVMArrayType::get(b.getF32Type(), sharedBytes / 4),
         /*isConstant=*/false, LLVM::Linkage::Internal, "nova_column_partials",
         Attribute(), /*alignment=*/16, /*addrSpace=*/3);
   int64_t pointers = op.getInputs().size() + op.getNumResults();
   SmallVector<Type> params(pointers, LLVM::LLVMPointerType::get(context, 1));
-  Block &entry = createKernelFunc(b, spec.kernelName, params, 32 * spec.warps)
-                     .getBody()
-                     .front();
+  gpu::GPUFuncOp func =
+      createKernelFunc(b, spec.kernelName, params, 32 * spec.warps);
+  if (spec.minCtasPerSm)
+    func->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(),
+                  b.getI32IntegerAttr(spec.minCtasPerSm));
+  Block &entry = func.getBody().front();
   RowsKernel kernel(b, loc, plan, spec, op.getBody().front());
   kernel.build(entry, partials ? LLVM::AddressOfOp::create(b, loc, partials)
                                      .getResult()

@@ -73,6 +73,8 @@ struct FusedRowsPlan {
   /// K, the rows each partial result sums (1 without them), and how many
   /// partial results.
   int64_t rowsPerGroup = 1, partials = 0;
+  /// Whether a partial result is a max (else all are sums or means).
+  bool partialMax = false;
   /// Inputs with one value per element (not per row or column), and
   /// results.
   int64_t elementInputs = 0, elementResults = 0;
@@ -120,6 +122,8 @@ struct FusedRowsSpec {
   /// Rows swept more than once: all chunks' inputs loaded at once and held
   /// in registers across the sweeps (config pipeline_stages = the chunks).
   bool wholeRow = false;
+  /// CTAs an SM must hold at once (.minnctapersm; 0: no bound).
+  int64_t minCtasPerSm = 0;
   std::string kernelName;
 };
 
@@ -129,14 +133,22 @@ constexpr int64_t kMaxStaticSharedBytes = 48 * 1024;
 /// Chunks of 32 x `vector` columns a row has.
 int64_t rowChunks(const FusedRowsPlan &plan, int64_t vector);
 
-/// Shared memory of one warp's partials with `vector`-wide chunks: all of
+/// Shared memory of one slice of partials with `vector`-wide chunks: all of
 /// a row's chunks with row reductions, none (registers) without.
-int64_t partialSharedBytesPerWarp(const FusedRowsPlan &plan, int64_t vector);
+int64_t partialSliceBytes(const FusedRowsPlan &plan, int64_t vector);
 
 /// Whether a CTA's warps sum one partial group together (partials with row
-/// reductions: each warp's part in its shared slice, the CTA adds the slices
-/// up); else each warp sums a group alone.
+/// reductions: in shared memory); else each warp sums a group alone.
 bool sharesGroupsInCta(const FusedRowsPlan &plan);
+
+/// Whether a CTA's warps add their rows' partials into one shared slice
+/// (sums and means: shared-memory atomic adds); else (a max) each warp
+/// keeps a slice of its own and the CTA combines the slices at the end.
+bool sharesPartialSlice(const FusedRowsPlan &plan);
+
+/// A CTA's shared memory for its partials, with `warps` warps.
+int64_t partialSharedBytes(const FusedRowsPlan &plan, int64_t vector,
+                           int64_t warps);
 
 /// The kernel's grid size.
 int64_t fusedRowsCtas(const FusedRowsPlan &plan, const FusedRowsSpec &spec);

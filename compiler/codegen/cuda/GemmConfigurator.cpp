@@ -293,6 +293,7 @@ cuda::configureGemm(const GemmProblem &problem, TargetAttr target,
       : c.pingpong ? "wgmma_tma_pingpong"
                    : "wgmma_tma",
       stringifyPrecision(problem.precision), c.producers, clusterM,
-      /*clusterN=*/1, c.splitK, persistent, rasterGroup);
+      /*clusterN=*/1, c.splitK, persistent, rasterGroup,
+      /*min_ctas_per_sm=*/0);
   return c.plan;
 }

@@ -1059,8 +1059,16 @@ func.func @config_split_k(%a: tensor<128x64xbf16>, %b: tensor<64x256xbf16>) {
 // -----
 
 func.func @config_persistent(%a: tensor<128x64xbf16>, %b: tensor<64x256xbf16>) {
-  // expected-error @+1 {{producer_warpgroups and persistent_ctas must be >= 0}}
+  // expected-error @+1 {{producer_warpgroups, persistent_ctas and min_ctas_per_sm must be >= 0}}
   %0 = nova.matmul %a, %b {lowering_config = #nova.lowering_config<tile_sizes = [128, 256, 64], warp_layout = [2, 1], mma_shape = [64, 256, 16], pipeline_stages = 4, swizzle = 128, persistent_ctas = -1>} : tensor<128x64xbf16>, tensor<64x256xbf16> -> tensor<128x256xf32>
+  return
+}
+
+// -----
+
+func.func @config_min_ctas(%a: tensor<128x64xbf16>, %b: tensor<64x256xbf16>) {
+  // expected-error @+1 {{producer_warpgroups, persistent_ctas and min_ctas_per_sm must be >= 0}}
+  %0 = nova.matmul %a, %b {lowering_config = #nova.lowering_config<tile_sizes = [128, 256, 64], warp_layout = [2, 1], mma_shape = [64, 256, 16], pipeline_stages = 4, swizzle = 128, min_ctas_per_sm = -1>} : tensor<128x64xbf16>, tensor<64x256xbf16> -> tensor<128x256xf32>
   return
 }
 

@@ -61,10 +61,15 @@ func.func @gelu_backward(%dy: tensor<64x32xbf16>, %w: tensor<32x48xbf16>, %b: te
 // -----
 
 // A product another op reads too (the forward's fc1 output, which the
-// backward reads again) stays a matmul of its own.
+// backward reads again): the region yields it as a last result, which the
+// other reader reads; the epilogue stores both.
 // CHECK-LABEL: func.func @shared_product
-// CHECK:         %[[P:.+]] = nova.matmul %arg0, %arg1
-// CHECK:         nova.fused(%[[P]])
+// CHECK-NOT:     nova.matmul %arg0
+// CHECK:         %[[R:.+]]:2 = nova.fused(%arg0, %arg1) : (tensor<64x32xbf16>, tensor<32x48xbf16>) -> (tensor<64x48xbf16>, tensor<64x48xbf16>)
+// CHECK:           %[[P:.+]] = nova.matmul
+// CHECK-NEXT:      %[[T:.+]] = nova.tanh %[[P]]
+// CHECK-NEXT:      nova.yield %[[T]], %[[P]] : tensor<64x48xbf16>, tensor<64x48xbf16>
+// CHECK:         return %[[R]]#0, %[[R]]#1
 func.func @shared_product(%x: tensor<64x32xbf16>, %w: tensor<32x48xbf16>) -> (tensor<64x48xbf16>, tensor<64x48xbf16>) {
   %p = nova.matmul %x, %w : tensor<64x32xbf16>, tensor<32x48xbf16> -> tensor<64x48xbf16>
   %r = nova.fused(%p) : (tensor<64x48xbf16>) -> tensor<64x48xbf16> {
@@ -73,6 +78,25 @@ func.func @shared_product(%x: tensor<64x32xbf16>, %w: tensor<32x48xbf16>) -> (te
     nova.yield %t : tensor<64x48xbf16>
   }
   return %r, %p : tensor<64x48xbf16>, tensor<64x48xbf16>
+}
+
+// -----
+
+// A product read before the region too: the region's result would come too
+// late for that reader, so the matmul stays.
+// CHECK-LABEL: func.func @product_read_before
+// CHECK:         %[[P:.+]] = nova.matmul %arg0, %arg1
+// CHECK:         nova.tanh %[[P]]
+// CHECK:         nova.fused(%[[P]])
+func.func @product_read_before(%x: tensor<64x32xbf16>, %w: tensor<32x48xbf16>) -> (tensor<64x48xbf16>, tensor<64x48xbf16>) {
+  %p = nova.matmul %x, %w : tensor<64x32xbf16>, tensor<32x48xbf16> -> tensor<64x48xbf16>
+  %q = nova.tanh %p : tensor<64x48xbf16>
+  %r = nova.fused(%p) : (tensor<64x48xbf16>) -> tensor<64x48xbf16> {
+  ^bb0(%a: tensor<64x48xbf16>):
+    %t = nova.tanh %a : tensor<64x48xbf16>
+    nova.yield %t : tensor<64x48xbf16>
+  }
+  return %r, %q : tensor<64x48xbf16>, tensor<64x48xbf16>
 }
 
 // -----

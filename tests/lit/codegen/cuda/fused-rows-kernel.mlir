@@ -101,23 +101,29 @@ func.func @partials(%x: tensor<16384x512xf32>) -> (tensor<4096x512xf32>, tensor<
 // A layer norm's backward: row sums for the input gradient and, in the
 // same sweep, the gain's and bias's column partials over groups of 4 rows,
 // one CTA a group (1024 CTAs), one row a warp. Rows are outer, so every
-// chunk's partials stay live across them: they live in the warp's shared
-// slice ([2 partials][6 chunks][4][32 lanes] f32, 6 KiB a warp), each lane
-// touching only its own words; after a barrier the CTA adds its 4 slices up
-// and stores the group's partials 4 columns a thread. Rows with partials
-// stream a chunk at a time (held whole, ptxas hoisted every sweep's loads).
-// REMARK: remark: fused rows 4096x768: 4-wide vectors, 4 warps per CTA, 1 per row, 4 rows a partial group{{$}}
+// chunk's partials stay live across them: they live in the CTA's shared
+// slice ([2 partials][6 chunks][4][32 lanes] f32, 6 KiB), zeroed before a
+// barrier; the CTA's warps add their rows into it atomically (a warp's lanes
+// touch 32 consecutive words), and after a barrier the CTA stores the
+// group's partials 4 columns a thread. Rows with partials stream a chunk at
+// a time (held whole, ptxas hoisted every sweep's loads). 1024 CTAs are 8
+// an SM: registers capped at 64 so that they run in one wave.
+// REMARK: remark: fused rows 4096x768: 4-wide vectors, 4 warps per CTA, 1 per row, 4 rows a partial group, 8 CTAs an SM (one wave){{$}}
 // DISPATCH-LABEL: func.func @ln_backward_partials
 // DISPATCH:  %[[CTAS:.*]] = arith.constant 1024 : index
-// DISPATCH:  "flow.dispatch"(%[[CTAS]], %arg0, %arg1) <{entry_points = [@[[K:nova_fused_rows_4096x768_v4_w4_s1_0x[0-9a-f]+]]::@[[K]]]
+// DISPATCH:  "flow.dispatch"(%[[CTAS]], %arg0, %arg1) <{entry_points = [@[[K:nova_fused_rows_4096x768_v4_w4_s1_o8_0x[0-9a-f]+]]::@[[K]]]
 // DISPATCH-SAME: -> (tensor<4096x768xf32>, tensor<1024x768xf32>, tensor<1024x768xf32>)
-// CHECK-LABEL: .visible .entry nova_fused_rows_4096x768_v4_w4_s1_0x
-// CHECK:      .shared .align 16 .b8 nova_column_partials[24576];
+// CHECK-LABEL: .visible .entry nova_fused_rows_4096x768_v4_w4_s1_o8_0x
+// CHECK:      .maxntid 128, 1, 1
+// CHECK-NEXT: .minnctapersm 8
+// CHECK:      .shared .align 16 .b8 nova_column_partials[6144];
 // CHECK:      st.shared.{{[bf]}}32
-// CHECK:      ld.shared.{{[bf]}}32
+// CHECK:      bar.sync 0;
+// CHECK-NOT:  st.shared
+// CHECK:      atom.shared.add.f32
 // CHECK:      shfl.sync.bfly.b32
 // CHECK:      bar.sync 0;
-// CHECK-COUNT-8: ld.shared.{{[bf]}}32
+// CHECK-COUNT-2: ld.shared.{{[bf]}}32
 // CHECK:      st.global.v4.b32
 func.func @ln_backward_partials(%dy: tensor<4096x768xf32>, %xh: tensor<4096x768xf32>) -> (tensor<4096x768xf32>, tensor<1024x768xf32>, tensor<1024x768xf32>) {
   %r:3 = nova.fused(%dy, %xh) : (tensor<4096x768xf32>, tensor<4096x768xf32>) -> (tensor<4096x768xf32>, tensor<1024x768xf32>, tensor<1024x768xf32>) {
@@ -141,15 +147,41 @@ func.func @ln_backward_partials(%dy: tensor<4096x768xf32>, %xh: tensor<4096x768x
 
 // -----
 
-// The same over rows of 2048: each warp's slice is 16 KiB (2 partials x 16
-// chunks); 3 warps would fit in 48 KiB of static shared memory, but a CTA's
-// warps share its group of 4 rows evenly: 2 warps, 2 rows each.
-// The rows (2 x 16 chunks x 4 f32 a lane) are too long to hold in registers:
-// each sweep streams them a chunk at a time.
-// REMARK: remark: fused rows 4096x2048: 4-wide vectors, 2 warps per CTA, 1 per row, 4 rows a partial group{{$}}
-// CHECK-LABEL: .visible .entry nova_fused_rows_4096x2048_v4_w2_s1_0x
-// CHECK:      .maxntid 64, 1, 1
-// CHECK:      .shared .align 16 .b8 nova_column_partials[32768];
+// A column max among the partials: no atomic max on f32, so each warp keeps
+// a slice of its own (4 x 6 KiB) and the CTA combines the 4 at the end.
+// CHECK-LABEL: .visible .entry nova_fused_rows_4096x768_v4_w4_s1_o8_0x
+// CHECK:      .shared .align 16 .b8 nova_column_partials[24576];
+// CHECK-NOT:  atom.shared
+// CHECK:      bar.sync 0;
+// CHECK-COUNT-8: ld.shared.{{[bf]}}32
+// CHECK:      max.NaN.f32
+// CHECK:      st.global.v4.b32
+func.func @ln_backward_partial_max(%dy: tensor<4096x768xf32>, %xh: tensor<4096x768xf32>) -> (tensor<4096x768xf32>, tensor<1024x768xf32>, tensor<1024x768xf32>) {
+  %r:3 = nova.fused(%dy, %xh) : (tensor<4096x768xf32>, tensor<4096x768xf32>) -> (tensor<4096x768xf32>, tensor<1024x768xf32>, tensor<1024x768xf32>) {
+  ^bb0(%g: tensor<4096x768xf32>, %x: tensor<4096x768xf32>):
+    %gx = nova.mul %g, %x : tensor<4096x768xf32>
+    %s = nova.reduce_mean %gx dims = [1] keepdim : tensor<4096x768xf32> -> tensor<4096x1xf32>
+    %b = nova.broadcast_in_dim %s dims = [0, 1] : tensor<4096x1xf32> -> tensor<4096x768xf32>
+    %dx = nova.sub %g, %b : tensor<4096x768xf32>
+    %gg = nova.reshape %gx : tensor<4096x768xf32> -> tensor<1024x4x768xf32>
+    %pg = nova.reduce_sum %gg dims = [1] : tensor<1024x4x768xf32> -> tensor<1024x768xf32>
+    %gb = nova.reshape %g : tensor<4096x768xf32> -> tensor<1024x4x768xf32>
+    %pb = nova.reduce_max %gb dims = [1] : tensor<1024x4x768xf32> -> tensor<1024x768xf32>
+    nova.yield %dx, %pg, %pb : tensor<4096x768xf32>, tensor<1024x768xf32>, tensor<1024x768xf32>
+  }
+  return %r#0, %r#1, %r#2 : tensor<4096x768xf32>, tensor<1024x768xf32>, tensor<1024x768xf32>
+}
+
+// -----
+
+// The same over rows of 2048: the CTA's slice is 16 KiB (2 partials x 16
+// chunks), so 4 warps of a row each, 8 CTAs an SM (13 fit its shared
+// memory). The rows (2 x 16 chunks x 4 f32 a lane) are too long to hold in
+// registers: each sweep streams them a chunk at a time.
+// REMARK: remark: fused rows 4096x2048: 4-wide vectors, 4 warps per CTA, 1 per row, 4 rows a partial group, 8 CTAs an SM (one wave){{$}}
+// CHECK-LABEL: .visible .entry nova_fused_rows_4096x2048_v4_w4_s1_o8_0x
+// CHECK:      .maxntid 128, 1, 1
+// CHECK:      .shared .align 16 .b8 nova_column_partials[16384];
 func.func @ln_backward_partials_wide(%dy: tensor<4096x2048xf32>, %xh: tensor<4096x2048xf32>) -> (tensor<4096x2048xf32>, tensor<1024x2048xf32>, tensor<1024x2048xf32>) {
   %r:3 = nova.fused(%dy, %xh) : (tensor<4096x2048xf32>, tensor<4096x2048xf32>) -> (tensor<4096x2048xf32>, tensor<1024x2048xf32>, tensor<1024x2048xf32>) {
   ^bb0(%g: tensor<4096x2048xf32>, %x: tensor<4096x2048xf32>):
@@ -171,7 +203,7 @@ func.func @ln_backward_partials_wide(%dy: tensor<4096x2048xf32>, %xh: tensor<409
 // A TF32 GEMM operand rounded where it is made (nova-round-tf32-operands):
 // +0x1000, then the 13 low mantissa bits cleared, in the kernel's registers.
 // DISPATCH-LABEL: func.func @rounded_tf32
-// DISPATCH:  "flow.dispatch"(%{{.*}}, %arg0) <{entry_points = [@[[K:nova_fused_rows_1024x256_v4_w4_s2_0x[0-9a-f]+]]::@[[K]]]
+// DISPATCH:  "flow.dispatch"(%{{.*}}, %arg0) <{entry_points = [@[[K:nova_fused_rows_1024x256_v4_w4_s2_o4_0x[0-9a-f]+]]::@[[K]]]
 // CHECK-LABEL: .visible .entry nova_fused_rows_1024x256_v4_w4_s2_
 // CHECK:      add.s32 {{.*}}, 4096;
 // CHECK:      and.b32 {{.*}}, -8192;
