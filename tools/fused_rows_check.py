@@ -181,7 +181,7 @@ def prepare(out: Path, target: str) -> None:
         for stage in ("convert-torch-to-nova", "nova-optimize", PIPELINE.format(arch=arch)):
             text = compiler.run_pipeline(text, stage, allow_unregistered_dialects=True)
         kernels = sorted({p.split("::", 1)[0] for p in text.split("entry_points = [@")[1:]})
-        expected = "_tma_e" if name.startswith("gemm_") else "fused_rows"
+        expected = "_e0x" if name.startswith("gemm_") else "fused_rows"
         if not any(expected in k for k in kernels) or "nova.fused" in text:
             raise RuntimeError(f"{name}: not on Nova's {expected} kernels: {kernels}")
         text = compiler.run_pipeline(text, "builtin.module()", allow_unregistered_dialects=True, generic_output=True)
