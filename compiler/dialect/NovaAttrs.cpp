@@ -103,13 +103,14 @@ LoweringConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                        << swizzle;
   if (!llvm::is_contained({StringRef(), StringRef("wgmma_tma"),
                            StringRef("wgmma_tma_pingpong"),
+                           StringRef("wgmma_tma_stream_k"),
                            StringRef("mma_sync_cp_async"),
                            StringRef("flash_wgmma"),
                            StringRef("cross_entropy_rows"),
                            StringRef("fused_rows")},
                           kernel))
     return emitError() << "kernel must be \"wgmma_tma\", "
-                       << "\"wgmma_tma_pingpong\", "
+                       << "\"wgmma_tma_pingpong\", \"wgmma_tma_stream_k\", "
                        << "\"mma_sync_cp_async\", \"flash_wgmma\", "
                        << "\"cross_entropy_rows\" or \"fused_rows\", got \""
                        << kernel << "\"";
@@ -127,6 +128,9 @@ LoweringConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   if (clusterM < 1 || clusterN < 1 || splitK < 1 || rasterGroup < 1)
     return emitError()
            << "cluster_m, cluster_n, split_k and raster_group must be >= 1";
+  if (kernel == "wgmma_tma_stream_k" && splitK != 1)
+    return emitError() << "a wgmma_tma_stream_k GEMM splits K itself "
+                          "(split_k = 1)";
   // Ping-pong: each tile is one warp group's whole (two take turns).
   if (kernel == "wgmma_tma_pingpong" &&
       (warpLayout[0] != 1 || warpLayout[1] != 1 || splitK != 1))

@@ -20,6 +20,11 @@ using namespace mlir::nova::cuda;
 
 namespace {
 
+// A stream-K CTA's two partial tiles: the one it shares (its range's last
+// unit, when its tile goes on), and the one it keeps (its first unit, when
+// it ends a tile others began).
+constexpr int64_t kSharedPartial = 0, kKeptPartial = 1;
+
 // Registers per thread after setmaxnreg: 128 x 40 + 256 x 232 = 128 x 168
 // x 3, what ptxas allocates a 384-thread kernel at its cap.
 constexpr int32_t kProducerRegisters = 40, kConsumerRegisters = 232;
@@ -42,6 +47,12 @@ struct GemmKernel : KernelBuilder {
   /// The consumer's first row within a tile.
   Value consumerRow0;
   Value tilesM, tilesN, perBatch, perSplit, kTiles, kPerSplit;
+  Value cta, ctas;
+  /// The units (tiles, or stream-K parts of tiles) this CTA runs:
+  /// unitFirst, unitFirst + unitStep, ... below unitEnd.
+  Value unitFirst, unitEnd, unitStep;
+  /// Stream-K: the flags, all tiles' K steps, and this CTA's range of them.
+  Value flags, iters, startIter, endIter;
 
   Value aTile(Value stage) {
     return byteOffset(shared, smem, mul(stage, c32(spec.stageBytes())));
@@ -91,18 +102,169 @@ struct GemmKernel : KernelBuilder {
     return tile;
   }
 
+  /// Unit `t`: tile t, with stream-K only its K steps in this CTA's range.
+  Tile unit(Value t) {
+    Tile tl = tile(t);
+    if (!spec.streamK)
+      return tl;
+    Value kStart = mul(t, kTiles);
+    tl.kBegin = select(ugt(startIter, kStart), sub(startIter, kStart), c32(0));
+    Value kEnd = select(ult(endIter, add(kStart, kTiles)),
+                        sub(endIter, kStart), kTiles);
+    tl.kCount = sub(kEnd, tl.kBegin);
+    return tl;
+  }
+
+  /// The first of the K steps (of all tiles, tile after tile) CTA `c` runs.
+  Value firstIteration(Value c) {
+    return arith::TruncIOp::create(b, loc, b.getI32Type(),
+                                   div(mul(wide(c), wide(iters)), wide(ctas)));
+  }
+
+  /// CTA `c`'s slot of the scratch binding: its tensor maps, then its
+  /// partial tile.
+  Value scratchSlot(Value c) {
+    return byteOffset(global, scratch, mul(c, c32(spec.scratchBytesPerCta())));
+  }
+
+  /// The 16 bytes of one of CTA `c`'s stream-K partial tiles (`which`:
+  /// the one it shares, or the one it keeps) holding registers 4j..4j+3 of
+  /// subtile `mt` of `thread` of consumer `consumerIndex`, laid out
+  /// [consumer][subtile][j][thread]: a warp's accesses are contiguous.
+  Value partialQuad(Value c, int64_t which, Value consumerIndex, int64_t mt,
+                    int64_t j, Value thread, int64_t mTiles) {
+    int64_t quads = spec.tileN / 8;
+    Value quad = add(mul(add(mul(consumerIndex, c32(mTiles)), c32(mt)),
+                         c32(quads)),
+                     c32(j));
+    return byteOffset(
+        global, scratchSlot(c),
+        add(c32(spec.descriptorBytesPerCta() + which * spec.partialTileBytes()),
+            mul(add(mul(quad, c32(128)), thread), c32(16))));
+  }
+
+  Value flag(Value c) { return byteOffset(global, flags, mul(c, c32(4))); }
+
+  /// A consumer's accumulators into (or added from) one of CTA `c`'s
+  /// partial tiles.
+  void storePartial(Value c, int64_t which, Value consumerIndex, Value thread,
+                    ValueRange accs, int64_t mTiles) {
+    VectorType quadType = VectorType::get({4}, f32);
+    for (int64_t mt = 0; mt < mTiles; ++mt)
+      for (int64_t j = 0; j < spec.tileN / 8; ++j) {
+        SmallVector<Value> values;
+        for (int64_t e = 0; e < 4; ++e)
+          values.push_back(
+              LLVM::ExtractValueOp::create(b, loc, accs[mt], 4 * j + e));
+        LLVM::StoreOp::create(
+            b, loc, vector::FromElementsOp::create(b, loc, quadType, values),
+            partialQuad(c, which, consumerIndex, mt, j, thread, mTiles), 16);
+      }
+  }
+  void addPartial(Value c, int64_t which, Value consumerIndex, Value thread,
+                  MutableArrayRef<Value> accs, int64_t mTiles) {
+    VectorType quadType = VectorType::get({4}, f32);
+    for (int64_t mt = 0; mt < mTiles; ++mt)
+      for (int64_t j = 0; j < spec.tileN / 8; ++j) {
+        Value quad = LLVM::LoadOp::create(
+            b, loc, quadType,
+            partialQuad(c, which, consumerIndex, mt, j, thread, mTiles), 16);
+        for (int64_t e = 0; e < 4; ++e) {
+          Value sum = fadd(
+              LLVM::ExtractValueOp::create(b, loc, accs[mt], 4 * j + e),
+              vector::ExtractOp::create(b, loc, quad, e));
+          accs[mt] =
+              LLVM::InsertValueOp::create(b, loc, accs[mt], sum, 4 * j + e);
+        }
+      }
+  }
+
+  /// Stream-K, after the CTA's range: a first unit that ended its tile
+  /// after lower CTAs began it finishes the tile here. Each of those CTAs
+  /// shared its part as its last unit; once its consumers have all counted
+  /// on its flag (acquire), the parts are added in K order, this CTA's kept
+  /// one last, and the tile goes through the epilogue. Only lower CTAs are
+  /// waited for, and they wait for none after their ranges' units: the grid
+  /// completes whatever the order CTAs become resident in.
+  void finishFirstTile(Type accType, Value consumerIndex, Value thread,
+                       Value warp, Value lane, int64_t mTiles,
+                       ArrayRef<Value> storeMaps) {
+    Tile tl = unit(unitFirst);
+    Value kept = andI(andI(ult(unitFirst, unitEnd), ugt(tl.kBegin, c32(0))),
+                      cmp(arith::CmpIPredicate::eq,
+                          add(tl.kBegin, tl.kCount), kTiles));
+    ifThen(kept, [&] {
+      // The CTA that ran the tile's first K step.
+      Value tileStart = mul(unitFirst, kTiles);
+      Value first = arith::TruncIOp::create(
+          b, loc, b.getI32Type(),
+          div(sub(mul(add(wide(tileStart), c64(1)), wide(ctas)), c64(1)),
+              wide(iters)));
+      SmallVector<Value> init(mTiles, LLVM::ZeroOp::create(b, loc, accType));
+      ValueRange sums = loop(
+          first, cta, c32(1), init,
+          [&](Value peer, ValueRange acc) -> SmallVector<Value> {
+            ifThen(eq(thread, 0), [&] {
+              scf::WhileOp::create(
+                  b, loc, TypeRange{}, ValueRange{},
+                  [&](OpBuilder &, Location, ValueRange) {
+                    Value arrived = LLVM::LoadOp::create(
+                        b, loc, i32, flag(peer), /*alignment=*/4,
+                        /*isVolatile=*/false, /*isNonTemporal=*/false,
+                        /*isInvariant=*/false, /*isInvariantGroup=*/false,
+                        LLVM::AtomicOrdering::acquire, "device");
+                    scf::ConditionOp::create(
+                        b, loc, ult(arrived, c32(spec.consumers)),
+                        ValueRange{});
+                  },
+                  [&](OpBuilder &, Location, ValueRange) {
+                    scf::YieldOp::create(b, loc);
+                  });
+            });
+            namedBarrier(add(consumerIndex, c32(1)), 128);
+            SmallVector<Value> next(acc.begin(), acc.end());
+            addPartial(peer, kSharedPartial, consumerIndex, thread, next,
+                       mTiles);
+            return next;
+          });
+      SmallVector<Value> accs(sums.begin(), sums.end());
+      addPartial(cta, kKeptPartial, consumerIndex, thread, accs, mTiles);
+      finishTile(tl, accs, consumerIndex, thread, warp, lane, mTiles,
+                 storeMaps);
+    });
+  }
+
+  /// A finished tile's accumulators through the epilogue.
+  void finishTile(const Tile &tl, ValueRange accs, Value consumerIndex,
+                  Value thread, Value warp, Value lane, int64_t mTiles,
+                  ArrayRef<Value> storeMaps) {
+    if (spec.epilogue)
+      fusedEpilogue(tl, accs, consumerIndex, thread, warp, lane, mTiles,
+                    storeMaps);
+    else if (spec.tmaStore)
+      stageAndStore(tl, consumerIndex, thread, warp, lane, mTiles,
+                    storeMaps[0], [&](int64_t mt, int64_t reg, Value, Value) {
+                      return std::make_pair(
+                          convert(LLVM::ExtractValueOp::create(b, loc, accs[mt],
+                                                               reg)),
+                          convert(LLVM::ExtractValueOp::create(b, loc, accs[mt],
+                                                               reg + 1)));
+                    });
+    else
+      epilogue(tl, accs, warp, lane, mTiles);
+  }
+
   /// K-major rows hold 128 bytes of K; MN-major rows hold 64 M (or N)
   /// elements of one K, and the next 64 M lie one [64 K, 128 B] box later.
   Value operandDescriptor(Value byteAddress, bool mnMajor) {
     return matrixDescriptor(byteAddress, mnMajor ? 64 * 128 : 16);
   }
 
-  void producer(Value tid, Value cta, Value ctas, Value total, Value mapA,
-                Value mapB) {
+  void producer(Value tid, Value mapA, Value mapB) {
     ifThen(eq(tid, 0), [&] {
-      loop(cta, total, ctas, ValueRange{c32(0)},
+      loop(unitFirst, unitEnd, unitStep, ValueRange{c32(0)},
            [&](Value t, ValueRange args) -> SmallVector<Value> {
-             Tile tl = tile(t);
+             Tile tl = unit(t);
              ValueRange end = loop(
                  c32(0), tl.kCount, c32(1), args,
                  [&](Value kk, ValueRange it) -> SmallVector<Value> {
@@ -136,7 +298,7 @@ struct GemmKernel : KernelBuilder {
     });
   }
 
-  void consumer(Value tid, Value cta, Value ctas, Value total, Value group,
+  void consumer(Value tid, Value total, Value group,
                 ArrayRef<Value> storeMaps) {
     MLIRContext *context = b.getContext();
     int64_t mTiles = spec.consumerRows() / 64;
@@ -163,14 +325,15 @@ struct GemmKernel : KernelBuilder {
     // only when the other has waited for all of the previous tile's stages:
     // a full barrier's parity tells apart only its last two phases, so no
     // consumer may wait on a stage more than one round ahead of the loads.
-    Value first = cta, step = ctas;
+    Value first = unitFirst, end = unitEnd, step = unitStep;
     if (spec.pingpong) {
       first = add(cta, mul(consumerIndex, ctas));
+      end = total;
       step = mul(ctas, c32(2));
     }
-    loop(first, total, step, ValueRange{c32(0)},
+    loop(first, end, step, ValueRange{c32(0)},
          [&](Value t, ValueRange args) -> SmallVector<Value> {
-           Tile tl = tile(t);
+           Tile tl = unit(t);
            Value itBegin = args[0];
            if (spec.pingpong) {
              Value local = div(sub(t, cta), ctas); // the CTA's tile index
@@ -252,23 +415,49 @@ struct GemmKernel : KernelBuilder {
                                     : end.drop_back();
            ifThen(cmp(arith::CmpIPredicate::ugt, tl.kCount, c32(0)),
                   [&] { release(sub(itEnd, c32(1))); });
-           if (spec.epilogue)
-             fusedEpilogue(tl, results, consumerIndex, thread, warp, lane,
-                           mTiles, storeMaps);
-           else if (spec.tmaStore)
-             stageAndStore(tl, consumerIndex, thread, warp, lane, mTiles,
-                           storeMaps[0],
-                           [&](int64_t mt, int64_t reg, Value, Value) {
-                             return std::make_pair(
-                                 convert(LLVM::ExtractValueOp::create(
-                                     b, loc, results[mt], reg)),
-                                 convert(LLVM::ExtractValueOp::create(
-                                     b, loc, results[mt], reg + 1)));
-                           });
-           else
-             epilogue(tl, results, warp, lane, mTiles);
+           auto finish = [&](ValueRange accs) {
+             finishTile(tl, accs, consumerIndex, thread, warp, lane, mTiles,
+                        storeMaps);
+           };
+           if (!spec.streamK) {
+             finish(results);
+             return {itEnd};
+           }
+           // Stream-K: a unit ending before its tile does is shared with
+           // the CTA that finishes the tile; a unit that ends the tile after
+           // others began it is kept until this CTA's range is done; a whole
+           // tile is finished here.
+           Value kEnd = add(tl.kBegin, tl.kCount);
+           auto shared = scf::IfOp::create(b, loc, ult(kEnd, kTiles),
+                                           /*withElse=*/true);
+           {
+             OpBuilder::InsertionGuard guard(b);
+             b.setInsertionPointToStart(shared.thenBlock());
+             storePartial(cta, kSharedPartial, consumerIndex, thread, results,
+                          mTiles);
+             namedBarrier(add(consumerIndex, c32(1)), 128);
+             ifThen(eq(thread, 0), [&] {
+               LLVM::FenceOp::create(b, loc, LLVM::AtomicOrdering::acq_rel,
+                                     "device");
+               LLVM::AtomicRMWOp::create(b, loc, LLVM::AtomicBinOp::add,
+                                         flag(cta), c32(1),
+                                         LLVM::AtomicOrdering::monotonic,
+                                         "device", /*alignment=*/4);
+             });
+             b.setInsertionPointToStart(shared.elseBlock());
+             auto kept = scf::IfOp::create(b, loc, ugt(tl.kBegin, c32(0)),
+                                           /*withElse=*/true);
+             b.setInsertionPointToStart(kept.thenBlock());
+             storePartial(cta, kKeptPartial, consumerIndex, thread, results,
+                          mTiles);
+             b.setInsertionPointToStart(kept.elseBlock());
+             finish(results);
+           }
            return {itEnd};
          });
+    if (spec.streamK)
+      finishFirstTile(accType, consumerIndex, thread, warp, lane, mTiles,
+                      storeMaps);
     // The last tile's stores must have read shared memory before exit.
     if (spec.tmaStore)
       ifThen(eq(thread, 0), [&] {
@@ -593,9 +782,12 @@ struct GemmKernel : KernelBuilder {
     a = entry.getArgument(0);
     bOperand = entry.getArgument(1);
     unsigned param = 2;
-    if (spec.epilogue) {
+    if (spec.epilogue)
       for (BlockArgument arg : cuda::epilogueInputs(spec.epiloguePlan->matmul))
         epilogueInputs[arg] = entry.getArgument(param++);
+    if (spec.streamK)
+      flags = entry.getArgument(param++);
+    if (spec.epilogue) {
       for (unsigned i = 0; i < spec.epilogue.getNumResults(); ++i)
         epilogueResults.push_back(entry.getArgument(param++));
     } else {
@@ -609,8 +801,8 @@ struct GemmKernel : KernelBuilder {
     smem = LLVM::AddressOfOp::create(b, loc, smemGlobal);
 
     Value tid = id(gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x));
-    Value cta = id(gpu::BlockIdOp::create(b, loc, gpu::Dimension::x));
-    Value ctas = id(gpu::GridDimOp::create(b, loc, gpu::Dimension::x));
+    cta = id(gpu::BlockIdOp::create(b, loc, gpu::Dimension::x));
+    ctas = id(gpu::GridDimOp::create(b, loc, gpu::Dimension::x));
     tilesM = ceilDiv(m, spec.tileM);
     tilesN = ceilDiv(n, spec.tileN);
     perBatch = mul(tilesM, tilesN);
@@ -618,9 +810,23 @@ struct GemmKernel : KernelBuilder {
     kTiles = ceilDiv(k, spec.tileK());
     kPerSplit = div(add(kTiles, c32(spec.splitK - 1)), c32(spec.splitK));
     Value total = mul(perSplit, c32(spec.splitK));
+    unitFirst = cta;
+    unitEnd = total;
+    unitStep = ctas;
+    if (spec.streamK) {
+      // CTA c runs K steps [c I / ctas, (c + 1) I / ctas) of all I: the
+      // tiles it touches, in order.
+      iters = mul(total, kTiles);
+      startIter = firstIteration(cta);
+      endIter = firstIteration(add(cta, c32(1)));
+      unitFirst = div(startIter, kTiles);
+      unitEnd = select(ult(startIter, endIter),
+                       add(div(sub(endIter, c32(1)), kTiles), c32(1)),
+                       unitFirst);
+      unitStep = c32(1);
+    }
 
-    Value mapA = byteOffset(global, scratch,
-                            mul(cta, c32(spec.descriptorBytesPerCta())));
+    Value mapA = scratchSlot(cta);
     Value mapB = byteOffset(global, mapA, c32(kTensorMapBytes));
     // C's map, or one per result the epilogue stores.
     SmallVector<Value> storeMaps;
@@ -677,12 +883,12 @@ struct GemmKernel : KernelBuilder {
 
     splitRoles(
         tid, spec.movesRegisters(), kProducerRegisters, kConsumerRegisters,
-        [&] { producer(tid, cta, ctas, total, toGeneric(mapA), toGeneric(mapB)); },
+        [&] { producer(tid, toGeneric(mapA), toGeneric(mapB)); },
         [&](Value group) {
           SmallVector<Value> generic;
           for (Value map : storeMaps)
             generic.push_back(toGeneric(map));
-          consumer(tid, cta, ctas, total, group, generic);
+          consumer(tid, total, group, generic);
         });
     gpu::ReturnOp::create(b, loc);
   }
@@ -762,7 +968,7 @@ std::string WgmmaGemmSpec::kernelName() const {
                        tileM, tileN, tileK(), stages, consumers, rasterGroup,
                        splitK,
                        std::string(tmaStore ? "_tma" : "") +
-                           (pingpong ? "_pp" : ""),
+                           (pingpong ? "_pp" : "") + (streamK ? "_sk" : ""),
                        aMnMajor || bMnMajor
                            ? std::string("_") + (aMnMajor ? "m" : "k") +
                                  (bMnMajor ? "n" : "k")
@@ -779,11 +985,18 @@ FailureOr<WgmmaGemmSpec> cuda::wgmmaGemmSpec(LoweringConfigAttr config,
                                              std::string &why) {
   WgmmaGemmSpec spec;
   if (config.getKernel() != "wgmma_tma" &&
-      config.getKernel() != "wgmma_tma_pingpong") {
-    why = "kernel family is not wgmma_tma or wgmma_tma_pingpong";
+      config.getKernel() != "wgmma_tma_pingpong" &&
+      config.getKernel() != "wgmma_tma_stream_k") {
+    why = "kernel family is not wgmma_tma, wgmma_tma_pingpong or "
+          "wgmma_tma_stream_k";
     return failure();
   }
   spec.pingpong = config.getKernel() == "wgmma_tma_pingpong";
+  spec.streamK = config.getKernel() == "wgmma_tma_stream_k";
+  if (spec.streamK && config.getSplitK() != 1) {
+    why = "a stream-K GEMM splits K itself (split_k = 1)";
+    return failure();
+  }
   // tf32x3 runs the TF32 kernel over hi/lo parts its caller lays out,
   // promoting its accumulators to f32 sums as it goes.
   StringRef precision = config.getPrecision();
@@ -856,11 +1069,13 @@ OwningOpRef<ModuleOp> cuda::buildWgmmaGemmKernel(MLIRContext *context,
       /*alignment=*/1024, /*addrSpace=*/3);
 
   Type ptr = LLVM::LLVMPointerType::get(context, 1), i32 = b.getI32Type();
-  // A, B, C (or the epilogue's other inputs and its results), scratch.
+  // A, B, [stream-K flags,] C (or the epilogue's other inputs and its
+  // results), scratch.
   int64_t pointers = 4;
   if (spec.epilogue)
     pointers = 3 + epilogueInputs(spec.epiloguePlan->matmul).size() +
                spec.epilogue.getNumResults();
+  pointers += spec.streamK;
   SmallVector<Type> params(pointers, ptr);
   params.append(4, i32);
   auto func = createKernelFunc(b, name, params, spec.threads());

@@ -17,6 +17,20 @@
 // - Persistent: the grid (one CTA per SM at most) walks output tiles in
 //   raster bands of `raster_group` tile rows; split-K CTAs write f32 partial
 //   sums to `[split, batch, M, N]`, reduced by the caller.
+// - Stream-K ("wgmma_tma_stream_k", cooperative): the tiles' K steps, tile
+//   after tile, are split evenly between the persistent CTAs (tiles fewer
+//   than or not a multiple of the SMs leave none idle). A CTA's range may
+//   end a tile others began, runs whole tiles, and may begin the next. A
+//   split tile is finished by the CTA that ran its last K step: that unit
+//   came first in its range, so it keeps its f32 accumulators in its
+//   scratch slot and finishes the tile after its range. The lower CTAs ran
+//   the tile's earlier steps last in theirs: each shares its accumulators
+//   through its slot and counts its consumers on its flag (release); the
+//   finishing CTA waits for those flags (acquire), adds the parts in K
+//   order (deterministic) and runs the epilogue. A CTA waits only for lower
+//   ones, which wait for nothing before their parts are shared: the grid
+//   completes in any order of residency. The flags are a result tied to
+//   zeros, bound before C.
 // - Epilogue: each consumer writes its accumulators, converted, box by box
 //   ([64 rows, 128 bytes], 128B-swizzled) into a ring of two box buffers in
 //   shared memory, and one thread TMA-stores each box (clipped at the edges)
@@ -34,19 +48,21 @@
 //   shuffles across the eight lanes of a column, stored by four lanes.
 // - Edges: TMA zero-fills out-of-range rows and K.
 // - Not yet: thread-block clusters (the config's cluster_m/cluster_n, TMA
-//   multicast of the shared operand) and stream-K: the kernel ignores the
-//   cluster fields and balances short grids by split-K only.
+//   multicast of the shared operand): the kernel ignores the cluster
+//   fields.
 // - TMA descriptors are made on the device (an IREE dispatch gets only
 //   buffer pointers): each CTA writes its 128-byte tensor maps (A, B and,
 //   for TMA stores, C) into its slot of a scratch binding with `tensormap.replace` (PTX ISA 8.3, no MLIR
 //   op in MLIR 22: one inline instruction per field) and acquires them for
 //   the tensor-map proxy.
 //
-// ABI: parameters (A, B, C, tensor-map scratch) as global pointers, then M,
+// ABI: parameters (A, B, [the epilogue's other inputs,] [stream-K flags,] C
+// or the epilogue's results, scratch) as global pointers, then M,
 // N, K, batch as i32; with an epilogue, C is the region's other inputs then
 // its results. Block 128 x (1 + consumers) threads; grid x = CTAs;
 // dynamic shared memory `sharedMemoryBytes()`; scratch of
-// `descriptorBytesPerCta()` bytes per CTA. Requires the operands' contiguous
+// `scratchBytesPerCta()` bytes per CTA (its tensor maps, then with stream-K
+// its partial tile); stream-K flags: one i32 per CTA, zero. Requires the operands' contiguous
 // dims to be multiples of 16 bytes (TMA strides) and 16-byte aligned bases.
 //
 //===----------------------------------------------------------------------===//
@@ -77,6 +93,8 @@ struct WgmmaGemmSpec {
   /// Ping-pong: the two consumers take alternate tiles, each all its rows.
   bool pingpong = false;
   int64_t rasterGroup = 1, splitK = 1;
+  /// Stream-K: the CTAs split the tiles' K steps evenly (cooperative only).
+  bool streamK = false;
   /// Epilogue through shared memory and TMA stores (needs C's rows to be a
   /// multiple of 16 bytes); else each thread stores its fragments.
   bool tmaStore = false;
@@ -130,6 +148,13 @@ struct WgmmaGemmSpec {
     return int64_t(2 + std::max<size_t>(1, storedResults().size())) *
            kTensorMapBytes;
   }
+  /// One f32 partial tile (stream-K).
+  int64_t partialTileBytes() const { return tileM * tileN * 4; }
+  /// A CTA's scratch: its tensor maps, then (stream-K) the partial tiles it
+  /// shares and keeps.
+  int64_t scratchBytesPerCta() const {
+    return descriptorBytesPerCta() + (streamK ? 2 * partialTileBytes() : 0);
+  }
 };
 
 /// The inputs of the region `matmul` starts other than its operands: the
@@ -146,7 +171,8 @@ LogicalResult checkEpilogueRegion(const FusedRowsPlan &plan, std::string &why);
 LogicalResult checkGemmEpilogue(const WgmmaGemmSpec &spec,
                                 const FusedRowsPlan &plan, std::string &why);
 
-/// The spec for `config` (kernel "wgmma_tma" or "wgmma_tma_pingpong",
+/// The spec for `config` (kernel "wgmma_tma", "wgmma_tma_pingpong" or
+/// "wgmma_tma_stream_k",
 /// precision bf16, tf32 or tf32x3), or
 /// failure with the reason in `why`.
 /// `n` is C's row length and `sharedMemoryLimit` the bytes a CTA may use:

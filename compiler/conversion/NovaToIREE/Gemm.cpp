@@ -21,6 +21,7 @@
 #include "compiler/conversion/NovaToLinalg/Utils.h"
 #include "compiler/dialect/NovaOps.h"
 
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/ThreadPool.h"
@@ -292,7 +293,9 @@ LogicalResult lowerToGemmKernel(IRRewriter &rewriter, ModuleOp module,
   int64_t tiles = spec.splitK * shape.batch *
                   ((shape.m + spec.tileM - 1) / spec.tileM) *
                   ((shape.n + spec.tileN - 1) / spec.tileN);
-  int64_t grid = config.getPersistentCtas()
+  // Stream-K's grid is the CTAs its K steps are split between.
+  int64_t grid = spec.streamK ? config.getPersistentCtas()
+                 : config.getPersistentCtas()
                      ? std::min(tiles, config.getPersistentCtas())
                      : tiles;
   Type resultElement = op.getType().getElementType();
@@ -304,16 +307,31 @@ LogicalResult lowerToGemmKernel(IRRewriter &rewriter, ModuleOp module,
           : RankedTensorType::get({shape.batch, shape.m, shape.n},
                                   resultElement);
   auto scratchType = RankedTensorType::get(
-      {grid * spec.descriptorBytesPerCta() / 4}, rewriter.getI32Type());
+      {grid * spec.scratchBytesPerCta() / 4}, rewriter.getI32Type());
   // Both results are written whole: untied, so IREE allocates each (a tied
   // empty tensor is one value CSE shares between GEMMs, which IREE then
   // copies before every in-place use).
   KernelDispatchBuilder dispatch(rewriter, loc, poisonOutputs);
   dispatch.input(lhs);
   dispatch.input(rhs);
-  if (use.epilogue) {
+  if (use.epilogue)
     for (BlockArgument arg : cuda::epilogueInputs(op))
       dispatch.input(use.epilogue.getInputs()[arg.getArgNumber()]);
+  // Stream-K's flags start at zero each call: tied to zeros, and bound
+  // first of the results (tied ones bind before untied ones).
+  if (spec.streamK) {
+    auto flagsType = RankedTensorType::get({grid}, rewriter.getI32Type());
+    Value zero = arith::ConstantIntOp::create(rewriter, loc, 0, 32);
+    dispatch.result(
+        flagsType,
+        linalg::FillOp::create(
+            rewriter, loc, ValueRange{zero},
+            ValueRange{tensor::EmptyOp::create(rewriter, loc,
+                                               flagsType.getShape(),
+                                               rewriter.getI32Type())})
+            .getResult(0));
+  }
+  if (use.epilogue) {
     for (Type type : use.epilogue.getResultTypes())
       dispatch.result(cast<RankedTensorType>(type));
   } else {
@@ -324,6 +342,8 @@ LogicalResult lowerToGemmKernel(IRRewriter &rewriter, ModuleOp module,
     dispatch.constant(v);
   ResultRange results = dispatch.create(
       name, name, arith::ConstantIndexOp::create(rewriter, loc, grid));
+  if (spec.streamK)
+    results = results.drop_front();
   if (use.epilogue) {
     rewriter.replaceOp(use.epilogue, results.drop_back());
     return success();

@@ -142,3 +142,22 @@ func.func @cooperative(%dy: tensor<16384x3072xbf16>, %w: tensor<3072x768xbf16>) 
   %0 = nova.matmul %dy, %w : tensor<16384x3072xbf16>, tensor<3072x768xbf16> -> tensor<16384x768xbf16>
   return %0 : tensor<16384x768xbf16>
 }
+
+// -----
+
+// Stream-K (gpt-146m's fc2 weight gradient, 96 tiles of 128x192 for 132
+// SMs): each CTA runs its range of the tiles' K steps; a part that does not
+// end its tile is shared through the CTA's scratch slot and counted on its
+// flag (a release fence, then a relaxed add), and the CTA that ends a tile
+// others began waits for their flags (acquire) after its range, adds the
+// parts and stores the tile. No spills: the accumulators stay 96 a thread.
+// CHECK:      .visible .entry nova_gemm_bf16_mn_bf16_128x192x64_s4_c2_g4_k1_tma_sk(
+// CHECK-DAG:  wgmma.mma_async.sync.aligned.m64n192k16.f32.bf16.bf16
+// CHECK-DAG:  fence.acq_rel.gpu;
+// CHECK-DAG:  atom.global.add.u32 {{.*}}, 1;
+// CHECK-DAG:  ld.acquire.gpu.global.b32
+// CHECK-DAG:  cp.async.bulk.tensor.3d.global.shared::cta.tile.bulk_group
+func.func @stream_k(%x: tensor<16384x768xbf16>, %g: tensor<16384x3072xbf16>) -> tensor<768x3072xbf16> {
+  %0 = nova.matmul %x, %g {transpose_lhs} : tensor<16384x768xbf16>, tensor<16384x3072xbf16> -> tensor<768x3072xbf16>
+  return %0 : tensor<768x3072xbf16>
+}
