@@ -215,8 +215,11 @@ LogicalResult lowerToGemmKernel(IRRewriter &rewriter, ModuleOp module,
   KernelExport kernel;
   kernel.name = name;
   kernel.readOnlyBindings = {true, true}; // A, B
-  if (use.epilogue) {
+  if (use.epilogue)
     kernel.readOnlyBindings.append(cuda::epilogueInputs(op).size(), true);
+  if (spec.streamK)
+    kernel.readOnlyBindings.push_back(false); // flags
+  if (use.epilogue) {
     kernel.readOnlyBindings.append(use.epilogue.getNumResults(), false);
   } else {
     kernel.readOnlyBindings.push_back(false); // C

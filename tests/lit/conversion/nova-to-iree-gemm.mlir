@@ -55,6 +55,7 @@ func.func @tn_split_k(%a: tensor<4096x64xbf16>, %b: tensor<4096x128xbf16>) -> te
 // Stream-K: the persistent grid's CTAs (persistent_ctas, not the tiles) and
 // their flags, a result tied to zeros and bound before C (poisoned or not),
 // so each call starts with none counted; C is bf16, no partial sums after.
+// CHECK:       "hal.executable.export"() <{layout = #hal.pipeline.layout<constants = 4, bindings = [#hal.pipeline.binding<storage_buffer, ReadOnly>, #hal.pipeline.binding<storage_buffer, ReadOnly>, #hal.pipeline.binding<storage_buffer>, #hal.pipeline.binding<storage_buffer>, #hal.pipeline.binding<storage_buffer>]>{{.*}}sym_name = "nova_gemm_bf16_mn_bf16_64x128x64_s4_c1_g1_k1_tma_sk"
 // CHECK-LABEL: func.func @stream_k
 // CHECK:         %[[Z:.+]] = linalg.fill ins(%c0_i32 : i32) outs(%{{.+}} : tensor<7xi32>) -> tensor<7xi32>
 // CHECK:         %[[R:.+]]:3 = "flow.dispatch"(%c7, %{{.+}}, %{{.+}}, %[[Z]], {{.*}}@nova_gemm_bf16_mn_bf16_64x128x64_s4_c1_g1_k1_tma_sk::{{.*}}tied_operands = [2 : index, -1 : index, -1 : index]{{.*}} -> (tensor<7xi32>, tensor<1x64x128xbf16>, tensor<{{[0-9]+}}xi32>)
