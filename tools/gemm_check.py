@@ -30,6 +30,8 @@ PP64 = dict(tile=(64, 256), consumers=1, stages=4, kernel="wgmma_tma_pingpong", 
 # rings) and at 3.
 COOP = dict(tile=(128, 256), consumers=2, stages=4, persistent=132, raster=16)
 COOP3 = dict(COOP, stages=3)
+# Stream-K over a persistent grid of 132 (the configurator does not choose it).
+SK = dict(tile=(128, 192), consumers=2, stages=4, kernel="wgmma_tma_stream_k", persistent=132, raster=4)
 
 # (name, dtype, out dtype, batch, M, N, K, tl, tr, config or None); dtype
 # f32 runs TF32, f32x3 exact f32.
@@ -52,25 +54,28 @@ CASES = [
      dict(tile=(128, 192), consumers=2, stages=4, persistent=20, raster=2)),
     # M = 100 rows are not 16-byte multiples: A is transposed, B read MN-major.
     ("tn-odd-m-bf16", "bf16", "bf16", 1, 100, 72, 256, True, False, None),
-    # gpt-146m's MLP weight gradients (96 tiles of 128x192: 0.73 of a wave;
-    # stream-K), and the same split in 4 over a persistent grid with 2-CTA
-    # clusters (384 CTAs): on the H200 the whole tiles ran at ~580 TFLOP/s,
-    # the split one 530 with its partials' sum (2026-12-03).
+    # gpt-146m's MLP weight gradients (96 tiles of 128x192: 0.73 of a wave),
+    # and the same split in 4 over a persistent grid with 2-CTA clusters
+    # (384 CTAs): on the H200 the whole tiles ran at ~580 TFLOP/s, the split
+    # one 530 with its partials' sum (2026-12-03), so the configurator does
+    # not split; nor does it choose stream-K (below: 472 and 592 against 570
+    # and 569 whole, 2026-12-04).
     ("wgrad-bf16-768x3072", "bf16", "bf16", 1, 768, 3072, 16384, True, False, None),
     ("wgrad-bf16-3072x768", "bf16", "bf16", 1, 3072, 768, 16384, True, False, None),
     ("wgrad-bf16-768x3072-split4", "bf16", "bf16", 1, 768, 3072, 16384, True, False,
      dict(tile=(128, 192), consumers=2, stages=3, split=4, persistent=132, cluster=2, raster=4)),
-    # Stream-K (the configurator's choice for the weight gradients above;
-    # "-whole": their tiles whole, 96 CTAs, as before stream-K): odd edges
-    # with a K tail, batches (TF32 and exact f32 above); then pinned onto
-    # 5 CTAs for 6 tiles of 64 K steps, so that a CTA runs a tile's end, a
-    # whole tile and the next one's start, and tiles are split in three.
-    ("wgrad-bf16-768x3072-whole", "bf16", "bf16", 1, 768, 3072, 16384, True, False,
-     dict(tile=(128, 192), consumers=2, stages=4, raster=4)),
-    ("wgrad-bf16-3072x768-whole", "bf16", "bf16", 1, 3072, 768, 16384, True, False,
-     dict(tile=(128, 192), consumers=2, stages=4, raster=8)),
-    ("sk-odd-bf16", "bf16", "bf16", 1, 1000, 520, 15000, True, False, None),
-    ("sk-batched-f32out", "bf16", "f32", 3, 333, 517, 4000, False, True, None),
+    # Stream-K (pinned): the weight gradients above, odd edges with a K
+    # tail, batches with direct f32 stores, TF32 and exact f32 (one
+    # consumer); then onto 5 CTAs for 6 tiles of 64 K steps, so that a CTA
+    # runs a tile's end, a whole tile and the next one's start, and tiles are
+    # split in three.
+    ("sk-wgrad-bf16-768x3072", "bf16", "bf16", 1, 768, 3072, 16384, True, False, SK),
+    ("sk-wgrad-bf16-3072x768", "bf16", "bf16", 1, 3072, 768, 16384, True, False, dict(SK, raster=8)),
+    ("sk-odd-bf16", "bf16", "bf16", 1, 1000, 520, 15000, True, False, SK),
+    ("sk-batched-f32out", "bf16", "f32", 3, 333, 517, 4000, False, True, dict(SK, stages=5, raster=2)),
+    ("sk-tf32", "f32", "f32", 1, 768, 768, 16384, False, True, SK),
+    ("sk-f32-exact", "f32x3", "f32", 1, 768, 768, 4096, False, True,
+     dict(tile=(64, 128), consumers=1, stages=7, kernel="wgmma_tma_stream_k", persistent=132, raster=8)),
     ("sk-pinned5-bf16", "bf16", "bf16", 1, 300, 200, 4096, False, True,
      dict(tile=(128, 128), consumers=2, stages=4, kernel="wgmma_tma_stream_k", persistent=5, raster=2)),
     # Ping-pong (two consumers taking alternate tiles): odd edges, batches,

@@ -145,8 +145,9 @@ func.func @cooperative(%dy: tensor<16384x3072xbf16>, %w: tensor<3072x768xbf16>) 
 
 // -----
 
-// Stream-K (gpt-146m's fc2 weight gradient, 96 tiles of 128x192 for 132
-// SMs): each CTA runs its range of the tiles' K steps; a part that does not
+// Stream-K (pinned: the configurator does not choose it) on gpt-146m's fc2
+// weight gradient, 96 tiles of 128x192 for 132 SMs: each CTA runs its range
+// of the tiles' K steps; a part that does not
 // end its tile is shared through the CTA's scratch slot and counted on its
 // flag (a release fence, then a relaxed add), and the CTA that ends a tile
 // others began waits for their flags (acquire) after its range, adds the
@@ -158,6 +159,6 @@ func.func @cooperative(%dy: tensor<16384x3072xbf16>, %w: tensor<3072x768xbf16>) 
 // CHECK-DAG:  ld.acquire.gpu.global.b32
 // CHECK-DAG:  cp.async.bulk.tensor.3d.global.shared::cta.tile.bulk_group
 func.func @stream_k(%x: tensor<16384x768xbf16>, %g: tensor<16384x3072xbf16>) -> tensor<768x3072xbf16> {
-  %0 = nova.matmul %x, %g {transpose_lhs} : tensor<16384x768xbf16>, tensor<16384x3072xbf16> -> tensor<768x3072xbf16>
+  %0 = nova.matmul %x, %g {transpose_lhs, lowering_config = #nova.lowering_config<tile_sizes = [128, 192, 64], warp_layout = [2, 1], mma_shape = [64, 192, 16], pipeline_stages = 4, swizzle = 128, kernel = "wgmma_tma_stream_k", precision = "bf16", producer_warpgroups = 1, persistent_ctas = 132, raster_group = 4>} : tensor<16384x768xbf16>, tensor<16384x3072xbf16> -> tensor<768x3072xbf16>
   return %0 : tensor<768x3072xbf16>
 }
