@@ -20,18 +20,13 @@ using namespace mlir::nova::cuda;
 
 namespace {
 
-// A stream-K CTA's two partial tiles: the one it shares (its range's last
-// unit, when its tile goes on), and the one it keeps (its first unit, when
-// it ends a tile others began).
-constexpr int64_t kSharedPartial = 0, kKeptPartial = 1;
-
 // Registers per thread after setmaxnreg: 128 x 40 + 256 x 232 = 128 x 168
 // x 3, what ptxas allocates a 384-thread kernel at its cap.
 constexpr int32_t kProducerRegisters = 40, kConsumerRegisters = 232;
 
 /// Where output tile `t` lies and which K tiles it reduces.
 struct Tile {
-  Value split, batch, row0, col0, kBegin, kCount;
+  Value index, split, batch, row0, col0, kBegin, kCount;
 };
 
 struct GemmKernel : KernelBuilder {
@@ -49,10 +44,11 @@ struct GemmKernel : KernelBuilder {
   Value tilesM, tilesN, perBatch, perSplit, kTiles, kPerSplit;
   Value cta, ctas;
   /// The units (tiles, or stream-K parts of tiles) this CTA runs:
-  /// unitFirst, unitFirst + unitStep, ... below unitEnd.
+  /// unitFirst, unitFirst + unitStep, ... below unitEnd (see unit()).
   Value unitFirst, unitEnd, unitStep;
-  /// Stream-K: the flags, all tiles' K steps, and this CTA's range of them.
-  Value flags, iters, startIter, endIter;
+  /// Stream-K: the flags, all tiles' K steps, this CTA's range of them, and
+  /// the last tile it touches.
+  Value flags, iters, startIter, endIter, lastTile;
 
   Value aTile(Value stage) {
     return byteOffset(shared, smem, mul(stage, c32(spec.stageBytes())));
@@ -83,6 +79,7 @@ struct GemmKernel : KernelBuilder {
 
   Tile tile(Value t) {
     Tile tile;
+    tile.index = t;
     tile.split = div(t, perSplit);
     Value r = rem(t, perSplit);
     tile.batch = div(r, perBatch);
@@ -102,11 +99,15 @@ struct GemmKernel : KernelBuilder {
     return tile;
   }
 
-  /// Unit `t`: tile t, with stream-K only its K steps in this CTA's range.
-  Tile unit(Value t) {
-    Tile tl = tile(t);
+  /// Unit `u`: tile u; with stream-K, the CTA's u-th tile from its last
+  /// (so that CTAs run the same K steps at about the same time: each runs
+  /// a tile's first steps first, its other tile's last steps last), only
+  /// its K steps in this CTA's range.
+  Tile unit(Value u) {
     if (!spec.streamK)
-      return tl;
+      return tile(u);
+    Value t = sub(lastTile, u);
+    Tile tl = tile(t);
     Value kStart = mul(t, kTiles);
     tl.kBegin = select(ugt(startIter, kStart), sub(startIter, kStart), c32(0));
     Value kEnd = select(ult(endIter, add(kStart, kTiles)),
@@ -127,27 +128,25 @@ struct GemmKernel : KernelBuilder {
     return byteOffset(global, scratch, mul(c, c32(spec.scratchBytesPerCta())));
   }
 
-  /// The 16 bytes of one of CTA `c`'s stream-K partial tiles (`which`:
-  /// the one it shares, or the one it keeps) holding registers 4j..4j+3 of
-  /// subtile `mt` of `thread` of consumer `consumerIndex`, laid out
-  /// [consumer][subtile][j][thread]: a warp's accesses are contiguous.
-  Value partialQuad(Value c, int64_t which, Value consumerIndex, int64_t mt,
-                    int64_t j, Value thread, int64_t mTiles) {
+  /// The 16 bytes of CTA `c`'s shared stream-K part holding registers
+  /// 4j..4j+3 of subtile `mt` of `thread` of consumer `consumerIndex`, laid
+  /// out [consumer][subtile][j][thread]: a warp's accesses are contiguous.
+  Value partialQuad(Value c, Value consumerIndex, int64_t mt, int64_t j,
+                    Value thread, int64_t mTiles) {
     int64_t quads = spec.tileN / 8;
     Value quad = add(mul(add(mul(consumerIndex, c32(mTiles)), c32(mt)),
                          c32(quads)),
                      c32(j));
     return byteOffset(
         global, scratchSlot(c),
-        add(c32(spec.descriptorBytesPerCta() + which * spec.partialTileBytes()),
+        add(c32(spec.descriptorBytesPerCta()),
             mul(add(mul(quad, c32(128)), thread), c32(16))));
   }
 
   Value flag(Value c) { return byteOffset(global, flags, mul(c, c32(4))); }
 
-  /// A consumer's accumulators into (or added from) one of CTA `c`'s
-  /// partial tiles.
-  void storePartial(Value c, int64_t which, Value consumerIndex, Value thread,
+  /// A consumer's accumulators into (or added from) CTA `c`'s shared part.
+  void storePartial(Value c, Value consumerIndex, Value thread,
                     ValueRange accs, int64_t mTiles) {
     VectorType quadType = VectorType::get({4}, f32);
     for (int64_t mt = 0; mt < mTiles; ++mt)
@@ -158,17 +157,17 @@ struct GemmKernel : KernelBuilder {
               LLVM::ExtractValueOp::create(b, loc, accs[mt], 4 * j + e));
         LLVM::StoreOp::create(
             b, loc, vector::FromElementsOp::create(b, loc, quadType, values),
-            partialQuad(c, which, consumerIndex, mt, j, thread, mTiles), 16);
+            partialQuad(c, consumerIndex, mt, j, thread, mTiles), 16);
       }
   }
-  void addPartial(Value c, int64_t which, Value consumerIndex, Value thread,
+  void addPartial(Value c, Value consumerIndex, Value thread,
                   MutableArrayRef<Value> accs, int64_t mTiles) {
     VectorType quadType = VectorType::get({4}, f32);
     for (int64_t mt = 0; mt < mTiles; ++mt)
       for (int64_t j = 0; j < spec.tileN / 8; ++j) {
         Value quad = LLVM::LoadOp::create(
             b, loc, quadType,
-            partialQuad(c, which, consumerIndex, mt, j, thread, mTiles), 16);
+            partialQuad(c, consumerIndex, mt, j, thread, mTiles), 16);
         for (int64_t e = 0; e < 4; ++e) {
           Value sum = fadd(
               LLVM::ExtractValueOp::create(b, loc, accs[mt], 4 * j + e),
@@ -179,59 +178,46 @@ struct GemmKernel : KernelBuilder {
       }
   }
 
-  /// Stream-K, after the CTA's range: a first unit that ended its tile
-  /// after lower CTAs began it finishes the tile here. Each of those CTAs
-  /// shared its part as its last unit; once its consumers have all counted
-  /// on its flag (acquire), the parts are added in K order, this CTA's kept
-  /// one last, and the tile goes through the epilogue. Only lower CTAs are
-  /// waited for, and they wait for none after their ranges' units: the grid
-  /// completes whatever the order CTAs become resident in.
-  void finishFirstTile(Type accType, Value consumerIndex, Value thread,
-                       Value warp, Value lane, int64_t mTiles,
-                       ArrayRef<Value> storeMaps) {
-    Tile tl = unit(unitFirst);
-    Value kept = andI(andI(ult(unitFirst, unitEnd), ugt(tl.kBegin, c32(0))),
-                      cmp(arith::CmpIPredicate::eq,
-                          add(tl.kBegin, tl.kCount), kTiles));
-    ifThen(kept, [&] {
-      // The CTA that ran the tile's first K step.
-      Value tileStart = mul(unitFirst, kTiles);
-      Value first = arith::TruncIOp::create(
-          b, loc, b.getI32Type(),
-          div(sub(mul(add(wide(tileStart), c64(1)), wide(ctas)), c64(1)),
-              wide(iters)));
-      SmallVector<Value> init(mTiles, LLVM::ZeroOp::create(b, loc, accType));
-      ValueRange sums = loop(
-          first, cta, c32(1), init,
-          [&](Value peer, ValueRange acc) -> SmallVector<Value> {
-            ifThen(eq(thread, 0), [&] {
-              scf::WhileOp::create(
-                  b, loc, TypeRange{}, ValueRange{},
-                  [&](OpBuilder &, Location, ValueRange) {
-                    Value arrived = LLVM::LoadOp::create(
-                        b, loc, i32, flag(peer), /*alignment=*/4,
-                        /*isVolatile=*/false, /*isNonTemporal=*/false,
-                        /*isInvariant=*/false, /*isInvariantGroup=*/false,
-                        LLVM::AtomicOrdering::acquire, "device");
-                    scf::ConditionOp::create(
-                        b, loc, ult(arrived, c32(spec.consumers)),
-                        ValueRange{});
-                  },
-                  [&](OpBuilder &, Location, ValueRange) {
-                    scf::YieldOp::create(b, loc);
-                  });
-            });
-            namedBarrier(add(consumerIndex, c32(1)), 128);
-            SmallVector<Value> next(acc.begin(), acc.end());
-            addPartial(peer, kSharedPartial, consumerIndex, thread, next,
-                       mTiles);
-            return next;
+  /// Stream-K: the unit that ends tile `t` after lower CTAs ran its
+  /// earlier K steps (each shared its part first thing in its range) adds
+  /// their parts to its accumulators, each once that CTA's consumers have
+  /// all counted on its flag (acquire). Waits only go to lower CTAs, which
+  /// wait for nothing before they share: the grid completes whatever the
+  /// order its CTAs become resident in.
+  SmallVector<Value> addSharedParts(Value t, Value consumerIndex,
+                                    Value thread, ValueRange accs,
+                                    int64_t mTiles) {
+    // The CTA that runs the tile's first K step.
+    Value tileStart = mul(t, kTiles);
+    Value first = arith::TruncIOp::create(
+        b, loc, b.getI32Type(),
+        div(sub(mul(add(wide(tileStart), c64(1)), wide(ctas)), c64(1)),
+            wide(iters)));
+    ValueRange sums = loop(
+        first, cta, c32(1), accs,
+        [&](Value peer, ValueRange acc) -> SmallVector<Value> {
+          ifThen(eq(thread, 0), [&] {
+            scf::WhileOp::create(
+                b, loc, TypeRange{}, ValueRange{},
+                [&](OpBuilder &, Location, ValueRange) {
+                  Value arrived = LLVM::LoadOp::create(
+                      b, loc, i32, flag(peer), /*alignment=*/4,
+                      /*isVolatile=*/false, /*isNonTemporal=*/false,
+                      /*isInvariant=*/false, /*isInvariantGroup=*/false,
+                      LLVM::AtomicOrdering::acquire, "device");
+                  scf::ConditionOp::create(
+                      b, loc, ult(arrived, c32(spec.consumers)), ValueRange{});
+                },
+                [&](OpBuilder &, Location, ValueRange) {
+                  scf::YieldOp::create(b, loc);
+                });
           });
-      SmallVector<Value> accs(sums.begin(), sums.end());
-      addPartial(cta, kKeptPartial, consumerIndex, thread, accs, mTiles);
-      finishTile(tl, accs, consumerIndex, thread, warp, lane, mTiles,
-                 storeMaps);
-    });
+          namedBarrier(add(consumerIndex, c32(1)), 128);
+          SmallVector<Value> next(acc.begin(), acc.end());
+          addPartial(peer, consumerIndex, thread, next, mTiles);
+          return next;
+        });
+    return SmallVector<Value>(sums.begin(), sums.end());
   }
 
   /// A finished tile's accumulators through the epilogue.
@@ -424,17 +410,16 @@ struct GemmKernel : KernelBuilder {
              return {itEnd};
            }
            // Stream-K: a unit ending before its tile does is shared with
-           // the CTA that finishes the tile; a unit that ends the tile after
-           // others began it is kept until this CTA's range is done; a whole
-           // tile is finished here.
+           // the CTA that finishes the tile (the one that runs its last K
+           // step); that one adds the shared parts and finishes it, as it
+           // does a whole tile.
            Value kEnd = add(tl.kBegin, tl.kCount);
            auto shared = scf::IfOp::create(b, loc, ult(kEnd, kTiles),
                                            /*withElse=*/true);
            {
              OpBuilder::InsertionGuard guard(b);
              b.setInsertionPointToStart(shared.thenBlock());
-             storePartial(cta, kSharedPartial, consumerIndex, thread, results,
-                          mTiles);
+             storePartial(cta, consumerIndex, thread, results, mTiles);
              namedBarrier(add(consumerIndex, c32(1)), 128);
              ifThen(eq(thread, 0), [&] {
                LLVM::FenceOp::create(b, loc, LLVM::AtomicOrdering::acq_rel,
@@ -445,19 +430,11 @@ struct GemmKernel : KernelBuilder {
                                          "device", /*alignment=*/4);
              });
              b.setInsertionPointToStart(shared.elseBlock());
-             auto kept = scf::IfOp::create(b, loc, ugt(tl.kBegin, c32(0)),
-                                           /*withElse=*/true);
-             b.setInsertionPointToStart(kept.thenBlock());
-             storePartial(cta, kKeptPartial, consumerIndex, thread, results,
-                          mTiles);
-             b.setInsertionPointToStart(kept.elseBlock());
-             finish(results);
+             finish(addSharedParts(tl.index, consumerIndex, thread, results,
+                                   mTiles));
            }
            return {itEnd};
          });
-    if (spec.streamK)
-      finishFirstTile(accType, consumerIndex, thread, warp, lane, mTiles,
-                      storeMaps);
     // The last tile's stores must have read shared memory before exit.
     if (spec.tmaStore)
       ifThen(eq(thread, 0), [&] {
@@ -819,10 +796,13 @@ struct GemmKernel : KernelBuilder {
       iters = mul(total, kTiles);
       startIter = firstIteration(cta);
       endIter = firstIteration(add(cta, c32(1)));
-      unitFirst = div(startIter, kTiles);
-      unitEnd = select(ult(startIter, endIter),
-                       add(div(sub(endIter, c32(1)), kTiles), c32(1)),
-                       unitFirst);
+      Value firstTile = div(startIter, kTiles);
+      Value endTile = select(ult(startIter, endIter),
+                             add(div(sub(endIter, c32(1)), kTiles), c32(1)),
+                             firstTile);
+      lastTile = sub(endTile, c32(1));
+      unitFirst = c32(0);
+      unitEnd = sub(endTile, firstTile);
       unitStep = c32(1);
     }
 

@@ -20,17 +20,19 @@
 // - Stream-K ("wgmma_tma_stream_k", cooperative): the tiles' K steps, tile
 //   after tile, are split evenly between the persistent CTAs (tiles fewer
 //   than or not a multiple of the SMs leave none idle). A CTA's range may
-//   end a tile others began, runs whole tiles, and may begin the next. A
-//   split tile is finished by the CTA that ran its last K step: that unit
-//   came first in its range, so it keeps its f32 accumulators in its
-//   scratch slot and finishes the tile after its range. The lower CTAs ran
-//   the tile's earlier steps last in theirs: each shares its accumulators
-//   through its slot and counts its consumers on its flag (release); the
-//   finishing CTA waits for those flags (acquire), adds the parts in K
-//   order (deterministic) and runs the epilogue. A CTA waits only for lower
-//   ones, which wait for nothing before their parts are shared: the grid
-//   completes in any order of residency. The flags are a result tied to
-//   zeros, bound before C.
+//   end a tile others began, hold whole tiles, and begin the next; it runs
+//   them last tile first, so that it starts with its last tile's first K
+//   steps and ends with its first tile's last ones: the CTAs then run the
+//   same K steps at about the same time (two phases), and their operands'
+//   slices are shared in L2. A part that does not end its tile goes first:
+//   its f32 accumulators are shared through the CTA's scratch slot and its
+//   consumers counted on its flag (release). The CTA that runs a tile's
+//   last K step waits for the flags of the lower CTAs that ran the earlier
+//   ones (acquire), adds their parts to its accumulators (a fixed order:
+//   deterministic) and runs the epilogue. A CTA waits only for lower ones,
+//   which wait for nothing before they share: the grid completes in any
+//   order of residency. The flags are a result tied to zeros, bound before
+//   C.
 // - Epilogue: each consumer writes its accumulators, converted, box by box
 //   ([64 rows, 128 bytes], 128B-swizzled) into a ring of two box buffers in
 //   shared memory, and one thread TMA-stores each box (clipped at the edges)
@@ -150,10 +152,10 @@ struct WgmmaGemmSpec {
   }
   /// One f32 partial tile (stream-K).
   int64_t partialTileBytes() const { return tileM * tileN * 4; }
-  /// A CTA's scratch: its tensor maps, then (stream-K) the partial tiles it
-  /// shares and keeps.
+  /// A CTA's scratch: its tensor maps, then (stream-K) the part of a tile
+  /// it shares.
   int64_t scratchBytesPerCta() const {
-    return descriptorBytesPerCta() + (streamK ? 2 * partialTileBytes() : 0);
+    return descriptorBytesPerCta() + (streamK ? partialTileBytes() : 0);
   }
 };
 
