@@ -56,15 +56,15 @@ CASES = [
     ("tn-odd-m-bf16", "bf16", "bf16", 1, 100, 72, 256, True, False, None),
     # gpt-146m's MLP weight gradients (96 tiles of 128x192: 0.73 of a wave),
     # and the same split in 4 over a persistent grid with 2-CTA clusters
-    # (384 CTAs): on the H200 the whole tiles ran at ~580 TFLOP/s, the split
-    # one 530 with its partials' sum (2026-12-03), so the configurator does
-    # not split; nor does it choose stream-K (below: 472 and 592 against 570
-    # and 569 whole, 2026-12-04).
+    # (384 CTAs): on the H200 the whole tiles ran at ~570 TFLOP/s, the split
+    # one 530 with its partials' sum (2026-12-03); the configurator chooses
+    # stream-K (671 and 685, 2026-12-04).
     ("wgrad-bf16-768x3072", "bf16", "bf16", 1, 768, 3072, 16384, True, False, None),
     ("wgrad-bf16-3072x768", "bf16", "bf16", 1, 3072, 768, 16384, True, False, None),
     ("wgrad-bf16-768x3072-split4", "bf16", "bf16", 1, 768, 3072, 16384, True, False,
      dict(tile=(128, 192), consumers=2, stages=3, split=4, persistent=132, cluster=2, raster=4)),
-    # Stream-K (pinned): the weight gradients above, odd edges with a K
+    # Stream-K (pinned; the configurator's choice for the weight gradients
+    # above): the weight gradients, odd edges with a K
     # tail, batches with direct f32 stores, TF32 and exact f32 (one
     # consumer); then onto 5 CTAs for 6 tiles of 64 K steps, so that a CTA
     # runs a tile's end, a whole tile and the next one's start, and tiles are

@@ -43,6 +43,11 @@ constexpr int64_t kHopperMaxStages = 7, kAmpereMaxStages = 5;
 // Candidates within this fraction of the best estimate tie; the tie goes to
 // the larger tile (fewer CTAs, more reuse).
 constexpr double kTie = 0.005;
+// Stream-K is weighed where whole tiles fill the SMs' rounds to less than
+// this, over K of at least this many steps (a CTA's share of a tile stays
+// pipeline deep).
+constexpr double kStreamKWaveEfficiency = 0.9;
+constexpr int64_t kStreamKMinSteps = 32;
 
 int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
@@ -50,6 +55,8 @@ struct Candidate {
   int64_t bm, bn, bk, stages, splitK;
   /// sm_90 ping-pong: two consumer warp groups take whole tiles in turn.
   bool pingpong;
+  /// sm_90 stream-K: the CTAs split all tiles' K steps evenly.
+  bool streamK;
   SmallVector<int64_t, 2> warpLayout;
   SmallVector<int64_t, 3> mma;
   int64_t producers;
@@ -138,7 +145,7 @@ cuda::configureGemm(const GemmProblem &problem, TargetAttr target,
       for (bool pingpong : {false, true}) {
         if (pingpong && (!hopper || bm > 128))
           continue;
-        Candidate c{bm, bn, bk, 0, 1, pingpong, {}, {}, 0, {}};
+        Candidate c{bm, bn, bk, 0, 1, pingpong, false, {}, {}, 0, {}};
         // sm_90's consumer warp groups. Cooperative: up to two split the
         // tile's rows; ping-pong: two take whole tiles in turn.
         int64_t consumerGroups = pingpong ? 2 : std::min<int64_t>(bm / 64, 2);
@@ -254,13 +261,42 @@ cuda::configureGemm(const GemmProblem &problem, TargetAttr target,
                                            plan.summary(),
                                            pingpong ? " ping-pong" : "")
                                  .str());
-          bool better =
-              !best ||
-              plan.estimateUs < best->plan.estimateUs * (1 - kTie) ||
-              (plan.estimateUs <= best->plan.estimateUs * (1 + kTie) &&
-               bm * bn > best->bm * best->bn);
-          if (better)
+          auto better = [&](const Candidate &x) {
+            return !best ||
+                   x.plan.estimateUs < best->plan.estimateUs * (1 - kTie) ||
+                   (x.plan.estimateUs <= best->plan.estimateUs * (1 + kTie) &&
+                    bm * bn > best->bm * best->bn);
+          };
+          if (better(c))
             best = c;
+          // Stream-K (cooperative, one split): the CTAs split all tiles' K
+          // steps evenly, so a round of tiles that leaves SMs idle costs only
+          // its steps; a tile split between CTAs costs one partial tile's
+          // round trip through L2, and a CTA finishes at most one tile more
+          // than its round's share.
+          int64_t rounds = ceilDiv(tiles, sms);
+          if (split == 1 && hopper && !pingpong &&
+              problem.epilogueBytes == 0 && kSteps >= kStreamKMinSteps &&
+              double(tiles) / double(rounds * sms) < kStreamKWaveEfficiency) {
+            int64_t streamCtas = std::min<int64_t>(sms, tiles * kSteps);
+            int64_t steps = ceilDiv(tiles * kSteps, streamCtas);
+            double partialUs = 1e6 * 2.0 * bm * bn * 4 / smL2;
+            double streamUs = steps * (mainLoopUs / kSteps) +
+                              (rounds + 1) * epilogueUs + partialUs;
+            Candidate s = c;
+            s.streamK = true;
+            s.plan.waves = double(tiles) / sms;
+            s.plan.computeUs = streamUs;
+            s.plan.estimateUs = std::max(streamUs, memoryUs) + kLaunchUs;
+            s.plan.efficiency = flops / (s.plan.estimateUs * 1e-6 * peak);
+            if (trace)
+              trace->push_back(
+                  llvm::formatv("{0}x{1}x{2} stream-K, {3} stages: {4}", bm,
+                                bn, bk, c.stages, s.plan.summary())
+                      .str());
+            if (better(s))
+              best = s;
+          }
         }
       }
     }
@@ -275,6 +311,8 @@ cuda::configureGemm(const GemmProblem &problem, TargetAttr target,
   // shared memory) walks the tiles, and pairs of CTAs along M share B's
   // loads through TMA multicast.
   int64_t persistent = hopper && ctas > sms ? sms : 0;
+  if (c.streamK)
+    persistent = std::min<int64_t>(sms, c.plan.tiles * kSteps);
   int64_t clusterM = hopper && ctas >= sms && tilesM >= 2 ? 2 : 1;
   // A wave of `sms` tiles laid out as g tile rows x sms/g columns touches
   // g*BM + (sms/g)*BN operand rows per K step; g = sqrt(sms*BN/BM) minimizes
@@ -289,9 +327,9 @@ cuda::configureGemm(const GemmProblem &problem, TargetAttr target,
   c.plan.config = LoweringConfigAttr::get(
       context, {c.bm, c.bn, c.bk}, c.warpLayout, c.mma, c.stages,
       /*swizzle=*/rowBytes,
-      // (Stream-K, "wgmma_tma_stream_k", is not chosen: docs/configurator.md.)
       !hopper ? "mma_sync_cp_async"
       : c.pingpong ? "wgmma_tma_pingpong"
+      : c.streamK  ? "wgmma_tma_stream_k"
                    : "wgmma_tma",
       stringifyPrecision(problem.precision), c.producers, clusterM,
       /*clusterN=*/1, c.splitK, persistent, rasterGroup,
