@@ -45,9 +45,14 @@ constexpr int64_t kHopperMaxStages = 7, kAmpereMaxStages = 5;
 constexpr double kTie = 0.005;
 // Stream-K is weighed where whole tiles fill the SMs' rounds to less than
 // this, over K of at least this many steps (a CTA's share of a tile stays
-// pipeline deep).
+// pipeline deep), with at least this many tiles an SM: a tile is then split
+// between two CTAs at most, and its finisher adds one part. Measured on the
+// H200 (2026-12-04): gpt-146m's weight gradients (96 and 72 tiles) gained
+// 18-20%; gpt-42m's (12-32 tiles, split between 4-11 CTAs) lost 2% of its
+// step, their finishers adding parts one after another.
 constexpr double kStreamKWaveEfficiency = 0.9;
 constexpr int64_t kStreamKMinSteps = 32;
+constexpr double kStreamKMinTilesPerSm = 0.5;
 
 int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
@@ -277,6 +282,7 @@ cuda::configureGemm(const GemmProblem &problem, TargetAttr target,
           int64_t rounds = ceilDiv(tiles, sms);
           if (split == 1 && hopper && !pingpong &&
               problem.epilogueBytes == 0 && kSteps >= kStreamKMinSteps &&
+              tiles >= kStreamKMinTilesPerSm * sms &&
               double(tiles) / double(rounds * sms) < kStreamKWaveEfficiency) {
             int64_t streamCtas = std::min<int64_t>(sms, tiles * kSteps);
             int64_t steps = ceilDiv(tiles * kSteps, streamCtas);

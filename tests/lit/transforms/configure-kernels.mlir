@@ -20,17 +20,29 @@ func.func @forward(%x: tensor<16384x768xbf16>, %w: tensor<768x3072xbf16>) -> ten
 
 // -----
 
-// A weight gradient: 24 output tiles for 132 SMs and K = 16384 (N = 768
-// takes 192-wide tiles), so stream-K: the 132 CTAs of a persistent grid
-// split the tiles' 24 x 256 K steps evenly (46 or 47 each; split-K over 5
-// CTAs a tile would leave 12 SMs idle and write 5 partial sums).
+// A weight gradient: 24 output tiles for 132 SMs and K = 16384, so K is split
+// over 5 CTAs per tile (N = 768 takes 192-wide tiles), cooperative: split-K
+// leaves each CTA one tile.
 // CHECK-LABEL: func.func @weight_gradient
-// CHECK: lowering_config = #nova.lowering_config<tile_sizes = [128, 192, 64], warp_layout = [2, 1], mma_shape = [64, 192, 16], pipeline_stages = 4, swizzle = 128, kernel = "wgmma_tma_stream_k", precision = "bf16", producer_warpgroups = 1, persistent_ctas = 132, raster_group = 4>, transpose_lhs}
+// CHECK: lowering_config = #nova.lowering_config<tile_sizes = [128, 192, 64], warp_layout = [2, 1], mma_shape = [64, 192, 16], pipeline_stages = 4, swizzle = 128, kernel = "wgmma_tma", precision = "bf16", producer_warpgroups = 1, split_k = 5, raster_group = 4>, transpose_lhs}
 // AMPERE-LABEL: func.func @weight_gradient
 // AMPERE: lowering_config = #nova.lowering_config<tile_sizes = [64, 256, 32], {{.*}}, split_k = 3, raster_group = 8>
 func.func @weight_gradient(%x: tensor<16384x768xbf16>, %g: tensor<16384x768xbf16>) -> tensor<768x768xf32> {
   %0 = nova.matmul %x, %g {transpose_lhs} : tensor<16384x768xbf16>, tensor<16384x768xbf16> -> tensor<768x768xf32>
   return %0 : tensor<768x768xf32>
+}
+
+// -----
+
+// An MLP weight gradient (gpt-146m's fc1): 96 tiles of 128x192 fill 0.73 of
+// a round of 132 SMs over 256 K steps, so stream-K: a persistent grid of 132
+// CTAs splits the tiles' K steps evenly (186 or 187 each: a tile between
+// two CTAs at most).
+// CHECK-LABEL: func.func @stream_k
+// CHECK: lowering_config = #nova.lowering_config<tile_sizes = [128, 192, 64], warp_layout = [2, 1], mma_shape = [64, 192, 16], pipeline_stages = 4, swizzle = 128, kernel = "wgmma_tma_stream_k", precision = "bf16", producer_warpgroups = 1, persistent_ctas = 132, raster_group = 8>, transpose_lhs}
+func.func @stream_k(%g: tensor<16384x3072xbf16>, %x: tensor<16384x768xbf16>) -> tensor<3072x768xbf16> {
+  %0 = nova.matmul %g, %x {transpose_lhs} : tensor<16384x3072xbf16>, tensor<16384x768xbf16> -> tensor<3072x768xbf16>
+  return %0 : tensor<3072x768xbf16>
 }
 
 // -----
