@@ -143,13 +143,7 @@ struct GemmKernel : KernelBuilder {
             mul(add(mul(quad, c32(128)), thread), c32(16))));
   }
 
-  /// The flag of CTA `c`'s consumer `consumerIndex`: 1 once its part is
-  /// shared, back to 0 once the finishing CTA's same consumer has seen it.
-  Value flag(Value c, Value consumerIndex) {
-    return byteOffset(
-        global, flags,
-        mul(add(mul(c, c32(spec.consumers)), consumerIndex), c32(4)));
-  }
+  Value flag(Value c) { return byteOffset(global, flags, mul(c, c32(4))); }
 
   /// A consumer's accumulators into (or added from) CTA `c`'s shared part.
   void storePartial(Value c, Value consumerIndex, Value thread,
@@ -186,9 +180,8 @@ struct GemmKernel : KernelBuilder {
 
   /// Stream-K: the unit that ends tile `t` after lower CTAs ran its
   /// earlier K steps (each shared its part first thing in its range) adds
-  /// their parts to its accumulators, each once the same consumer of that
-  /// CTA has set its flag (acquire), which it then clears: the flags are
-  /// zero again when the kernel ends. Waits only go to lower CTAs, which
+  /// their parts to its accumulators, each once that CTA's consumers have
+  /// all counted on its flag (acquire). Waits only go to lower CTAs, which
   /// wait for nothing before they share: the grid completes whatever the
   /// order its CTAs become resident in.
   SmallVector<Value> addSharedParts(Value t, Value consumerIndex,
@@ -207,20 +200,17 @@ struct GemmKernel : KernelBuilder {
             scf::WhileOp::create(
                 b, loc, TypeRange{}, ValueRange{},
                 [&](OpBuilder &, Location, ValueRange) {
-                  Value shared = LLVM::LoadOp::create(
-                      b, loc, i32, flag(peer, consumerIndex), /*alignment=*/4,
+                  Value arrived = LLVM::LoadOp::create(
+                      b, loc, i32, flag(peer), /*alignment=*/4,
                       /*isVolatile=*/false, /*isNonTemporal=*/false,
                       /*isInvariant=*/false, /*isInvariantGroup=*/false,
                       LLVM::AtomicOrdering::acquire, "device");
-                  scf::ConditionOp::create(b, loc, eq(shared, 0),
-                                           ValueRange{});
+                  scf::ConditionOp::create(
+                      b, loc, ult(arrived, c32(spec.consumers)), ValueRange{});
                 },
                 [&](OpBuilder &, Location, ValueRange) {
                   scf::YieldOp::create(b, loc);
                 });
-            // Only this consumer waits on it, and the next kernel reads it.
-            LLVM::StoreOp::create(b, loc, c32(0), flag(peer, consumerIndex),
-                                  /*alignment=*/4);
           });
           namedBarrier(add(consumerIndex, c32(1)), 128);
           SmallVector<Value> next(acc.begin(), acc.end());
@@ -434,13 +424,10 @@ struct GemmKernel : KernelBuilder {
              ifThen(eq(thread, 0), [&] {
                LLVM::FenceOp::create(b, loc, LLVM::AtomicOrdering::acq_rel,
                                      "device");
-               LLVM::StoreOp::create(b, loc, c32(1),
-                                     flag(cta, consumerIndex),
-                                     /*alignment=*/4, /*isVolatile=*/false,
-                                     /*isNonTemporal=*/false,
-                                     /*isInvariantGroup=*/false,
-                                     LLVM::AtomicOrdering::monotonic,
-                                     "device");
+               LLVM::AtomicRMWOp::create(b, loc, LLVM::AtomicBinOp::add,
+                                         flag(cta), c32(1),
+                                         LLVM::AtomicOrdering::monotonic,
+                                         "device", /*alignment=*/4);
              });
              b.setInsertionPointToStart(shared.elseBlock());
              finish(addSharedParts(tl.index, consumerIndex, thread, results,

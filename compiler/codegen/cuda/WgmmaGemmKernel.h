@@ -25,15 +25,14 @@
 //   steps and ends with its first tile's last ones: the CTAs then run the
 //   same K steps at about the same time (two phases), and their operands'
 //   slices are shared in L2. A part that does not end its tile goes first:
-//   its f32 accumulators are shared through the CTA's scratch slot, and
-//   each consumer sets its flag (release). The CTA that runs a tile's last
-//   K step waits, consumer by consumer, for the flags of the lower CTAs that
-//   ran the earlier ones (acquire), clears them, adds their parts to its
-//   accumulators (a fixed order: deterministic) and runs the epilogue. A CTA
-//   waits only for lower ones, which wait for nothing before they share: the
-//   grid completes in any order of residency. The flags (one i32 per CTA
-//   and consumer, bound before C) are zero when the kernel starts and when
-//   it ends, so one zeroed buffer serves a chain of stream-K GEMMs.
+//   its f32 accumulators are shared through the CTA's scratch slot and its
+//   consumers counted on its flag (release). The CTA that runs a tile's
+//   last K step waits for the flags of the lower CTAs that ran the earlier
+//   ones (acquire), adds their parts to its accumulators (a fixed order:
+//   deterministic) and runs the epilogue. A CTA waits only for lower ones,
+//   which wait for nothing before they share: the grid completes in any
+//   order of residency. The flags are a result tied to zeros, bound before
+//   C.
 // - Epilogue: each consumer writes its accumulators, converted, box by box
 //   ([64 rows, 128 bytes], 128B-swizzled) into a ring of two box buffers in
 //   shared memory, and one thread TMA-stores each box (clipped at the edges)
@@ -65,7 +64,7 @@
 // its results. Block 128 x (1 + consumers) threads; grid x = CTAs;
 // dynamic shared memory `sharedMemoryBytes()`; scratch of
 // `scratchBytesPerCta()` bytes per CTA (its tensor maps, then with stream-K
-// its partial tile); stream-K flags: one i32 per CTA and consumer, zero. Requires the operands' contiguous
+// its partial tile); stream-K flags: one i32 per CTA, zero. Requires the operands' contiguous
 // dims to be multiples of 16 bytes (TMA strides) and 16-byte aligned bases.
 //
 //===----------------------------------------------------------------------===//

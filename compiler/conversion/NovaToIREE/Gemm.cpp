@@ -202,14 +202,8 @@ struct GemmUse {
   std::unique_ptr<cuda::FusedRowsPlan> plan;
 };
 
-/// The flags result of each block's last stream-K GEMM so far: the kernel
-/// leaves its flags zero, so the next stream-K GEMM of the block (with as
-/// many flags) takes them over instead of a buffer zeroed of its own.
-using StreamKFlags = llvm::DenseMap<Block *, Value>;
-
 LogicalResult lowerToGemmKernel(IRRewriter &rewriter, ModuleOp module,
-                                GemmUse &use, bool poisonOutputs,
-                                StreamKFlags &streamKFlags) {
+                                GemmUse &use, bool poisonOutputs) {
   MatmulOp op = use.op;
   const cuda::WgmmaGemmSpec &spec = use.spec;
   const GemmShape &shape = use.shape;
@@ -326,24 +320,19 @@ LogicalResult lowerToGemmKernel(IRRewriter &rewriter, ModuleOp module,
   if (use.epilogue)
     for (BlockArgument arg : cuda::epilogueInputs(op))
       dispatch.input(use.epilogue.getInputs()[arg.getArgNumber()]);
-  // Stream-K's flags are zero when it starts (and when it ends): tied to
-  // the block's previous stream-K flags, or to zeros; bound first of the
-  // results (tied ones bind before untied ones).
-  Block *block = replaced->getBlock();
+  // Stream-K's flags start at zero each call: tied to zeros, and bound
+  // first of the results (tied ones bind before untied ones).
   if (spec.streamK) {
-    auto flagsType = RankedTensorType::get({grid * spec.consumers},
-                                           rewriter.getI32Type());
-    Value flags = streamKFlags.lookup(block);
-    if (!flags || flags.getType() != flagsType) {
-      Value zero = arith::ConstantIntOp::create(rewriter, loc, 0, 32);
-      flags = linalg::FillOp::create(
-                  rewriter, loc, ValueRange{zero},
-                  ValueRange{tensor::EmptyOp::create(rewriter, loc,
-                                                     flagsType.getShape(),
-                                                     rewriter.getI32Type())})
-                  .getResult(0);
-    }
-    dispatch.result(flagsType, flags);
+    auto flagsType = RankedTensorType::get({grid}, rewriter.getI32Type());
+    Value zero = arith::ConstantIntOp::create(rewriter, loc, 0, 32);
+    dispatch.result(
+        flagsType,
+        linalg::FillOp::create(
+            rewriter, loc, ValueRange{zero},
+            ValueRange{tensor::EmptyOp::create(rewriter, loc,
+                                               flagsType.getShape(),
+                                               rewriter.getI32Type())})
+            .getResult(0));
   }
   if (use.epilogue) {
     for (Type type : use.epilogue.getResultTypes())
@@ -356,10 +345,8 @@ LogicalResult lowerToGemmKernel(IRRewriter &rewriter, ModuleOp module,
     dispatch.constant(v);
   ResultRange results = dispatch.create(
       name, name, arith::ConstantIndexOp::create(rewriter, loc, grid));
-  if (spec.streamK) {
-    streamKFlags[block] = results.front();
+  if (spec.streamK)
     results = results.drop_front();
-  }
   if (use.epilogue) {
     rewriter.replaceOp(use.epilogue, results.drop_back());
     return success();
@@ -436,11 +423,8 @@ LogicalResult nova_to_iree::injectGemmKernels(ModuleOp module,
     pool.wait();
   }
   IRRewriter rewriter(module.getContext());
-  // In program order: a block's stream-K GEMMs chain their flags.
-  StreamKFlags streamKFlags;
   for (GemmUse &use : ops)
-    if (failed(lowerToGemmKernel(rewriter, module, use, poisonOutputs,
-                                 streamKFlags)))
+    if (failed(lowerToGemmKernel(rewriter, module, use, poisonOutputs)))
       return failure();
   return success();
 }

@@ -145,19 +145,18 @@ func.func @cooperative(%dy: tensor<16384x3072xbf16>, %w: tensor<3072x768xbf16>) 
 
 // -----
 
-// Stream-K on gpt-146m's fc2 weight gradient, 96 tiles of 128x192 for 132
-// SMs (pinned here; the configurator chooses it too): each CTA runs its
-// range of the tiles' K steps, last tile first; a part that does not end
-// its tile is shared through the CTA's scratch slot and each consumer sets
-// its flag (a release fence, then a relaxed store), and the CTA that ends
-// the tile waits for the lower CTAs' flags (acquire), clears them, adds the
+// Stream-K (pinned: the configurator does not choose it) on gpt-146m's fc2
+// weight gradient, 96 tiles of 128x192 for 132 SMs: each CTA runs its range
+// of the tiles' K steps; a part that does not
+// end its tile is shared through the CTA's scratch slot and counted on its
+// flag (a release fence, then a relaxed add), and the CTA that ends a tile
+// others began waits for their flags (acquire) after its range, adds the
 // parts and stores the tile. No spills: the accumulators stay 96 a thread.
 // CHECK:      .visible .entry nova_gemm_bf16_mn_bf16_128x192x64_s4_c2_g4_k1_tma_sk(
 // CHECK-DAG:  wgmma.mma_async.sync.aligned.m64n192k16.f32.bf16.bf16
 // CHECK-DAG:  fence.acq_rel.gpu;
-// CHECK-DAG:  st.relaxed.gpu.global.b32 [{{.*}}], 1;
+// CHECK-DAG:  atom.global.add.u32 {{.*}}, 1;
 // CHECK-DAG:  ld.acquire.gpu.global.b32
-// CHECK-DAG:  st.global.b32 [{{.*}}], 0;
 // CHECK-DAG:  cp.async.bulk.tensor.3d.global.shared::cta.tile.bulk_group
 func.func @stream_k(%x: tensor<16384x768xbf16>, %g: tensor<16384x3072xbf16>) -> tensor<768x3072xbf16> {
   %0 = nova.matmul %x, %g {transpose_lhs, lowering_config = #nova.lowering_config<tile_sizes = [128, 192, 64], warp_layout = [2, 1], mma_shape = [64, 192, 16], pipeline_stages = 4, swizzle = 128, kernel = "wgmma_tma_stream_k", precision = "bf16", producer_warpgroups = 1, persistent_ctas = 132, raster_group = 4>} : tensor<16384x768xbf16>, tensor<16384x3072xbf16> -> tensor<768x3072xbf16>
