@@ -1,6 +1,7 @@
 //===- FusedRowsConfigurator.cpp - row-kernel config of nova.fused --------===//
 
 #include "compiler/codegen/cuda/FusedRowsConfigurator.h"
+#include "compiler/codegen/cuda/GemmConfigurator.h"
 #include "compiler/codegen/cuda/KnownTargets.h"
 
 #include <algorithm>
@@ -32,8 +33,6 @@ constexpr int64_t kBaseRegisters = 16;
 // (gpt-146m's layer-norm backward, 72 uncapped).
 constexpr int64_t kMinCappedRegisters = 64;
 constexpr int64_t kMaxRegistersPerThread = 255;
-// Shared memory the CUDA runtime reserves per CTA (sm_80 to sm_90).
-constexpr int64_t kReservedSharedBytesPerCta = 1024;
 } // namespace
 
 std::optional<LoweringConfigAttr>
@@ -114,7 +113,7 @@ cuda::configureFusedRows(const FusedRowsPlan &plan, TargetAttr target,
     int64_t fit = maxThreadsPerSm(target) / 32 / warps;
     if (sharedBytes)
       fit = std::min(fit, target.getSharedMemoryPerSm() /
-                              (sharedBytes + kReservedSharedBytesPerCta));
+                              (sharedBytes + kReservedSharedMemory));
     int64_t wave = (ctas + target.getSmCount() - 1) / target.getSmCount();
     int64_t cap = target.getRegistersPerSm() / (wave * 32 * warps) / 8 * 8;
     // (A cap of 255 or more bounds nothing.)

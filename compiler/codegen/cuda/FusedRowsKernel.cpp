@@ -569,25 +569,33 @@ struct RowsKernel : RegionElements {
       storeVector(result, pointer, index, values);
   }
 
-  /// Folds this chunk's elements of partial `op`'s input into its lane's
-  /// `slots` (one per column of the chunk), masked past the row's end.
-  void accumulate(Operation *op, MutableArrayRef<Value> slots) {
+  /// This chunk's elements of partial `op`'s input, its identity past the
+  /// row's end.
+  SmallVector<Value> partialInputs(Operation *op) {
     SmallVector<Value> x = elements(op->getOperand(0));
-    for (int64_t i = 0; i < spec.vector; ++i)
-      slots[i] = combine(op, slots[i],
-                         valid ? select(valid, x[i], identity(op)) : x[i]);
+    if (valid)
+      for (Value &v : x)
+        v = select(valid, v, identity(op));
+    return x;
   }
 
-  /// Adds this chunk's elements of partial `op`'s input (masked past the
-  /// row's end) into the CTA's shared slice: the CTA's warps add into the
-  /// same words, so atomically (red.shared.add.f32).
-  void addPartials(size_t p, Operation *op, Value it) {
-    SmallVector<Value> x = elements(op->getOperand(0));
+  /// Folds this chunk's elements of partial `op`'s input into its lane's
+  /// `slots` (one per column of the chunk).
+  void accumulate(Operation *op, MutableArrayRef<Value> slots) {
+    SmallVector<Value> x = partialInputs(op);
     for (int64_t i = 0; i < spec.vector; ++i)
-      LLVM::AtomicRMWOp::create(
-          b, loc, LLVM::AtomicBinOp::fadd, partialSlot(p, it, i),
-          valid ? select(valid, x[i], identity(op)) : x[i],
-          LLVM::AtomicOrdering::monotonic)
+      slots[i] = combine(op, slots[i], x[i]);
+  }
+
+  /// Adds this chunk's elements of partial `op`'s input into the CTA's
+  /// shared slice: the CTA's warps add into the same words, so atomically
+  /// (red.shared.add.f32).
+  void addPartials(size_t p, Operation *op, Value it) {
+    SmallVector<Value> x = partialInputs(op);
+    for (int64_t i = 0; i < spec.vector; ++i)
+      LLVM::AtomicRMWOp::create(b, loc, LLVM::AtomicBinOp::fadd,
+                                partialSlot(p, it, i), x[i],
+                                LLVM::AtomicOrdering::monotonic)
           .setAlignment(4);
   }
 
@@ -821,9 +829,8 @@ struct RowsKernel : RegionElements {
   }
 
   /// Each partial's [group, C] row: the CTA's slice, or the sum of its warp
-  /// slices. A
-  /// thread adds up `vector` columns of one chunk at a time, so its store
-  /// is one vector.
+  /// slices. A thread adds up `vector` columns of one chunk at a time, so
+  /// its store is one vector.
   void storeCtaPartials(Block &entry, Value group, Value tid,
                         Value partialShared) {
     gpu::BarrierOp::create(b, loc);

@@ -792,7 +792,7 @@ struct GemmKernel : KernelBuilder {
     unitStep = ctas;
     if (spec.streamK) {
       // CTA c runs K steps [c I / ctas, (c + 1) I / ctas) of all I: the
-      // tiles it touches, in order.
+      // tiles it touches, last first (see unit()).
       iters = mul(total, kTiles);
       startIter = firstIteration(cta);
       endIter = firstIteration(add(cta, c32(1)));
@@ -1049,8 +1049,8 @@ OwningOpRef<ModuleOp> cuda::buildWgmmaGemmKernel(MLIRContext *context,
       /*alignment=*/1024, /*addrSpace=*/3);
 
   Type ptr = LLVM::LLVMPointerType::get(context, 1), i32 = b.getI32Type();
-  // A, B, [stream-K flags,] C (or the epilogue's other inputs and its
-  // results), scratch.
+  // A, B, [the epilogue's other inputs,] [stream-K flags,] C (or the
+  // epilogue's results), scratch.
   int64_t pointers = 4;
   if (spec.epilogue)
     pointers = 3 + epilogueInputs(spec.epiloguePlan->matmul).size() +

@@ -21,7 +21,6 @@
 #include "compiler/conversion/NovaToLinalg/Utils.h"
 #include "compiler/dialect/NovaOps.h"
 
-#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/ThreadPool.h"
@@ -324,15 +323,10 @@ LogicalResult lowerToGemmKernel(IRRewriter &rewriter, ModuleOp module,
   // first of the results (tied ones bind before untied ones).
   if (spec.streamK) {
     auto flagsType = RankedTensorType::get({grid}, rewriter.getI32Type());
-    Value zero = arith::ConstantIntOp::create(rewriter, loc, 0, 32);
-    dispatch.result(
-        flagsType,
-        linalg::FillOp::create(
-            rewriter, loc, ValueRange{zero},
-            ValueRange{tensor::EmptyOp::create(rewriter, loc,
-                                               flagsType.getShape(),
-                                               rewriter.getI32Type())})
-            .getResult(0));
+    dispatch.result(flagsType,
+                    filledTensor(rewriter, loc, flagsType,
+                                 arith::ConstantIntOp::create(rewriter, loc, 0,
+                                                              32)));
   }
   if (use.epilogue) {
     for (Type type : use.epilogue.getResultTypes())
