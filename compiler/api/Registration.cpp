@@ -59,6 +59,11 @@ struct LowerToLinalgOptions : PassPipelineOptions<LowerToLinalgOptions> {
                      "(a train step updated in place): CUDA optimizer "
                      "updates may write them in place"),
       llvm::cl::init(false)};
+  Option<std::string> kernelCache{
+      *this, "kernel-cache",
+      llvm::cl::desc("directory keeping Nova's kernels (PTX) across "
+                     "processes; empty: built once per process"),
+      llvm::cl::init("")};
 };
 
 /// nova -> linalg. CUDA: long leading reductions are split into two stages
@@ -106,6 +111,7 @@ void buildLowerToLinalgPipeline(OpPassManager &pm,
     pm.addPass(createNovaConfigureKernels(configure));
     ConvertNovaToIREEKernelsOptions kernels;
     kernels.stateInPlace = options.stateInPlace;
+    kernels.kernelCache = options.kernelCache;
     pm.addPass(createConvertNovaToIREEKernels(kernels));
   } else {
     pm.addPass(createNovaDecomposeAttention());

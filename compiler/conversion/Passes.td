@@ -210,7 +210,11 @@ def ConvertNovaToIREEKernels
            "become module state (a train step's globals): configured updates "
            "run Nova's multi-tensor kernel writing them in place. Off, they "
            "keep their linalg lowering, so a pure function never writes "
-           "into its caller's arguments">
+           "into its caller's arguments">,
+    Option<"kernelCache", "kernel-cache", "std::string", /*default=*/"",
+           "directory keeping each kernel's PTX across processes (its path "
+           "names the compiler build and the target); empty: built once "
+           "per process">
   ];
   let dependentDialects = [
     "::mlir::linalg::LinalgDialect", "::mlir::tensor::TensorDialect",

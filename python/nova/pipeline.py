@@ -20,6 +20,7 @@ import contextlib
 import logging
 import math
 import os
+import re
 import tempfile
 import time
 from collections.abc import Iterable, Iterator
@@ -116,13 +117,24 @@ def compiling_gpu(target: str) -> dict[str, int]:
     return gpu
 
 
+def kernel_cache_dir(target: str) -> Path:
+    """Where Nova's kernels for `target` keep their PTX across processes:
+    beside the executable cache, one folder per compiler build and target
+    (a kernel's name determines its code only for one build)."""
+    from nova.compiled import compiler_fingerprint
+    from nova.runtime.cache import default_cache_dir
+
+    return default_cache_dir() / "kernels" / f"{compiler_fingerprint()}-{target.replace(':', '-')}"
+
+
 def linalg_pipeline(target: str, f32_matmul_precision: str = "highest", world_size: int = 1,
                     state_in_place: bool = False) -> str:
     """nova → linalg for `target` (a Nova target string: "cpu", "cuda:sm_NN"):
     the C++ pipeline `nova-lower-to-linalg` (CUDA: two-stage leading
     reductions, every matmul configured for the architecture, or for the GPU
     compiled on (`compiling_gpu`), with f32 ones at `f32_matmul_precision`;
-    Nova's scatter kernel; gradient all-reduces over `world_size` ranks as
+    Nova's kernels, whose PTX persists in `kernel_cache_dir(target)`;
+    gradient all-reduces over `world_size` ranks as
     IREE collectives, or none for one). `state_in_place`: the optimizer's
     params and state become module state updated in place (a train step's
     program pipeline follows), so CUDA optimizer updates may write them in
@@ -133,6 +145,12 @@ def linalg_pipeline(target: str, f32_matmul_precision: str = "highest", world_si
     if state_in_place:
         options.append("state-in-place=true")
     options += [f"{name}={value}" for name, value in compiling_gpu(target).items()]
+    if target.startswith("cuda:"):
+        kernels = str(kernel_cache_dir(target))
+        if re.fullmatch(r"[^\s{}\"']+", kernels):  # what a pass option value may hold unquoted
+            options.append(f"kernel-cache={kernels}")
+        else:
+            log.info("nova: kernel cache off: %r is not a plain path", kernels)
     return "nova-lower-to-linalg{" + " ".join(options) + "}"
 
 

@@ -4,6 +4,7 @@ precision, which is part of the cache key."""
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -13,7 +14,7 @@ from torch import nn
 
 from nova import capture, compiler
 from nova.compiled import cache_key
-from nova.pipeline import compiling_gpu, linalg_pipeline
+from nova.pipeline import compiling_gpu, kernel_cache_dir, linalg_pipeline
 
 REPO = Path(__file__).resolve().parents[2]
 GPT_TINY = REPO / "tests" / "lit" / "torch-inputs" / "gpt_tiny_adamw_train_step.mlir"
@@ -48,6 +49,27 @@ def test_every_matmul_of_a_train_step_is_configured(arch, kernel, precision):
     assert all(configs), [m for m, c in zip(matmuls, configs) if not c]
     assert all(f'kernel = "{kernel}"' in c.group(0) and f'precision = "{precision}"' in c.group(0) for c in configs)
     assert any("transpose_lhs" in m for m in matmuls) and any("transpose_rhs" in m for m in matmuls)
+
+
+def test_cuda_kernels_are_kept_in_the_kernel_cache(fresh_cache):
+    # Each kernel of the step leaves its PTX in the cache (NOVA_CACHE_DIR, a
+    # temporary folder here) under the compiler build and target; a later
+    # process reads it there (tests/lit/codegen/cuda/kernel-cache.mlir).
+    kernels = kernel_cache_dir("cuda:sm_90")
+    assert kernels.parent.parent == Path(os.environ["NOVA_CACHE_DIR"])
+    pipeline = linalg_pipeline("cuda:sm_90", "high")
+    assert f"kernel-cache={kernels}" in pipeline
+    assert "kernel-cache" not in linalg_pipeline("cpu")
+    text = compiler.run_pipeline(
+        _configured(GPT_TINY.read_text(), "builtin.module()"),
+        "builtin.module(" + pipeline + ")",
+        allow_unregistered_dialects=True,
+    )
+    executables = set(re.findall(r'"hal\.executable\.export"\(\) <\{[^}]*sym_name = "(\w+)"', text))
+    assert len(executables) >= 5, executables
+    cached = {p.stem: p.read_text() for p in kernels.glob("*.ptx")}
+    assert executables <= cached.keys()
+    assert all(f".entry {name}(" in cached[name] for name in executables)
 
 
 def test_cuda_lowering_runs_the_configurator_and_leaves_no_nova_attributes():

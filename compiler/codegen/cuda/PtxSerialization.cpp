@@ -12,6 +12,9 @@
 #include "mlir/Target/LLVM/NVVM/Target.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <mutex>
@@ -100,22 +103,70 @@ nova::cuda::buildPtx(function_ref<OwningOpRef<ModuleOp>(MLIRContext *)> build,
   return std::move(*ptx);
 }
 
+namespace {
+
+/// Kernels' PTX by name, in memory and in the kernel cache directory.
+struct KernelCache {
+  std::mutex mutex;
+  llvm::StringMap<std::string> kernels;
+  std::string directory;
+};
+
+KernelCache &kernelCache() {
+  static KernelCache cache;
+  return cache;
+}
+
+/// A cached kernel as an earlier process wrote it, or "" (none, or not PTX).
+std::string readCachedPtx(StringRef path) {
+  auto file = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                          /*RequiresNullTerminator=*/false);
+  if (!file)
+    return {};
+  StringRef ptx = (*file)->getBuffer();
+  // Written whole (renamed into place); what is not a complete PTX module
+  // is rebuilt and overwritten.
+  if (!ptx.contains(".entry") || !ptx.ends_with("\n"))
+    return {};
+  return ptx.str();
+}
+
+} // namespace
+
+void nova::cuda::setKernelCacheDirectory(StringRef directory) {
+  KernelCache &cache = kernelCache();
+  std::lock_guard<std::mutex> lock(cache.mutex);
+  cache.directory = directory.str();
+}
+
 std::string nova::cuda::cachedKernelPtx(
     StringRef name, function_ref<OwningOpRef<ModuleOp>(MLIRContext *)> build,
     std::string &error) {
-  static std::mutex mutex;
-  static llvm::StringMap<std::string> cache;
+  KernelCache &cache = kernelCache();
+  std::string path;
   {
-    std::lock_guard<std::mutex> lock(mutex);
-    auto cached = cache.find(name);
-    if (cached != cache.end())
+    std::lock_guard<std::mutex> lock(cache.mutex);
+    auto cached = cache.kernels.find(name);
+    if (cached != cache.kernels.end())
       return cached->second;
+    if (!cache.directory.empty())
+      path = (Twine(cache.directory) + "/" + name + ".ptx").str();
   }
-  // Built outside the lock: each build has its own context.
-  std::string ptx = buildPtx(build, error);
-  if (!ptx.empty()) {
-    std::lock_guard<std::mutex> lock(mutex);
-    cache[name] = ptx;
+  // Read or built outside the lock: each build has its own context.
+  std::string ptx = path.empty() ? std::string() : readCachedPtx(path);
+  if (ptx.empty()) {
+    ptx = buildPtx(build, error);
+    if (ptx.empty())
+      return ptx;
+    // A cache that cannot be written only costs the next process a build.
+    if (!path.empty() &&
+        !llvm::sys::fs::create_directories(llvm::sys::path::parent_path(path)))
+      llvm::consumeError(llvm::writeToOutput(path, [&](llvm::raw_ostream &os) {
+        os << ptx;
+        return llvm::Error::success();
+      }));
   }
+  std::lock_guard<std::mutex> lock(cache.mutex);
+  cache.kernels[name] = ptx;
   return ptx;
 }

@@ -37,12 +37,20 @@ std::string buildPtx(function_ref<OwningOpRef<ModuleOp>(MLIRContext *)> build,
                      std::string &error);
 
 /// The PTX of kernel `name`, built by `build` the first time a process asks
-/// (then cached; thread-safe, distinct kernels build concurrently, each in its
-/// own context); empty with the diagnostics in `error` on failure.
+/// and no earlier process left it in the kernel cache directory (then cached
+/// in memory and in that directory; thread-safe, distinct kernels build
+/// concurrently, each in its own context); empty with the diagnostics in
+/// `error` on failure. A kernel's name determines its code.
 std::string
 cachedKernelPtx(StringRef name,
                 function_ref<OwningOpRef<ModuleOp>(MLIRContext *)> build,
                 std::string &error);
+
+/// Where cachedKernelPtx keeps each kernel's PTX across processes, as
+/// `<directory>/<name>.ptx` ("": in memory only, the default). Its users put
+/// the compiler's identity and the target in the path: a name determines a
+/// kernel's code only for one build of the compiler.
+void setKernelCacheDirectory(StringRef directory);
 
 } // namespace mlir::nova::cuda
 

@@ -10,7 +10,6 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
 
-#include <mutex>
 
 using namespace mlir;
 using namespace mlir::nova;
@@ -83,10 +82,6 @@ OwningOpRef<ModuleOp> cuda::buildScatterAddKernel(MLIRContext *context) {
   return module;
 }
 
-const std::string &cuda::scatterAddPtx(std::string &error) {
-  static std::string ptx, diagnostics;
-  static std::once_flag once;
-  std::call_once(once, [] { ptx = buildPtx(buildScatterAddKernel, diagnostics); });
-  error = diagnostics;
-  return ptx;
+std::string cuda::scatterAddPtx(std::string &error) {
+  return cachedKernelPtx(kScatterKernel, buildScatterAddKernel, error);
 }

@@ -37,9 +37,9 @@ constexpr llvm::StringLiteral kScatterKernel = "nova_scatter_add_f32";
 /// driver JITs it for any newer GPU), built in `context`.
 OwningOpRef<ModuleOp> buildScatterAddKernel(MLIRContext *context);
 
-/// The kernel's PTX, built and serialized once per process. Empty with the
-/// diagnostics in `error` if MLIR could not produce it.
-const std::string &scatterAddPtx(std::string &error);
+/// The kernel's PTX (cachedKernelPtx). Empty with the diagnostics in `error`
+/// if MLIR could not produce it.
+std::string scatterAddPtx(std::string &error);
 
 } // namespace mlir::nova::cuda
 

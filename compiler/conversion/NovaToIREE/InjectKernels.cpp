@@ -1,5 +1,6 @@
 //===- InjectKernels.cpp - nova ops -> dispatches of Nova's kernels -------===//
 
+#include "compiler/codegen/cuda/PtxSerialization.h"
 #include "compiler/conversion/NovaToIREE/KernelFamilies.h"
 #include "compiler/conversion/Passes.h"
 #include "compiler/dialect/NovaOps.h"
@@ -20,6 +21,7 @@ struct ConvertNovaToIREEKernelsPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    cuda::setKernelCacheDirectory(kernelCache);
     if (failed(nova_to_iree::injectScatterAddKernels(module)) ||
         failed(nova_to_iree::injectGemmKernels(module, poisonOutputs)) ||
         failed(nova_to_iree::injectAttentionKernels(module, poisonOutputs)) ||

@@ -99,7 +99,7 @@ LogicalResult nova_to_iree::injectScatterAddKernels(ModuleOp module) {
     return failure();
   if (!hasExecutable(module, kScatterExecutable)) {
     std::string error;
-    StringRef ptx = cuda::scatterAddPtx(error);
+    std::string ptx = cuda::scatterAddPtx(error);
     if (ptx.empty())
       return module.emitError() << "could not build Nova's scatter-add "
                                    "kernel:\n"
