@@ -730,9 +730,10 @@ def largest_batches(rows: list[dict[str, Any]]) -> dict[tuple[Any, ...], dict[st
 def report(rows: list[dict[str, Any]]) -> str:
     """Markdown tables of benchmark rows (as written by --json-out)."""
     out: list[str] = []
-    env = next((r for r in rows if r.get("gpu")), {})
+    env = next((r for r in rows if r.get("gpu")), rows[0] if rows else {})
+    machine = env.get("gpu") or f"the build box ({env.get('cpu_count')} CPUs)"
     out.append(
-        f"Measured {env.get('date')} on {env.get('gpu')}, commit {env.get('commit')}, "
+        f"Measured {env.get('date')} on {machine}, commit {env.get('commit')}, "
         f"torch {env.get('torch')}, iree-base-runtime {env.get('iree_runtime')}.\n"
     )
     train_rows = [r for r in rows if r["bench"] == "train"]
@@ -765,6 +766,22 @@ def report(rows: list[dict[str, Any]]) -> str:
                 fits = f"batch {b['fits']}" if b["fits"] is not None else "no batch trained"
                 cells.append(f"{mode} {fits}" + (f" (out of memory at {b['oom']})" if b["oom"] is not None else ""))
             out.append(f"Largest batch under {cap:g} GiB, {model} {dtype}: " + "; ".join(cells) + ".\n")
+    compile_rows = [r for r in rows if r["bench"] == "compile" and "stage_seconds" in r]
+    if compile_rows:
+        stages = list(dict.fromkeys(k for r in compile_rows for k in r["stage_seconds"]))
+        out += [
+            "Compile seconds on the build box (each row a new process; the second one finds the first one's "
+            "kernels in the kernel cache, but compiles the step again):\n",
+            "| model | dtype | process | kernels cached | capture | " + " | ".join(stages) + " | compile total |",
+            "|---|---|---|---|---|" + "---|" * len(stages) + "---|",
+        ]
+        for r in compile_rows:
+            cells = " | ".join(_num(r["stage_seconds"].get(k), ".2f") for k in stages)
+            out.append(
+                f"| {r['model']} | {r['dtype']} | {r['process']} | {r['kernels_cached_before']} of "
+                f"{r['kernels_cached_after']} | {r['capture_s']:.2f} | {cells} | {r['compile_s']:.2f} |"
+            )
+        out.append("")
     matmul_rows = [r for r in rows if r["bench"] == "matmul"]
     if matmul_rows:
         out += [
@@ -914,6 +931,13 @@ def main(argv: list[str] | None = None) -> None:
         "the same GPT in JAX/XLA with naive or cuDNN attention",
     )  # fmt: skip
 
+    c = commands.add_parser("compile", help="build box: seconds per compile stage, first and second process")
+    c.add_argument("--models", nargs="+", default=["gpt-42m", "gpt-146m"])
+    c.add_argument("--dtypes", nargs="+", default=["bf16"], choices=BENCH_DTYPES)
+    c.add_argument("--batch", type=int, default=0, help="0: 32 for gpt-42m, 16 for gpt-146m")
+    c.add_argument("--target", default="cuda:sm_90")
+    c.add_argument("--json-out", default=None)
+
     m = commands.add_parser("matmul", help="GPU box: Nova's matmul vs cuBLAS over the model GEMM shapes")
     m.add_argument("--dtype", default="bf16", choices=BENCH_DTYPES)
     m.add_argument("--artifacts", default="bench-artifacts")
@@ -952,6 +976,10 @@ def main(argv: list[str] | None = None) -> None:
     if args.command in ("check", "profile"):
         rows = [{**(check(args) if args.command == "check" else profile(args)), **_environment()}]
         print(json.dumps(rows[0], indent=1), flush=True)
+    elif args.command == "compile":
+        from nova import compile_bench
+
+        rows = compile_bench.bench(args.models, args.dtypes, args.target, args.batch)
     elif args.command == "attention":
         from nova import attention_bench
 
