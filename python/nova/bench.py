@@ -701,6 +701,15 @@ def _ratio_cell(ratio: float | None, peer: str | None) -> str:
     return f"{ratio:.2f}x ({peer})"
 
 
+def matmul_kernel_tflops(row: dict[str, Any]) -> float | None:
+    """TFLOP/s of Nova's GEMM kernels alone in a matmul row (`nova_kernels`:
+    microseconds per call by kernel name), or None without them."""
+    gemm_us = sum(us for name, us in row.get("nova_kernels", {}).items() if name.startswith("nova_gemm_"))
+    if not gemm_us:
+        return None
+    return 2 * row["m"] * row["n"] * row["k"] * row.get("batch", 1) / (gemm_us * 1e-6) / 1e12
+
+
 def _num(value: Any, fmt: str, missing: str = "-") -> str:
     return missing if value is None else format(value, fmt)
 
@@ -786,27 +795,35 @@ def report(rows: list[dict[str, Any]]) -> str:
     if matmul_rows:
         out += [
             "GPU time per call of all of each side's kernels (CUPTI); layout nt = A @ B^T (forward), "
-            "nn = A @ B (input gradient), tn = A^T @ B (weight gradient).\n",
-            "| dtype | M | N | K | layout | Nova TFLOP/s | cuBLAS TFLOP/s | Nova / cuBLAS | Nova max rel err "
-            "| cuBLAS max rel err |",
-            "|---|---|---|---|---|---|---|---|---|---|",
+            "nn = A @ B (input gradient), tn = A^T @ B (weight gradient). Nova's GEMM kernel alone: without "
+            "the kernels of the call that round TF32 operands and make them K-major (in a train step the "
+            "rounding runs in the kernels that make the operands).\n",
+            "| dtype | M | N | K | layout | Nova TFLOP/s | cuBLAS TFLOP/s | Nova / cuBLAS | Nova GEMM kernel TFLOP/s "
+            "| kernel / cuBLAS | Nova max rel err | cuBLAS max rel err |",
+            "|---|---|---|---|---|---|---|---|---|---|---|---|",
         ]
         for r in matmul_rows:
+            kernel = matmul_kernel_tflops(r)
             out.append(
                 f"| {r['dtype']} | {r['m']} | {r['n']} | {r['k']} | {r.get('layout', 'nn')} "
                 f"| {r.get('nova_tflops', 0):.1f} | {r['cublas_tflops']:.1f} | {r.get('nova_vs_cublas', 0):.3f} "
+                f"| {_num(kernel, '.1f')} | {_num(kernel and kernel / r['cublas_tflops'], '.3f')} "
                 f"| {r.get('nova_max_rel_err', 0):.2e} | {r['cublas_max_rel_err']:.2e} |"
             )
         out.append("")
         for dtype in dict.fromkeys(r["dtype"] for r in matmul_rows):
             model = [r for r in matmul_rows if r["dtype"] == dtype and not (r["m"] == r["n"] == r["k"])]
-            ratios = [r["nova_vs_cublas"] for r in model if r.get("nova_vs_cublas")]
-            if ratios:
-                geomean = math.exp(sum(math.log(x) for x in ratios) / len(ratios))
-                out.append(
-                    f"{dtype}: geomean Nova / cuBLAS over the {len(ratios)} model shapes: {geomean:.3f} "
-                    f"(min {min(ratios):.3f}, max {max(ratios):.3f}).\n"
-                )
+            for what, ratios in (
+                ("Nova / cuBLAS", [r["nova_vs_cublas"] for r in model if r.get("nova_vs_cublas")]),
+                ("Nova's GEMM kernel / cuBLAS",
+                 [matmul_kernel_tflops(r) / r["cublas_tflops"] for r in model if matmul_kernel_tflops(r)]),
+            ):  # fmt: skip
+                if ratios:
+                    geomean = math.exp(sum(math.log(x) for x in ratios) / len(ratios))
+                    out.append(
+                        f"{dtype}: geomean {what} over the {len(ratios)} model shapes: {geomean:.3f} "
+                        f"(min {min(ratios):.3f}, max {max(ratios):.3f}).\n"
+                    )
     attention_rows = [r for r in rows if r["bench"] == "attention"]
     if attention_rows:
         from nova import attention_bench
