@@ -139,32 +139,46 @@ void nova::cuda::setKernelCacheDirectory(StringRef directory) {
   cache.directory = directory.str();
 }
 
+/// Leaves `ptx` in the cache directory as `path` (written to a temporary
+/// file and renamed, so readers see all of it or nothing). A cache that
+/// cannot be written only costs the next process a build.
+static void writeCachedPtx(StringRef path, StringRef ptx) {
+  if (llvm::sys::fs::create_directories(llvm::sys::path::parent_path(path)))
+    return;
+  llvm::consumeError(llvm::writeToOutput(path, [&](llvm::raw_ostream &os) {
+    os << ptx;
+    return llvm::Error::success();
+  }));
+}
+
 std::string nova::cuda::cachedKernelPtx(
     StringRef name, function_ref<OwningOpRef<ModuleOp>(MLIRContext *)> build,
     std::string &error) {
   KernelCache &cache = kernelCache();
-  std::string path;
+  std::string path, ptx;
   {
     std::lock_guard<std::mutex> lock(cache.mutex);
-    auto cached = cache.kernels.find(name);
-    if (cached != cache.kernels.end())
-      return cached->second;
     if (!cache.directory.empty())
       path = (Twine(cache.directory) + "/" + name + ".ptx").str();
+    auto cached = cache.kernels.find(name);
+    if (cached != cache.kernels.end())
+      ptx = cached->second;
+  }
+  if (!ptx.empty()) {
+    // Built in this process, maybe before the directory was set.
+    if (!path.empty() && !llvm::sys::fs::exists(path))
+      writeCachedPtx(path, ptx);
+    return ptx;
   }
   // Read or built outside the lock: each build has its own context.
-  std::string ptx = path.empty() ? std::string() : readCachedPtx(path);
+  if (!path.empty())
+    ptx = readCachedPtx(path);
   if (ptx.empty()) {
     ptx = buildPtx(build, error);
     if (ptx.empty())
       return ptx;
-    // A cache that cannot be written only costs the next process a build.
-    if (!path.empty() &&
-        !llvm::sys::fs::create_directories(llvm::sys::path::parent_path(path)))
-      llvm::consumeError(llvm::writeToOutput(path, [&](llvm::raw_ostream &os) {
-        os << ptx;
-        return llvm::Error::success();
-      }));
+    if (!path.empty())
+      writeCachedPtx(path, ptx);
   }
   std::lock_guard<std::mutex> lock(cache.mutex);
   cache.kernels[name] = ptx;
