@@ -115,19 +115,20 @@ def test_report_names_best_peer(bench):
     assert "0.33x (eager)" in capped_nova
 
 
-def test_matmul_report_separates_the_gemm_kernel(bench):
-    # A TF32 call: Nova's rounding and transpose kernels, then its GEMM
-    # (microseconds per call); the GEMM alone is 2*M*N*K / 100 us.
+def test_matmul_report_separates_operand_preparation(bench):
+    # A TF32 call: Nova's rounding and transpose kernels, its GEMM and a
+    # split-K reduction (microseconds per call); ready: 2*M*N*K / 100 us.
     row = {"bench": "matmul", "dtype": "tf32", "m": 1000, "n": 2000, "k": 3000, "layout": "nn",
            "nova_tflops": 60.0, "cublas_tflops": 100.0, "nova_vs_cublas": 0.6, "nova_max_rel_err": 3e-4,
            "cublas_max_rel_err": 3e-4,
            "nova_kernels": {"nova_fused_rows_1000x3000_x": 90.0, "nova_transpose_f32_tf32": 10.0,
-                            "nova_gemm_tf32_f32_128x256x32_s4": 100.0}}  # fmt: skip
-    assert bench.matmul_kernel_tflops(row) == pytest.approx(120.0)
-    assert bench.matmul_kernel_tflops({**row, "nova_kernels": {}}) is None
+                            "nova_gemm_tf32_partial_128x256x32_s4_k2": 95.0,
+                            "main_dispatch_0_reduction_2000000x2_f32": 5.0}}  # fmt: skip
+    assert bench.matmul_operands_ready_tflops(row) == pytest.approx(120.0)
+    assert bench.matmul_operands_ready_tflops({**row, "nova_kernels": {}}) is None
     text = bench.report([row])
     assert "| tf32 | 1000 | 2000 | 3000 | nn | 60.0 | 100.0 | 0.600 | 120.0 | 1.200 |" in text
-    assert "geomean Nova's GEMM kernel / cuBLAS over the 1 model shapes: 1.200" in text
+    assert "geomean Nova with its operands ready / cuBLAS over the 1 model shapes: 1.200" in text
 
 
 def test_report_reads_old_rows(bench):
