@@ -66,6 +66,11 @@ def train_setup(model_name: str, batch: int, device: str, seed: int = 0, sdpa: b
     return model.to(device), (idx.to(device), tgt.to(device))
 
 
+def default_batch(model_name: str) -> int:
+    """The batch a model is benchmarked at unless told otherwise."""
+    return {"gpt-42m": 32, "gpt-146m": 16}.get(model_name, 8)
+
+
 def make_optimizer(model: torch.nn.Module, fused: bool) -> torch.optim.Optimizer:
     return torch.optim.AdamW(model.parameters(), lr=1e-4, fused=fused)
 
@@ -143,7 +148,7 @@ def prepare(args: argparse.Namespace) -> None:
         for dtype in args.dtypes:
             torch.set_float32_matmul_precision("high" if dtype == "tf32" else "highest")
             for model_name in args.models:
-                batch = args.batch or {"gpt-42m": 32, "gpt-146m": 16}.get(model_name, 8)
+                batch = args.batch or default_batch(model_name)
                 model, example = train_setup(model_name, batch, "cpu")
                 name = _artifact_name("train", model=model_name, dtype=dtype, batch=batch)
                 export_train_step(
@@ -894,6 +899,16 @@ def _environment() -> dict[str, Any]:
     return env
 
 
+def run_worker(cmd: list[str], identity: dict[str, Any], env: dict[str, str] | None = None) -> dict[str, Any]:
+    """The row a worker process prints (its last RESULT_PREFIX line), or
+    `identity` with status "crashed" and the end of its stderr."""
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    lines = [line for line in proc.stdout.splitlines() if line.startswith(RESULT_PREFIX)]
+    if lines:
+        return json.loads(lines[-1][len(RESULT_PREFIX) :])
+    return {**identity, "status": "crashed", "error": proc.stderr[-2000:]}
+
+
 def train(args: argparse.Namespace) -> list[dict[str, Any]]:
     rows = []
     for mode in args.modes:
@@ -904,15 +919,10 @@ def train(args: argparse.Namespace) -> list[dict[str, Any]]:
         ]  # fmt: skip
         if args.mem_cap_gib:
             cmd += ["--mem-cap-gib", str(args.mem_cap_gib)]
-        proc = subprocess.run(cmd, capture_output=True, text=True)
-        lines = [line for line in proc.stdout.splitlines() if line.startswith(RESULT_PREFIX)]
-        if lines:
-            row = json.loads(lines[-1][len(RESULT_PREFIX) :])
-        else:
-            row = {
-                "bench": "train", "mode": mode, "model": args.model, "dtype": args.dtype, "batch": args.batch,
-                "mem_cap_gib": args.mem_cap_gib, "status": "crashed", "error": proc.stderr[-2000:],
-            }  # fmt: skip
+        row = run_worker(cmd, {
+            "bench": "train", "mode": mode, "model": args.model, "dtype": args.dtype, "batch": args.batch,
+            "mem_cap_gib": args.mem_cap_gib,
+        })  # fmt: skip
         row.update(_environment())
         rows.append(row)
         print(json.dumps(row), flush=True)

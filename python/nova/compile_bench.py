@@ -14,15 +14,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import subprocess
 import sys
 import tempfile
 import time
 from typing import Any
 
 import torch
-
-RESULT_PREFIX = "NOVA_COMPILE_RESULT "
 
 
 def _worker(model_name: str, dtype: str, batch: int, target: str) -> dict[str, Any]:
@@ -53,23 +50,19 @@ def _worker(model_name: str, dtype: str, batch: int, target: str) -> dict[str, A
 
 def bench(models: list[str], dtypes: list[str], target: str, batch: int = 0) -> list[dict[str, Any]]:
     """Rows of both compiles of every (model, dtype); see the module doc."""
+    from nova.bench import default_batch, run_worker
+
     rows = []
     for model in models:
         for dtype in dtypes:
-            size = batch or {"gpt-42m": 32, "gpt-146m": 16}.get(model, 8)
+            size = batch or default_batch(model)
             with tempfile.TemporaryDirectory(prefix="nova-compile-bench-") as cache:
                 for process in ("first", "second"):
                     cmd = [sys.executable, "-m", "nova.compile_bench", "--model", model, "--dtype", dtype,
                            "--batch", str(size), "--target", target]  # fmt: skip
                     env = {**os.environ, "NOVA_CACHE_DIR": cache, "NOVA_PROGRESS": "0"}
-                    proc = subprocess.run(cmd, capture_output=True, text=True, env=env)
-                    lines = [line for line in proc.stdout.splitlines() if line.startswith(RESULT_PREFIX)]
-                    if lines:
-                        row = json.loads(lines[-1][len(RESULT_PREFIX) :])
-                    else:
-                        row = {"bench": "compile", "model": model, "dtype": dtype, "batch": size, "target": target,
-                               "status": "crashed", "error": proc.stderr[-2000:]}  # fmt: skip
-                    row["process"] = process
+                    identity = {"bench": "compile", "model": model, "dtype": dtype, "batch": size, "target": target}
+                    row = {**run_worker(cmd, identity, env), "process": process}
                     rows.append(row)
                     print(json.dumps(row), flush=True)
     return rows
@@ -82,6 +75,8 @@ def main() -> None:
     parser.add_argument("--batch", type=int, required=True)
     parser.add_argument("--target", required=True)
     args = parser.parse_args()
+    from nova.bench import RESULT_PREFIX
+
     print(RESULT_PREFIX + json.dumps(_worker(args.model, args.dtype, args.batch, args.target)), flush=True)
 
 

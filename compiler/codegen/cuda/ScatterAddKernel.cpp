@@ -10,7 +10,6 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
 
-
 using namespace mlir;
 using namespace mlir::nova;
 
