@@ -103,6 +103,22 @@ CASES = [
     ("batched-tf32", "f32", "f32", 16, 512, 512, 64, False, True, None),
     ("splitk2-tf32", "f32", "f32", 1, 200, 264, 3000, False, True,
      dict(tile=(128, 128), consumers=2, stages=4, split=2)),
+    # TF32 operands stored MN-major, transposed (and rounded) by the GEMM in
+    # shared memory: the weight and input gradients; M, N and K tails (TMA
+    # zero fill) with both operands or one (M = 102 is not a 16-byte row: A
+    # goes through the transpose kernel); batches; a 64x64 tile (two boxes
+    # of one operand for three transposer warps); split-K, stream-K and
+    # ping-pong.
+    ("dgrad-tf32-nn", "f32", "f32", 1, 16384, 768, 3072, False, False, None),
+    ("tf32-tn-odd", "f32", "f32", 1, 100, 72, 260, True, False, None),
+    ("tf32-tn-mixed", "f32", "f32", 1, 102, 72, 260, True, False, None),
+    ("batched-tf32-nn", "f32", "f32", 4, 256, 200, 96, False, False, None),
+    ("tile64x64-tf32-tn", "f32", "f32", 1, 300, 200, 256, True, False,
+     dict(tile=(64, 64), consumers=1, stages=3)),
+    ("splitk2-tf32-tn", "f32", "f32", 1, 200, 264, 3000, True, False,
+     dict(tile=(128, 128), consumers=2, stages=4, split=2)),
+    ("sk-tf32-tn", "f32", "f32", 1, 768, 768, 16384, True, False, SK),
+    ("pp128x128-tf32-nn", "f32", "f32", 1, 1000, 1000, 1000, False, False, PP128),
     # Exact f32 (torch's "highest"): hi*hi + hi*lo + lo*hi in one TF32 GEMM.
     ("fwd-f32-exact", "f32x3", "f32", 1, 4096, 3072, 768, False, True, None),
     ("wgrad-f32-exact-tn", "f32x3", "f32", 1, 768, 768, 16384, True, False, None),

@@ -9,8 +9,9 @@
 // writes it rounded (and unrounded too only where something else reads it).
 // Values some GEMM reads as they lie (K-contiguous: an lhs without
 // transpose_lhs, an rhs with transpose_rhs) are rounded, and every GEMM
-// then reads them rounded; a value only ever transposed for its GEMMs is
-// left to Nova's transpose kernel, which rounds in the same pass.
+// then reads them rounded; a value only ever read MN-major by its GEMMs is
+// left to them: the GEMM rounds it as it transposes it in shared memory (or
+// Nova's transpose kernel, where TMA cannot read it, in the same pass).
 // Attention's f32 q, k, v and dO are rounded too (its TF32 kernel reads
 // them where they lie), at the tensor they are views of when only
 // attention reads it through them (q, k and v of the packed qkv

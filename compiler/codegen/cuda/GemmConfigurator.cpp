@@ -95,6 +95,13 @@ StringRef cuda::stringifyPrecision(GemmPrecision precision) {
   llvm_unreachable("unknown precision");
 }
 
+bool cuda::readsMnMajor(GemmPrecision precision, int64_t rows, int64_t k) {
+  if (precision == GemmPrecision::TF32x3)
+    return false;
+  int64_t perRow = precision == GemmPrecision::TF32 ? 4 : 8;
+  return rows % perRow == 0 && k % perRow == 0;
+}
+
 std::string GemmPlan::summary() const {
   return llvm::formatv("tiles {0}, waves {1:f2}, compute {2:f1} us, memory "
                        "{3:f1} us, estimate {4:f1} us ({5:f0}% of peak)",
@@ -180,6 +187,12 @@ cuda::configureGemm(const GemmProblem &problem, TargetAttr target,
             continue;
           c.mma = {16, 8, mmaK};
         }
+        // sm_90 TF32: the producer transposes MN-major operands' rows in
+        // place (read and written once more in shared memory).
+        int64_t transposedRows =
+            hopper && problem.precision == GemmPrecision::TF32
+                ? (problem.aMnMajor ? bm : 0) + (problem.bMnMajor ? bn : 0)
+                : 0;
         int64_t stageBytes = (bm + bn) * bk * elementBytes;
         // The stages that fit next to the epilogue's shared memory: on sm_90
         // each consumer stages C for TMA stores (when C's rows allow them)
@@ -214,7 +227,7 @@ cuda::configureGemm(const GemmProblem &problem, TargetAttr target,
           int64_t kPerCta = ceilDiv(kSteps, split) * bk;
           // Each 64-row MMA reads its rows of A and all of B.
           double sharedBytes =
-              double(hopper ? bm + bm / 64 * bn
+              double(hopper ? bm + bm / 64 * bn + 2 * transposedRows
                             : bm * c.warpLayout[1] + bn * c.warpLayout[0]) *
               kPerCta * elementBytes;
           int64_t kSplitSteps = ceilDiv(kSteps, split);

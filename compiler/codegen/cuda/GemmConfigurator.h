@@ -47,7 +47,15 @@ struct GemmProblem {
   /// A fused epilogue's traffic per result element beyond C's write (its
   /// other inputs and results, less C); it also rules out split-K.
   double epilogueBytes = 0;
+  /// Operands read MN-major ([K, M] / [K, N], see readsMnMajor): sm_90
+  /// TF32 transposes them in shared memory.
+  bool aMnMajor = false, bMnMajor = false;
 };
+
+/// Whether Nova's sm_90 GEMM reads an operand stored MN-major ([K, rows])
+/// as it is (no transpose in memory first): its rows and K are multiples of
+/// 16 bytes (TMA strides). Exact f32 lays its hi/lo parts out K-major.
+bool readsMnMajor(GemmPrecision precision, int64_t rows, int64_t k);
 
 /// The configurator's choice and the model's numbers behind it.
 struct GemmPlan {

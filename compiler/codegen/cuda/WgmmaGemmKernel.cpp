@@ -20,9 +20,8 @@ using namespace mlir::nova::cuda;
 
 namespace {
 
-// Registers per thread after setmaxnreg: 128 x 40 + 256 x 232 = 128 x 168
-// x 3, what ptxas allocates a 384-thread kernel at its cap.
-constexpr int32_t kProducerRegisters = 40, kConsumerRegisters = 232;
+// A transposing producer's warps after its TMA warp (see the header).
+constexpr int64_t kTransposerThreads = 96;
 
 /// Where output tile `t` lies and which K tiles it reduces.
 struct Tile {
@@ -75,6 +74,13 @@ struct GemmKernel : KernelBuilder {
     return byteOffset(shared, smem,
                       add(c32(barriersOffset() + 16 * spec.stages),
                           mul(consumer, c32(8))));
+  }
+  /// The stage's MN-major boxes have landed (TMA transactions).
+  Value stagedBarrier(Value stage) {
+    int64_t turns = spec.pingpong ? 8 * spec.consumers : 0;
+    return byteOffset(shared, smem,
+                      add(c32(barriersOffset() + 16 * spec.stages + turns),
+                          mul(stage, c32(8))));
   }
 
   Tile tile(Value t) {
@@ -246,42 +252,121 @@ struct GemmKernel : KernelBuilder {
     return matrixDescriptor(byteAddress, mnMajor ? 64 * 128 : 16);
   }
 
+  /// `body(tile, kk, stage, parity)` for each K step the CTA loads, in the
+  /// ring's order.
+  void forEachLoad(
+      function_ref<void(const Tile &, Value, Value, Value)> body) {
+    loop(unitFirst, unitEnd, unitStep, ValueRange{c32(0)},
+         [&](Value t, ValueRange args) -> SmallVector<Value> {
+           Tile tl = unit(t);
+           ValueRange end = loop(
+               c32(0), tl.kCount, c32(1), args,
+               [&](Value kk, ValueRange it) -> SmallVector<Value> {
+                 auto [stage, parity] = ringSlot(it[0], spec.stages);
+                 body(tl, kk, stage, parity);
+                 return {add(it[0], c32(1))};
+               });
+           return {end[0]};
+         });
+  }
+
   void producer(Value tid, Value mapA, Value mapB) {
+    int64_t direct = spec.stageBytes() - spec.transposedBytes();
     ifThen(eq(tid, 0), [&] {
-      loop(unitFirst, unitEnd, unitStep, ValueRange{c32(0)},
-           [&](Value t, ValueRange args) -> SmallVector<Value> {
-             Tile tl = unit(t);
-             ValueRange end = loop(
-                 c32(0), tl.kCount, c32(1), args,
-                 [&](Value kk, ValueRange it) -> SmallVector<Value> {
-                   auto [stage, parity] = ringSlot(it[0], spec.stages);
-                   waitFreed(emptyBarrier(stage), parity);
-                   Value full = fullBarrier(stage);
-                   expectBytes(full, spec.stageBytes());
-                   Value kElem = mul(add(tl.kBegin, kk), c32(spec.tileK()));
-                   auto box = [&](Value dst, Value map, Value inner,
-                                  Value row) {
-                     tmaLoad(dst, map, ValueRange{inner, row, tl.batch}, full);
-                   };
-                   // K-major: one box of [rows, 128 B of K]; MN-major: one
-                   // [K, 64 elements] box per 64 rows, 8 KiB apart.
-                   auto load = [&](Value dst, Value map, Value row0,
-                                   int64_t rows, bool mnMajor) {
-                     if (!mnMajor)
-                       return box(dst, map, kElem, row0);
-                     for (int64_t j = 0; j < rows / 64; ++j)
-                       box(byteOffset(shared, dst, c32(j * 64 * 128)), map,
-                           add(row0, c32(64 * j)), kElem);
-                   };
-                   load(aTile(stage), mapA, tl.row0, spec.tileM,
-                        spec.aMnMajor);
-                   load(bTile(stage), mapB, tl.col0, spec.tileN,
-                        spec.bMnMajor);
-                   return {add(it[0], c32(1))};
-                 });
-             return {end[0]};
-           });
+      forEachLoad([&](const Tile &tl, Value kk, Value stage, Value parity) {
+        waitFreed(emptyBarrier(stage), parity);
+        Value full = fullBarrier(stage), staged = stagedBarrier(stage);
+        if (direct)
+          expectBytes(full, direct);
+        else
+          NVVM::MBarrierArriveOp::create(b, loc, i64, full, Value(),
+                                         NVVM::MemScopeKind::CTA, false);
+        if (spec.transposes())
+          expectBytes(staged, spec.transposedBytes());
+        Value kElem = mul(add(tl.kBegin, kk), c32(spec.tileK()));
+        // K-major: one box of [rows, 128 B of K]; MN-major: one [K, 128 B]
+        // box per 128 bytes of rows, tileK() x 128 bytes apart.
+        auto load = [&](Value dst, Value map, Value row0, int64_t rows,
+                        bool mnMajor, Value barrier) {
+          if (!mnMajor)
+            return tmaLoad(dst, map, ValueRange{kElem, row0, tl.batch},
+                           barrier);
+          int64_t boxRows = 128 / spec.elementBytes();
+          for (int64_t j = 0; j < rows / boxRows; ++j)
+            tmaLoad(byteOffset(shared, dst, c32(j * spec.tileK() * 128)), map,
+                    ValueRange{add(row0, c32(boxRows * j)), kElem, tl.batch},
+                    barrier);
+        };
+        load(aTile(stage), mapA, tl.row0, spec.tileM, spec.aMnMajor,
+             spec.transposesA() ? staged : full);
+        load(bTile(stage), mapB, tl.col0, spec.tileN, spec.bMnMajor,
+             spec.transposesB() ? staged : full);
+      });
     });
+    if (!spec.transposes())
+      return;
+    Value thread = sub(tid, c32(32));
+    ifThen(cmp(arith::CmpIPredicate::uge, tid, c32(32)), [&] {
+      forEachLoad([&](const Tile &, Value, Value stage, Value parity) {
+        waitParity(stagedBarrier(stage), parity);
+        transposeBoxes(stage, thread);
+        // The warp's writes, for the consumers' wgmma (async proxy).
+        fenceAsyncShared();
+        NVVM::SyncWarpOp::create(b, loc, c32(-1));
+        ifThen(eq(rem(thread, c32(32)), 0), [&] {
+          NVVM::MBarrierArriveOp::create(b, loc, i64, fullBarrier(stage),
+                                         Value(), NVVM::MemScopeKind::CTA,
+                                         false);
+        });
+      });
+    });
+  }
+
+  /// The stage's MN-major boxes made K-major in place, rounded to TF32:
+  /// the transposer warps take boxes (A's, then B's) in turn. A box of 32
+  /// K rows x 32 elements (element (k, r) at k * 128 + ((r / 4) ^ k % 8) * 16
+  /// + r % 4 * 4, 128B swizzle) holds the bytes of the K-major tile's rows r
+  /// (row r's 16-byte unit u at r * 128 + (u ^ r % 8) * 16): lane r reads
+  /// its column (each load one 128-byte row: no bank conflicts) and, once
+  /// the warp has read all, writes its row (eight lanes a bank range).
+  void transposeBoxes(Value stage, Value thread) {
+    int64_t boxesA = spec.transposesA() ? spec.tileM / 32 : 0;
+    int64_t boxes = boxesA + (spec.transposesB() ? spec.tileN / 32 : 0);
+    Value lane = rem(thread, c32(32));
+    Value chunk = div(lane, c32(4));
+    Value within = mul(rem(lane, c32(4)), c32(4));
+    Value rowOffset = mul(lane, c32(128));
+    Value rowPhase = rem(lane, c32(8));
+    VectorType quadType = VectorType::get({4}, f32);
+    loop(div(thread, c32(32)), c32(boxes), c32(kTransposerThreads / 32),
+         ValueRange{}, [&](Value j, ValueRange) -> SmallVector<Value> {
+           // Box j: A's rows 32 j, or B's rows 32 (j - boxesA).
+           Value inB = cmp(arith::CmpIPredicate::uge, j, c32(boxesA));
+           Value tile = select(inB, bTile(stage), aTile(stage));
+           Value box = byteOffset(
+               shared, tile,
+               mul(select(inB, sub(j, c32(boxesA)), j), c32(32 * 128)));
+           SmallVector<Value> column;
+           for (int64_t k = 0; k < 32; ++k) {
+             Value unit = arith::XOrIOp::create(b, loc, chunk, c32(k % 8));
+             column.push_back(LLVM::LoadOp::create(
+                 b, loc, f32,
+                 byteOffset(shared, box,
+                            add(c32(k * 128), add(mul(unit, c32(16)), within))),
+                 4));
+           }
+           NVVM::SyncWarpOp::create(b, loc, c32(-1));
+           for (int64_t u = 0; u < 8; ++u) {
+             Value quad = vector::FromElementsOp::create(
+                 b, loc, quadType, ArrayRef<Value>(column).slice(4 * u, 4));
+             Value unit = arith::XOrIOp::create(b, loc, c32(u), rowPhase);
+             LLVM::StoreOp::create(
+                 b, loc, RoundTf32Op::buildScalar(b, loc, quad),
+                 byteOffset(shared, box, add(rowOffset, mul(unit, c32(16)))),
+                 16);
+           }
+           return {};
+         });
   }
 
   void consumer(Value tid, Value total, Value group,
@@ -349,18 +434,18 @@ struct GemmKernel : KernelBuilder {
                  SmallVector<Value> totals(carried.drop_front(mTiles).drop_back());
                  NVVM::WgmmaFenceAlignedOp::create(b, loc);
                  // One MMA's K slice: 32 bytes of a K-major row, or 16
-                 // MN-major rows (2 KiB).
+                 // MN-major rows (2 KiB). Transposed TF32 tiles are K-major.
                  auto kStep = [](bool mnMajor) { return mnMajor ? 2048 : 32; };
+                 bool aMnMajor = spec.aMnMajor && !spec.transposesA();
+                 bool bMnMajor = spec.bMnMajor && !spec.transposesB();
                  for (int64_t ks = 0; ks < spec.tileK() / spec.mmaK(); ++ks) {
                    Value descB = operandDescriptor(
-                       add(bBase, c64(kStep(spec.bMnMajor) * ks)),
-                       spec.bMnMajor);
+                       add(bBase, c64(kStep(bMnMajor) * ks)), bMnMajor);
                    for (int64_t mt = 0; mt < mTiles; ++mt) {
                      // Rows (or 64-element M chunks) of this subtile: 8 KiB.
                      Value descA = operandDescriptor(
-                         add(aBase,
-                             c64(mt * 64 * 128 + kStep(spec.aMnMajor) * ks)),
-                         spec.aMnMajor);
+                         add(aBase, c64(mt * 64 * 128 + kStep(aMnMajor) * ks)),
+                         aMnMajor);
                      NVVM::WGMMATypes type = spec.tf32 ? NVVM::WGMMATypes::tf32
                                                        : NVVM::WGMMATypes::bf16;
                      accs[mt] = NVVM::WgmmaMmaAsyncOp::create(
@@ -370,10 +455,10 @@ struct GemmKernel : KernelBuilder {
                          type, type, NVVM::WGMMATypes::f32,
                          NVVM::WGMMAScaleOut::one, NVVM::WGMMAScaleIn::one,
                          NVVM::WGMMAScaleIn::one,
-                         spec.aMnMajor ? NVVM::MMALayout::col
-                                       : NVVM::MMALayout::row,
-                         spec.bMnMajor ? NVVM::MMALayout::row
-                                       : NVVM::MMALayout::col,
+                         aMnMajor ? NVVM::MMALayout::col
+                                  : NVVM::MMALayout::row,
+                         bMnMajor ? NVVM::MMALayout::row
+                                  : NVVM::MMALayout::col,
                          nullptr);
                    }
                  }
@@ -846,8 +931,14 @@ struct GemmKernel : KernelBuilder {
       maps.append(storeMaps);
       publishTensorMaps(maps);
       for (int64_t s = 0; s < spec.stages; ++s) {
-        NVVM::MBarrierInitOp::create(b, loc, fullBarrier(c32(s)), c32(1),
-                                     Value());
+        // Full: the TMA thread's arrival, then each transposer warp's.
+        NVVM::MBarrierInitOp::create(
+            b, loc, fullBarrier(c32(s)),
+            c32(1 + (spec.transposes() ? kTransposerThreads / 32 : 0)),
+            Value());
+        if (spec.transposes())
+          NVVM::MBarrierInitOp::create(b, loc, stagedBarrier(c32(s)), c32(1),
+                                       Value());
         // A stage is freed by each warp that reads it: all consumers'
         // (cooperative) or one consumer's (ping-pong).
         NVVM::MBarrierInitOp::create(
@@ -862,7 +953,8 @@ struct GemmKernel : KernelBuilder {
     gpu::BarrierOp::create(b, loc);
 
     splitRoles(
-        tid, spec.movesRegisters(), kProducerRegisters, kConsumerRegisters,
+        tid, spec.movesRegisters(), spec.producerRegisters(),
+        spec.consumerRegisters(),
         [&] { producer(tid, toGeneric(mapA), toGeneric(mapB)); },
         [&](Value group) {
           SmallVector<Value> generic;
@@ -961,6 +1053,7 @@ std::string WgmmaGemmSpec::kernelName() const {
 
 FailureOr<WgmmaGemmSpec> cuda::wgmmaGemmSpec(LoweringConfigAttr config,
                                              bool bf16Result, int64_t n,
+                                             bool aMnMajor, bool bMnMajor,
                                              int64_t sharedMemoryLimit,
                                              std::string &why) {
   WgmmaGemmSpec spec;
@@ -1005,6 +1098,8 @@ FailureOr<WgmmaGemmSpec> cuda::wgmmaGemmSpec(LoweringConfigAttr config,
   spec.rasterGroup = config.getRasterGroup();
   spec.splitK = config.getSplitK();
   spec.bf16Result = bf16Result;
+  spec.aMnMajor = aMnMajor && !spec.promoteEvery;
+  spec.bMnMajor = bMnMajor && !spec.promoteEvery;
   spec.tmaStore = n * spec.outBytes() % 16 == 0 &&
                   spec.tileN % (128 / spec.outBytes()) == 0;
   if (spec.sharedMemoryBytes() > sharedMemoryLimit)

@@ -1,10 +1,10 @@
 //===- WgmmaGemmKernel.h - sm_90 TMA + wgmma GEMM kernels -------*- C++ -*-===//
 //
 // Nova's Hopper GEMM: C[b, m, n] = sum_k A[b, m, k] * B[b, n, k], operands
-// K-contiguous (the layout TF32 wgmma requires) or, for bf16, either one
-// MN-contiguous (A stored [b, k, m], B [b, k, n]: wgmma reads it
-// transposed), built from a #nova.lowering_config through the gpu/nvvm
-// dialects.
+// K-contiguous or MN-contiguous (A stored [b, k, m], B [b, k, n]), built from
+// a #nova.lowering_config through the gpu/nvvm dialects. bf16 wgmma reads an
+// MN-major operand transposed; TF32 wgmma reads only K-major ones, so a TF32
+// operand stored MN-major is transposed in shared memory (below).
 //
 // - Warp specialized: warp group 0 produces (one thread issues TMA loads of
 //   128-byte, 128B-swizzled K rows into a `stages`-deep ring of shared memory,
@@ -48,6 +48,16 @@
 //   result is staged and TMA-stored in turn through the C box ring, and a
 //   partial sum over 16 rows is one warp's: its two rows per lane, then
 //   shuffles across the eight lanes of a column, stored by four lanes.
+// - TF32 operands stored MN-major: the producer's thread 0 TMA-loads the
+//   stage's [32 K, 32 elements] boxes (128B-swizzled, 4 KiB: the bytes of
+//   32 rows of the K-major tile) where those rows go, completing on the
+//   stage's staged barrier; the producer warp group's other three warps
+//   each take a box at a time into registers and write it back in place
+//   K-major, rounded to TF32 (to nearest: the tensor cores would truncate),
+//   then fence for the async proxy and arrive on the stage's full barrier
+//   (one arrival a warp, after the K-major operand's TMA arrival). The
+//   consumers are unchanged. The producer keeps 72 registers for it
+//   (consumers 216).
 // - Edges: TMA zero-fills out-of-range rows and K.
 // - Not yet: thread-block clusters (the config's cluster_m/cluster_n, TMA
 //   multicast of the shared operand): the kernel ignores the cluster
@@ -100,8 +110,8 @@ struct WgmmaGemmSpec {
   /// Epilogue through shared memory and TMA stores (needs C's rows to be a
   /// multiple of 16 bytes); else each thread stores its fragments.
   bool tmaStore = false;
-  /// bf16 operands may also be MN-major (A stored [K, M], B [K, N]; wgmma's
-  /// transposed operand modes); TF32 must be K-major.
+  /// Operands stored MN-major (A [K, M], B [K, N]): bf16 ones through
+  /// wgmma's transposed operand modes, TF32 ones transposed in shared memory.
   bool aMnMajor = false, bMnMajor = false;
   /// Exact f32: every this many K steps the MMAs' accumulators are added
   /// into f32 sums (round to nearest) and restarted (0: never).
@@ -118,6 +128,14 @@ struct WgmmaGemmSpec {
   int64_t tileK() const { return 128 / elementBytes(); }
   int64_t mmaK() const { return tf32 ? 8 : 16; }
   int64_t stageBytes() const { return (tileM + tileN) * 128; }
+  /// TF32 operands the producer transposes in shared memory (see above).
+  bool transposesA() const { return tf32 && aMnMajor; }
+  bool transposesB() const { return tf32 && bMnMajor; }
+  bool transposes() const { return transposesA() || transposesB(); }
+  /// A stage's bytes the producer transposes.
+  int64_t transposedBytes() const {
+    return ((transposesA() ? tileM : 0) + (transposesB() ? tileN : 0)) * 128;
+  }
   int64_t outBytes() const { return bf16Result && !writesPartials() ? 2 : 4; }
   /// Rows of a tile one consumer computes.
   int64_t consumerRows() const { return pingpong ? tileM : tileM / consumers; }
@@ -127,12 +145,17 @@ struct WgmmaGemmSpec {
     return tmaStore ? consumers * kEpilogueRingBytes : 0;
   }
   int64_t sharedMemoryBytes() const {
-    // Operand stages, the C box rings, then the mbarriers (full and empty per
-    // stage; ping-pong: a turn per consumer).
+    // Operand stages, the C box rings, then the mbarriers (full and empty
+    // per stage; ping-pong: a turn per consumer; transposing: staged per
+    // stage).
     return stages * stageBytes() + epilogueBytes() + 2 * 8 * stages +
-           (pingpong ? 8 * consumers : 0);
+           (pingpong ? 8 * consumers : 0) + (transposes() ? 8 * stages : 0);
   }
   int64_t threads() const { return 128 * (1 + consumers); }
+  /// setmaxnreg's split (see movesRegisters): 128 x p + 256 x c <= 128 x 168
+  /// x 3; a transposing producer keeps a box's 32 values and addresses.
+  int32_t producerRegisters() const { return transposes() ? 72 : 40; }
+  int32_t consumerRegisters() const { return transposes() ? 216 : 232; }
   /// Whether the producer hands registers to the consumers (setmaxnreg
   /// 40 / 232). Only balanced when ptxas allocates its cap of 168 per thread
   /// for 384 threads (an increase waits for registers the CTA's decreases
@@ -174,13 +197,14 @@ LogicalResult checkGemmEpilogue(const WgmmaGemmSpec &spec,
                                 const FusedRowsPlan &plan, std::string &why);
 
 /// The spec for `config` (kernel "wgmma_tma", "wgmma_tma_pingpong" or
-/// "wgmma_tma_stream_k",
-/// precision bf16, tf32 or tf32x3), or
-/// failure with the reason in `why`.
-/// `n` is C's row length and `sharedMemoryLimit` the bytes a CTA may use:
-/// the epilogue stores through TMA when both allow it.
+/// "wgmma_tma_stream_k", precision bf16, tf32 or tf32x3), or failure with
+/// the reason in `why`. `n` is C's row length and `sharedMemoryLimit` the
+/// bytes a CTA may use: the epilogue stores through TMA when both allow it.
+/// `aMnMajor`/`bMnMajor`: the operands' layouts in memory (see
+/// readsMnMajor).
 FailureOr<WgmmaGemmSpec> wgmmaGemmSpec(LoweringConfigAttr config,
                                        bool bf16Result, int64_t n,
+                                       bool aMnMajor, bool bMnMajor,
                                        int64_t sharedMemoryLimit,
                                        std::string &why);
 

@@ -4,11 +4,13 @@
 // f32 as TF32, or exact f32 as three TF32 products) becomes a dispatch of
 // Nova's TMA + wgmma kernel
 // (compiler/codegen/cuda/WgmmaGemmKernel.h). bf16 operands are read in
-// either layout; TF32 ones must be K-contiguous, so an M-contiguous lhs or an
-// N-contiguous rhs is transposed first (bf16 too when its rows or K are not
-// 16-byte multiples); TF32 operands are rounded to nearest (the tensor cores would
-// truncate, ~8e-4 relative error); K is zero-padded when its rows are not a
-// multiple of 16 bytes (TMA strides). Split-K partial sums are added here.
+// either layout, and so are TF32 ones (the kernel transposes an MN-major one
+// in shared memory); an operand whose rows or K are not 16-byte multiples is
+// transposed first (f32 by Nova's transpose kernel), and so are exact f32's
+// (its hi/lo parts are laid out K-major); TF32 operands are rounded to
+// nearest (the tensor cores would truncate, ~8e-4 relative error); K is
+// zero-padded when its rows are not a multiple of 16 bytes (TMA strides).
+// Split-K partial sums are added here.
 //
 //===----------------------------------------------------------------------===//
 
@@ -65,20 +67,25 @@ FailureOr<cuda::WgmmaGemmSpec> kernelSpec(MatmulOp op, GemmShape &shape) {
   if (shape.m < 1 || shape.n < 1 || shape.k < 1 || shape.batch > limit ||
       shape.m > limit || shape.n > limit || 3 * shape.k > limit)
     return failure();
+  // Operands stored MN-contiguous are read as they are (no transpose in
+  // memory) when their rows and K are 16-byte multiples.
+  cuda::GemmPrecision precision =
+      element.isBF16() ? cuda::GemmPrecision::BF16
+      : config.getPrecision() == "tf32x3" ? cuda::GemmPrecision::TF32x3
+                                          : cuda::GemmPrecision::TF32;
+  bool aMnMajor = op.getTransposeLhs() &&
+                  cuda::readsMnMajor(precision, shape.m, shape.k);
+  bool bMnMajor = !op.getTransposeRhs() &&
+                  cuda::readsMnMajor(precision, shape.n, shape.k);
   std::string why;
-  FailureOr<cuda::WgmmaGemmSpec> spec = cuda::wgmmaGemmSpec(
-      config, out.isBF16(), shape.n, sharedMemoryLimit(op), why);
+  FailureOr<cuda::WgmmaGemmSpec> spec =
+      cuda::wgmmaGemmSpec(config, out.isBF16(), shape.n, aMnMajor, bMnMajor,
+                          sharedMemoryLimit(op), why);
   if (failed(spec) || (spec->tf32 ? !element.isF32() : !element.isBF16()))
     return failure();
   // The split-K planes must fit the tensor maps' 32-bit dims.
   if (spec->splitK * shape.batch > limit)
     return failure();
-  // bf16 operands stored MN-contiguous are read as they are (no transpose)
-  // when their rows and K are 16-byte multiples.
-  if (!spec->tf32 && shape.k % 8 == 0) {
-    spec->aMnMajor = op.getTransposeLhs() && shape.m % 8 == 0;
-    spec->bMnMajor = !op.getTransposeRhs() && shape.n % 8 == 0;
-  }
   return spec;
 }
 
@@ -245,8 +252,9 @@ LogicalResult lowerToGemmKernel(IRRewriter &rewriter, ModuleOp module,
   LoweringConfigAttr config = op.getLoweringConfigAttr();
   bool exact = config.getPrecision() == "tf32x3";
   // f32 operands are transposed (and, for TF32, rounded in the same pass)
-  // by Nova's transpose kernel; bf16 ones by IREE.
-  bool lhsRounded = false, rhsRounded = false;
+  // by Nova's transpose kernel; bf16 ones by IREE. The GEMM rounds the TF32
+  // operands it transposes itself.
+  bool lhsRounded = spec.transposesA(), rhsRounded = spec.transposesB();
   auto transposeIf = [&](bool needed, Value &x, bool &rounded) -> LogicalResult {
     if (!needed)
       return success();
@@ -268,15 +276,16 @@ LogicalResult lowerToGemmKernel(IRRewriter &rewriter, ModuleOp module,
   int64_t kAlign = 16 / spec.elementBytes();
   int64_t paddedK = (shape.k + kAlign - 1) / kAlign * kAlign;
   // MN-major operands ([batch, K, rows]) need no padding: K % 8 == 0 there.
+  Type operandElement = tensorType(lhs).getElementType();
   lhs = spec.aMnMajor
             ? reshapeTensor(rewriter, loc, lhs,
                             RankedTensorType::get({shape.batch, shape.k, shape.m},
-                                                  rewriter.getBF16Type()))
+                                                  operandElement))
             : kernelOperand(rewriter, loc, lhs, shape.batch, shape.m, paddedK);
   rhs = spec.bMnMajor
             ? reshapeTensor(rewriter, loc, rhs,
                             RankedTensorType::get({shape.batch, shape.k, shape.n},
-                                                  rewriter.getBF16Type()))
+                                                  operandElement))
             : kernelOperand(rewriter, loc, rhs, shape.batch, shape.n, paddedK);
   int64_t kernelK = paddedK;
   if (exact) {

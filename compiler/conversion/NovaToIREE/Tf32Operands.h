@@ -3,8 +3,9 @@
 // What the GEMM and attention lowerings do to f32 operands of Nova's TF32
 // kernels: round them to TF32 (the tensor cores would truncate) unless
 // nova-round-tf32-operands already did where they are made, and, since
-// TF32 wgmma reads both operands K-major, transpose M- or N-major ones once
-// in memory (rounding in the same pass) with
+// TF32 wgmma reads both operands K-major, transpose M- or N-major ones the
+// kernels cannot transpose themselves (the GEMM does, in shared memory,
+// where TMA can read them) once in memory (rounding in the same pass) with
 // compiler/codegen/cuda/TransposeKernel.h.
 //
 //===----------------------------------------------------------------------===//

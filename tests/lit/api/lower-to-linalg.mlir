@@ -4,10 +4,10 @@
 
 // For CUDA the configurator runs before the lowering (with torch's f32 matmul
 // precision), the configured matmul becomes a dispatch of Nova's GEMM kernel
-// (its rhs transposed to K-major and rounded to TF32 by Nova's transpose
-// kernel, its lhs rounded by nova-round-tf32-operands' nova.round_tf32, here
-// a row kernel of its own), and nothing of the nova dialect, its module
-// attributes included, is left.
+// (its N-major rhs transposed to K-major and rounded to TF32 by the GEMM in
+// shared memory, its lhs rounded by nova-round-tf32-operands'
+// nova.round_tf32, here a row kernel of its own), and nothing of the nova
+// dialect, its module attributes included, is left.
 // CUDA: IR Dump After NovaConfigureKernels
 // CUDA: module attributes {nova.target = #nova.target<arch = "sm_90"
 // CUDA: nova.fused(%arg0)
@@ -16,10 +16,10 @@
 // CUDA: {{^}}module {
 // CUDA-NOT: nova.
 // CUDA: "hal.executable.source"{{.*}}sym_name = "nova_fused_rows_256x128_
-// CUDA: "hal.executable.source"{{.*}}sym_name = "nova_transpose_f32_tf32"
-// CUDA: "hal.executable.source"{{.*}}sym_name = "nova_gemm_tf32_f32_64x64x32_s4_c1_g1_k1_tma"
+// CUDA-NOT: nova_transpose
+// CUDA: "hal.executable.source"{{.*}}sym_name = "nova_gemm_tf32_kn_f32_64x64x32_s4_c1_g1_k1_tma"
 // CUDA-NOT: linalg.generic
-// CUDA: "flow.dispatch"{{.*}}@nova_gemm_tf32_f32_64x64x32_s4_c1_g1_k1_tma::@nova_gemm_tf32_f32_64x64x32_s4_c1_g1_k1_tma
+// CUDA: "flow.dispatch"{{.*}}@nova_gemm_tf32_kn_f32_64x64x32_s4_c1_g1_k1_tma::@nova_gemm_tf32_kn_f32_64x64x32_s4_c1_g1_k1_tma
 // CUDA-NOT: nova.
 // Compiling on a GPU, its SM count and shared memory replace the table's
 // (an H100 PCIe has 114 SMs).

@@ -70,21 +70,38 @@ func.func @stream_k(%a: tensor<4096x64xbf16>, %b: tensor<4096x128xbf16>) -> tens
 
 // -----
 
-// TF32 reads only K-major operands: a rhs stored [K, N] is transposed and
-// rounded to TF32 in one pass by Nova's transpose kernel (64 x 64 tiles: 1
-// along R, 2 along C; a dense source: 1 head, offset 0, rows of 96; rows of
-// 64 written); the lhs is rounded by linalg.
+// TF32 wgmma reads only K-major operands: a rhs stored [K, N] goes to the
+// GEMM as it is ([1, K, N], unrounded), which transposes and rounds it in
+// shared memory ("kn" in its name); the lhs is rounded by linalg.
 // CHECK-LABEL: func.func @tf32_nn
-// CHECK:         %[[BT:.+]] = "flow.dispatch"(%c2, %arg1, %c64_i32, %c96_i32, %c2_i32, %c2_i32, %c1_i32, %c0_i32, %c96_i32, %c0_i32, %c64_i32) <{entry_points = [@nova_transpose_f32_tf32::@nova_transpose_f32_tf32]{{.*}} -> tensor<1x96x64xf32>
+// CHECK-NOT:     nova_transpose
+// CHECK:         %[[A:.+]] = tensor.expand_shape %arg0
+// CHECK:         %[[B:.+]] = tensor.expand_shape %arg1 {{.*}} into tensor<1x64x96xf32>
+// CHECK:         %[[AR:.+]] = linalg.generic {{.*}} ins(%[[A]] : tensor<1x128x64xf32>)
+// CHECK-NOT:     linalg.generic
+// CHECK:         "flow.dispatch"(%c4, %[[AR]], %[[B]], {{.*}}@nova_gemm_tf32_kn_f32_64x64x32_s2_c1_g1_k1_tma::
+func.func @tf32_nn(%a: tensor<128x64xf32>, %b: tensor<64x96xf32>) -> tensor<128x96xf32> {
+  %0 = nova.matmul %a, %b {lowering_config = #nova.lowering_config<tile_sizes = [64, 64, 32], warp_layout = [1, 1], mma_shape = [64, 64, 8], pipeline_stages = 2, swizzle = 128, kernel = "wgmma_tma", precision = "tf32", producer_warpgroups = 1>} : tensor<128x64xf32>, tensor<64x96xf32> -> tensor<128x96xf32>
+  return %0 : tensor<128x96xf32>
+}
+
+// -----
+
+// Rows of 98 f32 are not 16-byte multiples (TMA strides): that rhs is made
+// K-major and rounded to TF32 in one pass by Nova's transpose kernel (64 x 64
+// tiles: 1 along R, 2 along C; a dense source: 1 head, offset 0, rows of 98;
+// rows of 64 written).
+// CHECK-LABEL: func.func @tf32_nn_unaligned
+// CHECK:         %[[BT:.+]] = "flow.dispatch"(%c2, %arg1, %c64_i32, %c98_i32, %c2_i32, %c2_i32, %c1_i32, %c0_i32, %c98_i32, %c0_i32, %c64_i32) <{entry_points = [@nova_transpose_f32_tf32::@nova_transpose_f32_tf32]{{.*}} -> tensor<1x98x64xf32>
 // CHECK:         %[[BC:.+]] = tensor.collapse_shape %[[BT]]
 // CHECK:         %[[A:.+]] = tensor.expand_shape %arg0
 // CHECK:         %[[B:.+]] = tensor.expand_shape %[[BC]]
 // CHECK:         linalg.generic {{.*}} ins(%[[A]] : tensor<1x128x64xf32>)
 // CHECK-NOT:     linalg.generic {{.*}} ins(%[[B]]
-// CHECK:         "flow.dispatch"{{.*}}@nova_gemm_tf32_f32_64x64x32_s2_c1_g1_k1_tma::
-func.func @tf32_nn(%a: tensor<128x64xf32>, %b: tensor<64x96xf32>) -> tensor<128x96xf32> {
-  %0 = nova.matmul %a, %b {lowering_config = #nova.lowering_config<tile_sizes = [64, 64, 32], warp_layout = [1, 1], mma_shape = [64, 64, 8], pipeline_stages = 2, swizzle = 128, kernel = "wgmma_tma", precision = "tf32", producer_warpgroups = 1>} : tensor<128x64xf32>, tensor<64x96xf32> -> tensor<128x96xf32>
-  return %0 : tensor<128x96xf32>
+// CHECK:         "flow.dispatch"{{.*}}@nova_gemm_tf32_f32_64x64x32_s2_c1_g1_k1::
+func.func @tf32_nn_unaligned(%a: tensor<128x64xf32>, %b: tensor<64x98xf32>) -> tensor<128x98xf32> {
+  %0 = nova.matmul %a, %b {lowering_config = #nova.lowering_config<tile_sizes = [64, 64, 32], warp_layout = [1, 1], mma_shape = [64, 64, 8], pipeline_stages = 2, swizzle = 128, kernel = "wgmma_tma", precision = "tf32", producer_warpgroups = 1>} : tensor<128x64xf32>, tensor<64x98xf32> -> tensor<128x98xf32>
+  return %0 : tensor<128x98xf32>
 }
 
 // -----

@@ -87,6 +87,37 @@ func.func @tf32(%a: tensor<256x128xf32>, %b: tensor<64x128xf32>) -> tensor<256x6
 
 // -----
 
+// A TF32 weight gradient, A stored [K, M] and B [K, N] ("mn": TF32 wgmma
+// reads only K-major operands). The producer's thread 0 loads each operand's
+// [32 K, 32 f32] boxes where the K-major rows they hold go, on the stage's
+// staged barrier (after 4 x 32 KiB of stages, 2 x 16 KiB of C rings and the
+// 4 full and 4 empty barriers), and arrives on the full barrier without
+// bytes; the producer's other three warps (72 registers; the consumers get
+// 216) wait for the boxes, read a box's columns, write its rows back K-major
+// rounded to TF32 (+0x1000, clear the low 13 bits), fence for the async
+// proxy and arrive on the full barrier, one lane a warp.
+// CHECK:      .visible .entry nova_gemm_tf32_mn_f32_128x128x32_s4_c2_g1_k1_tma(
+// CHECK:      .maxntid 384, 1, 1
+// CHECK:      mbarrier.init.shared.b64 [nova_gemm_shared+163904]
+// CHECK-DAG:  setmaxnreg.inc.sync.aligned.u32 216;
+// CHECK-DAG:  wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32
+// CHECK-DAG:  setmaxnreg.dec.sync.aligned.u32 72;
+// CHECK-DAG:  mbarrier.arrive.shared.b64 {{.*}}[%rd{{[0-9]+}}+163840];
+// CHECK-DAG:  mbarrier.arrive.expect_tx.shared.b64 {{.*}}[%rd{{[0-9]+}}+163904], %r{{[0-9]+}};
+// CHECK-DAG:  cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes {{.*}}+163904];
+// CHECK-DAG:  mbarrier.try_wait.parity.shared.b64
+// CHECK-DAG:  ld.shared.b32
+// CHECK-DAG:  bar.warp.sync -1;
+// CHECK-DAG:  and.b32 {{.*}}, -8192;
+// CHECK-DAG:  st.shared.v4.b32
+// CHECK-DAG:  fence.proxy.async.shared::cta;
+func.func @tf32_weight_gradient(%a: tensor<128x256xf32>, %b: tensor<128x256xf32>) -> tensor<256x256xf32> {
+  %0 = nova.matmul %a, %b {transpose_lhs, lowering_config = #nova.lowering_config<tile_sizes = [128, 128, 32], warp_layout = [2, 1], mma_shape = [64, 128, 8], pipeline_stages = 4, swizzle = 128, kernel = "wgmma_tma", precision = "tf32", producer_warpgroups = 1>} : tensor<128x256xf32>, tensor<128x256xf32> -> tensor<256x256xf32>
+  return %0 : tensor<256x256xf32>
+}
+
+// -----
+
 // C rows of 66 bf16 (132 bytes) cannot be TMA-stored: each thread stores its
 // fragments, bf16 pairs in whole tiles, element by element at the edges.
 // CHECK:      .visible .entry nova_gemm_bf16_bf16_64x64x64_s2_c1_g1_k1(
