@@ -104,12 +104,16 @@ CASES = [
     ("splitk2-tf32", "f32", "f32", 1, 200, 264, 3000, False, True,
      dict(tile=(128, 128), consumers=2, stages=4, split=2)),
     # TF32 operands stored MN-major, transposed (and rounded) by the GEMM in
-    # shared memory: the weight and input gradients; M, N and K tails (TMA
+    # shared memory: weight and input gradients; M, N and K tails (TMA
     # zero fill) with both operands or one (M = 102 is not a 16-byte row: A
     # goes through the transpose kernel); batches; a 64x64 tile (two boxes
     # of one operand for three transposer warps); split-K, stream-K and
     # ping-pong.
+    # Where the model moves a transpose to memory: the input gradient's
+    # weight, and the 768-row operand of a 3072x768 weight gradient (its
+    # A stays MN-major, "mk").
     ("dgrad-tf32-nn", "f32", "f32", 1, 16384, 768, 3072, False, False, None),
+    ("wgrad-tf32-3072x768-tn", "f32", "f32", 1, 3072, 768, 16384, True, False, None),
     ("tf32-tn-odd", "f32", "f32", 1, 100, 72, 260, True, False, None),
     ("tf32-tn-mixed", "f32", "f32", 1, 102, 72, 260, True, False, None),
     ("batched-tf32-nn", "f32", "f32", 4, 256, 200, 96, False, False, None),

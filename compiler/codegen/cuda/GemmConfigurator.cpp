@@ -102,6 +102,26 @@ bool cuda::readsMnMajor(GemmPrecision precision, int64_t rows, int64_t k) {
   return rows % perRow == 0 && k % perRow == 0;
 }
 
+bool cuda::transposesInSharedMemory(const GemmProblem &problem,
+                                    LoweringConfigAttr config,
+                                    TargetAttr target, bool ofB) {
+  ArrayRef<int64_t> tile = config.getTileSizes();
+  int64_t rows = ofB ? problem.n : problem.m;
+  int64_t otherTiles =
+      ofB ? ceilDiv(problem.m, tile[0]) : ceilDiv(problem.n, tile[1]);
+  int64_t ctas = config.getPersistentCtas()
+                     ? config.getPersistentCtas()
+                     : problem.batch * ceilDiv(problem.m, tile[0]) *
+                           ceilDiv(problem.n, tile[1]) * config.getSplitK();
+  int64_t active = std::min<int64_t>(ctas, target.getSmCount());
+  double operandBytes = 2.0 * problem.batch * rows * problem.k * 4;
+  double sharedUs = 1e6 * operandBytes * otherTiles /
+                    (kSharedBytesPerCycle * smClockGhz(target) * 1e9 * active);
+  double memoryUs =
+      1e6 * operandBytes / (target.getMemoryBandwidthGbps() * 1e9) + kLaunchUs;
+  return sharedUs < memoryUs;
+}
+
 std::string GemmPlan::summary() const {
   return llvm::formatv("tiles {0}, waves {1:f2}, compute {2:f1} us, memory "
                        "{3:f1} us, estimate {4:f1} us ({5:f0}% of peak)",
@@ -187,12 +207,6 @@ cuda::configureGemm(const GemmProblem &problem, TargetAttr target,
             continue;
           c.mma = {16, 8, mmaK};
         }
-        // sm_90 TF32: the producer transposes MN-major operands' rows in
-        // place (read and written once more in shared memory).
-        int64_t transposedRows =
-            hopper && problem.precision == GemmPrecision::TF32
-                ? (problem.aMnMajor ? bm : 0) + (problem.bMnMajor ? bn : 0)
-                : 0;
         int64_t stageBytes = (bm + bn) * bk * elementBytes;
         // The stages that fit next to the epilogue's shared memory: on sm_90
         // each consumer stages C for TMA stores (when C's rows allow them)
@@ -227,7 +241,7 @@ cuda::configureGemm(const GemmProblem &problem, TargetAttr target,
           int64_t kPerCta = ceilDiv(kSteps, split) * bk;
           // Each 64-row MMA reads its rows of A and all of B.
           double sharedBytes =
-              double(hopper ? bm + bm / 64 * bn + 2 * transposedRows
+              double(hopper ? bm + bm / 64 * bn
                             : bm * c.warpLayout[1] + bn * c.warpLayout[0]) *
               kPerCta * elementBytes;
           int64_t kSplitSteps = ceilDiv(kSteps, split);

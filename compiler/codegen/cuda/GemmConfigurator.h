@@ -47,15 +47,24 @@ struct GemmProblem {
   /// A fused epilogue's traffic per result element beyond C's write (its
   /// other inputs and results, less C); it also rules out split-K.
   double epilogueBytes = 0;
-  /// Operands read MN-major ([K, M] / [K, N], see readsMnMajor): sm_90
-  /// TF32 transposes them in shared memory.
-  bool aMnMajor = false, bMnMajor = false;
 };
 
-/// Whether Nova's sm_90 GEMM reads an operand stored MN-major ([K, rows])
+/// Whether Nova's sm_90 GEMM can read an operand stored MN-major ([K, rows])
 /// as it is (no transpose in memory first): its rows and K are multiples of
 /// 16 bytes (TMA strides). Exact f32 lays its hi/lo parts out K-major.
 bool readsMnMajor(GemmPrecision precision, int64_t rows, int64_t k);
+
+/// sm_90 TF32 (whose wgmma reads only K-major operands), an operand stored
+/// MN-major (A [K, M], or B [K, N] when `ofB`): whether the GEMM of `config`
+/// transposes it in shared memory, rather than Nova's transpose kernel once
+/// in memory. In shared memory every tile reads and writes its rows of the
+/// operand once more (2 x rows x tiles along the other dim x K x 4 bytes),
+/// at the active CTAs' shared-memory bandwidth, which TF32 GEMMs already
+/// saturate; in memory the operand is read and written once at DRAM
+/// bandwidth, plus a launch. The cheaper one wins.
+bool transposesInSharedMemory(const GemmProblem &problem,
+                              LoweringConfigAttr config, TargetAttr target,
+                              bool ofB);
 
 /// The configurator's choice and the model's numbers behind it.
 struct GemmPlan {

@@ -4,10 +4,12 @@
 // f32 as TF32, or exact f32 as three TF32 products) becomes a dispatch of
 // Nova's TMA + wgmma kernel
 // (compiler/codegen/cuda/WgmmaGemmKernel.h). bf16 operands are read in
-// either layout, and so are TF32 ones (the kernel transposes an MN-major one
-// in shared memory); an operand whose rows or K are not 16-byte multiples is
-// transposed first (f32 by Nova's transpose kernel), and so are exact f32's
-// (its hi/lo parts are laid out K-major); TF32 operands are rounded to
+// either layout, and so are TF32 ones where the configurator's model finds
+// the kernel's transpose in shared memory cheaper than one in memory
+// (cuda::transposesInSharedMemory); other MN-major operands, those whose rows
+// or K are not 16-byte multiples and exact f32's (its hi/lo parts are laid
+// out K-major) are transposed first (f32 by Nova's transpose kernel); TF32
+// operands are rounded to
 // nearest (the tensor cores would truncate, ~8e-4 relative error); K is
 // zero-padded when its rows are not a multiple of 16 bytes (TMA strides).
 // Split-K partial sums are added here.
@@ -39,15 +41,12 @@ namespace {
 
 using GemmShape = MatmulOp::GemmDims;
 
-/// Dynamic shared memory a CTA may use on the module's target (sm_90's when
-/// it names none).
-int64_t sharedMemoryLimit(MatmulOp op) {
+/// The module's target (sm_90's when it names none).
+TargetAttr moduleTarget(MatmulOp op) {
   auto module = op->getParentOfType<ModuleOp>();
-  auto target = module->getAttrOfType<TargetAttr>(cuda::kTargetAttrName);
-  std::optional<TargetAttr> known = cuda::getKnownTarget(op.getContext(), "sm_90");
-  int64_t perSm = target ? target.getSharedMemoryPerSm()
-                         : known->getSharedMemoryPerSm();
-  return perSm - cuda::kReservedSharedMemory;
+  if (auto target = module->getAttrOfType<TargetAttr>(cuda::kTargetAttrName))
+    return target;
+  return *cuda::getKnownTarget(op.getContext(), "sm_90");
 }
 
 /// The kernel spec for `op`, or failure when it stays on IREE's codegen.
@@ -68,19 +67,29 @@ FailureOr<cuda::WgmmaGemmSpec> kernelSpec(MatmulOp op, GemmShape &shape) {
       shape.m > limit || shape.n > limit || 3 * shape.k > limit)
     return failure();
   // Operands stored MN-contiguous are read as they are (no transpose in
-  // memory) when their rows and K are 16-byte multiples.
-  cuda::GemmPrecision precision =
-      element.isBF16() ? cuda::GemmPrecision::BF16
-      : config.getPrecision() == "tf32x3" ? cuda::GemmPrecision::TF32x3
-                                          : cuda::GemmPrecision::TF32;
-  bool aMnMajor = op.getTransposeLhs() &&
-                  cuda::readsMnMajor(precision, shape.m, shape.k);
-  bool bMnMajor = !op.getTransposeRhs() &&
-                  cuda::readsMnMajor(precision, shape.n, shape.k);
+  // memory) when their rows and K are 16-byte multiples; TF32 ones when
+  // transposing them in shared memory is the cheaper.
+  cuda::GemmProblem problem;
+  problem.batch = shape.batch;
+  problem.m = shape.m;
+  problem.n = shape.n;
+  problem.k = shape.k;
+  problem.precision = element.isBF16() ? cuda::GemmPrecision::BF16
+                      : config.getPrecision() == "tf32x3"
+                          ? cuda::GemmPrecision::TF32x3
+                          : cuda::GemmPrecision::TF32;
+  TargetAttr target = moduleTarget(op);
+  auto readAsStored = [&](bool mnMajor, int64_t rows, bool ofB) {
+    return mnMajor && cuda::readsMnMajor(problem.precision, rows, shape.k) &&
+           (problem.precision != cuda::GemmPrecision::TF32 ||
+            cuda::transposesInSharedMemory(problem, config, target, ofB));
+  };
+  bool aMnMajor = readAsStored(op.getTransposeLhs(), shape.m, false);
+  bool bMnMajor = readAsStored(!op.getTransposeRhs(), shape.n, true);
   std::string why;
-  FailureOr<cuda::WgmmaGemmSpec> spec =
-      cuda::wgmmaGemmSpec(config, out.isBF16(), shape.n, aMnMajor, bMnMajor,
-                          sharedMemoryLimit(op), why);
+  FailureOr<cuda::WgmmaGemmSpec> spec = cuda::wgmmaGemmSpec(
+      config, out.isBF16(), shape.n, aMnMajor, bMnMajor,
+      target.getSharedMemoryPerSm() - cuda::kReservedSharedMemory, why);
   if (failed(spec) || (spec->tf32 ? !element.isF32() : !element.isBF16()))
     return failure();
   // The split-K planes must fit the tensor maps' 32-bit dims.

@@ -106,6 +106,30 @@ func.func @tf32_nn_unaligned(%a: tensor<128x64xf32>, %b: tensor<64x98xf32>) -> t
 
 // -----
 
+// Where the kernel transposes a TF32 operand is the model's choice
+// (transposesInSharedMemory): every tile reads and writes its rows once more
+// in shared memory, against one pass in memory. A weight gradient of
+// 3072x768 over K = 16384: the 3072-row A [K, M] is read as it is ("m"; 3
+// column tiles re-read it), the 768-row B goes through the transpose kernel
+// (24 row tiles would re-read it). An input gradient's weight (768x3072) is
+// transposed in memory.
+// CHECK-LABEL: func.func @tf32_weight_gradient
+// CHECK:         "flow.dispatch"(%c3072, %arg1, %c16384_i32, %c768_i32, {{.*}}@nova_transpose_f32_tf32::
+// CHECK:         "flow.dispatch"{{.*}}@nova_gemm_tf32_mk_f32_128x256x32_s4_c2_g4_k1_tma_sk::
+// CHECK-LABEL: func.func @tf32_input_gradient
+// CHECK:         "flow.dispatch"(%c576, %arg1, %c768_i32, %c3072_i32, {{.*}}@nova_transpose_f32_tf32::
+// CHECK:         "flow.dispatch"{{.*}}@nova_gemm_tf32_f32_256x128x32_s4_c2_g8_k1_tma::
+func.func @tf32_weight_gradient(%g: tensor<16384x3072xf32>, %x: tensor<16384x768xf32>) -> tensor<3072x768xf32> {
+  %0 = nova.matmul %g, %x {transpose_lhs, lowering_config = #nova.lowering_config<tile_sizes = [128, 256, 32], warp_layout = [2, 1], mma_shape = [64, 256, 8], pipeline_stages = 4, swizzle = 128, kernel = "wgmma_tma_stream_k", precision = "tf32", producer_warpgroups = 1, persistent_ctas = 132, raster_group = 4>} : tensor<16384x3072xf32>, tensor<16384x768xf32> -> tensor<3072x768xf32>
+  return %0 : tensor<3072x768xf32>
+}
+func.func @tf32_input_gradient(%g: tensor<16384x768xf32>, %w: tensor<768x3072xf32>) -> tensor<16384x3072xf32> {
+  %0 = nova.matmul %g, %w {lowering_config = #nova.lowering_config<tile_sizes = [256, 128, 32], warp_layout = [2, 1], mma_shape = [64, 128, 8], pipeline_stages = 4, swizzle = 128, kernel = "wgmma_tma", precision = "tf32", producer_warpgroups = 1, cluster_m = 2, persistent_ctas = 132, raster_group = 8>} : tensor<16384x768xf32>, tensor<768x3072xf32> -> tensor<16384x3072xf32>
+  return %0 : tensor<16384x3072xf32>
+}
+
+// -----
+
 // TF32 operands rounded where they are made (nova-round-tf32-operands), here
 // by nova.round_tf32 itself and by a nova.fused region yielding one through a
 // reshape, are not rounded again.
