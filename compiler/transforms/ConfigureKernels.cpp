@@ -53,6 +53,10 @@ FailureOr<cuda::GemmProblem> gemmProblem(MatmulOp op,
   problem.k = dims.k;
   problem.resultBytes =
       std::max<int64_t>(1, result.getElementTypeBitWidth() / 8);
+  problem.aMnMajor = op.getTransposeLhs() &&
+                     cuda::readsMnMajor(problem.precision, dims.m, dims.k);
+  problem.bMnMajor = !op.getTransposeRhs() &&
+                     cuda::readsMnMajor(problem.precision, dims.n, dims.k);
   return problem;
 }
 

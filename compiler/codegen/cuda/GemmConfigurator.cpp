@@ -102,23 +102,36 @@ bool cuda::readsMnMajor(GemmPrecision precision, int64_t rows, int64_t k) {
   return rows % perRow == 0 && k % perRow == 0;
 }
 
-bool cuda::transposesInSharedMemory(const GemmProblem &problem,
-                                    LoweringConfigAttr config,
-                                    TargetAttr target, bool ofB) {
-  ArrayRef<int64_t> tile = config.getTileSizes();
+namespace {
+
+/// transposesInSharedMemory's two costs (us) of an MN-major TF32 operand for
+/// tiles of bm x bn over `active` CTAs: {in shared memory, in memory}.
+std::pair<double, double> transposeCosts(const GemmProblem &problem,
+                                         TargetAttr target, int64_t bm,
+                                         int64_t bn, int64_t active, bool ofB) {
   int64_t rows = ofB ? problem.n : problem.m;
-  int64_t otherTiles =
-      ofB ? ceilDiv(problem.m, tile[0]) : ceilDiv(problem.n, tile[1]);
-  int64_t ctas = config.getPersistentCtas()
-                     ? config.getPersistentCtas()
-                     : problem.batch * ceilDiv(problem.m, tile[0]) *
-                           ceilDiv(problem.n, tile[1]) * config.getSplitK();
-  int64_t active = std::min<int64_t>(ctas, target.getSmCount());
+  int64_t otherTiles = ofB ? ceilDiv(problem.m, bm) : ceilDiv(problem.n, bn);
+  active = std::min<int64_t>(active, target.getSmCount());
   double operandBytes = 2.0 * problem.batch * rows * problem.k * 4;
   double sharedUs = 1e6 * operandBytes * otherTiles /
                     (kSharedBytesPerCycle * smClockGhz(target) * 1e9 * active);
   double memoryUs =
       1e6 * operandBytes / (target.getMemoryBandwidthGbps() * 1e9) + kLaunchUs;
+  return {sharedUs, memoryUs};
+}
+
+} // namespace
+
+bool cuda::transposesInSharedMemory(const GemmProblem &problem,
+                                    LoweringConfigAttr config,
+                                    TargetAttr target, bool ofB) {
+  ArrayRef<int64_t> tile = config.getTileSizes();
+  int64_t ctas = config.getPersistentCtas()
+                     ? config.getPersistentCtas()
+                     : problem.batch * ceilDiv(problem.m, tile[0]) *
+                           ceilDiv(problem.n, tile[1]) * config.getSplitK();
+  auto [sharedUs, memoryUs] =
+      transposeCosts(problem, target, tile[0], tile[1], ctas, ofB);
   return sharedUs < memoryUs;
 }
 
@@ -239,22 +252,48 @@ cuda::configureGemm(const GemmProblem &problem, TargetAttr target,
             continue;
           int64_t ctas = tiles * split;
           int64_t kPerCta = ceilDiv(kSteps, split) * bk;
-          // Each 64-row MMA reads its rows of A and all of B.
-          double sharedBytes =
-              double(hopper ? bm + bm / 64 * bn
-                            : bm * c.warpLayout[1] + bn * c.warpLayout[0]) *
-              kPerCta * elementBytes;
           int64_t kSplitSteps = ceilDiv(kSteps, split);
           double latencyUs =
               c.stages > 1 ? kSplitSteps * kLoadLatencyCycles * cycleUs /
                                  double(c.stages - 1)
                            : 0;
-          double mainLoopUs =
-              std::max(1e6 * std::max({2.0 * bm * bn * kPerCta / smPeak,
-                                       double(bm + bn) * kPerCta *
-                                           elementBytes / smL2,
-                                       sharedBytes / smShared}),
-                       latencyUs);
+          // sm_90 TF32 operands stored MN-major: transposed by the GEMM in
+          // shared memory (rows read and written there once more) or once in
+          // memory first (transposesInSharedMemory), over `active` CTAs.
+          struct Transposes {
+            int64_t sharedRows = 0;
+            double memoryUs = 0;
+          };
+          auto transposes = [&](int64_t active) {
+            Transposes t;
+            if (!hopper || problem.precision != GemmPrecision::TF32)
+              return t;
+            for (bool ofB : {false, true}) {
+              if (!(ofB ? problem.bMnMajor : problem.aMnMajor))
+                continue;
+              auto [sharedUs, memoryUs] =
+                  transposeCosts(problem, target, bm, bn, active, ofB);
+              if (sharedUs < memoryUs)
+                t.sharedRows += ofB ? bn : bm;
+              else
+                t.memoryUs += memoryUs;
+            }
+            return t;
+          };
+          auto mainLoop = [&](const Transposes &t) {
+            // Each 64-row MMA reads its rows of A and all of B.
+            double sharedBytes =
+                double(hopper ? bm + bm / 64 * bn + 2 * t.sharedRows
+                              : bm * c.warpLayout[1] + bn * c.warpLayout[0]) *
+                kPerCta * elementBytes;
+            return std::max(1e6 * std::max({2.0 * bm * bn * kPerCta / smPeak,
+                                            double(bm + bn) * kPerCta *
+                                                elementBytes / smL2,
+                                            sharedBytes / smShared}),
+                            latencyUs);
+          };
+          Transposes transposed = transposes(ctas);
+          double mainLoopUs = mainLoop(transposed);
           double epilogueUs =
               kTileFillCycles * cycleUs +
               1e6 * double(bm) * bn *
@@ -281,8 +320,8 @@ cuda::configureGemm(const GemmProblem &problem, TargetAttr target,
           plan.waves = double(ctas) / sms;
           plan.computeUs = computeUs;
           plan.memoryUs = memoryUs;
-          plan.estimateUs =
-              std::max(computeUs, memoryUs) + reduceUs + kLaunchUs;
+          plan.estimateUs = std::max(computeUs, memoryUs) + reduceUs +
+                            transposed.memoryUs + kLaunchUs;
           plan.efficiency = flops / (plan.estimateUs * 1e-6 * peak);
           c.splitK = split;
           c.plan = plan;
@@ -314,13 +353,15 @@ cuda::configureGemm(const GemmProblem &problem, TargetAttr target,
             int64_t streamCtas = std::min<int64_t>(sms, tiles * kSteps);
             int64_t steps = ceilDiv(tiles * kSteps, streamCtas);
             double partialUs = 1e6 * 2.0 * bm * bn * 4 / smL2;
-            double streamUs = steps * (mainLoopUs / kSteps) +
+            Transposes streamTransposed = transposes(streamCtas);
+            double streamUs = steps * (mainLoop(streamTransposed) / kSteps) +
                               (rounds + 1) * epilogueUs + partialUs;
             Candidate s = c;
             s.streamK = true;
             s.plan.waves = double(tiles) / sms;
             s.plan.computeUs = streamUs;
-            s.plan.estimateUs = std::max(streamUs, memoryUs) + kLaunchUs;
+            s.plan.estimateUs = std::max(streamUs, memoryUs) +
+                                streamTransposed.memoryUs + kLaunchUs;
             s.plan.efficiency = flops / (s.plan.estimateUs * 1e-6 * peak);
             if (trace)
               trace->push_back(

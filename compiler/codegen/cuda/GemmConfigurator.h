@@ -47,6 +47,10 @@ struct GemmProblem {
   /// A fused epilogue's traffic per result element beyond C's write (its
   /// other inputs and results, less C); it also rules out split-K.
   double epilogueBytes = 0;
+  /// Operands stored MN-major ([K, M] / [K, N]) that the GEMM can read as
+  /// they are (readsMnMajor): sm_90 TF32 transposes them in shared memory
+  /// or once in memory (transposesInSharedMemory).
+  bool aMnMajor = false, bMnMajor = false;
 };
 
 /// Whether Nova's sm_90 GEMM can read an operand stored MN-major ([K, rows])
@@ -61,7 +65,8 @@ bool readsMnMajor(GemmPrecision precision, int64_t rows, int64_t k);
 /// operand once more (2 x rows x tiles along the other dim x K x 4 bytes),
 /// at the active CTAs' shared-memory bandwidth, which TF32 GEMMs already
 /// saturate; in memory the operand is read and written once at DRAM
-/// bandwidth, plus a launch. The cheaper one wins.
+/// bandwidth, plus a launch. The cheaper one wins; the configurator weighs
+/// each candidate tile with its choice.
 bool transposesInSharedMemory(const GemmProblem &problem,
                               LoweringConfigAttr config, TargetAttr target,
                               bool ofB);

@@ -79,13 +79,17 @@ FailureOr<cuda::WgmmaGemmSpec> kernelSpec(MatmulOp op, GemmShape &shape) {
                           ? cuda::GemmPrecision::TF32x3
                           : cuda::GemmPrecision::TF32;
   TargetAttr target = moduleTarget(op);
-  auto readAsStored = [&](bool mnMajor, int64_t rows, bool ofB) {
-    return mnMajor && cuda::readsMnMajor(problem.precision, rows, shape.k) &&
+  problem.aMnMajor = op.getTransposeLhs() &&
+                     cuda::readsMnMajor(problem.precision, shape.m, shape.k);
+  problem.bMnMajor = !op.getTransposeRhs() &&
+                     cuda::readsMnMajor(problem.precision, shape.n, shape.k);
+  auto readAsStored = [&](bool mnMajor, bool ofB) {
+    return mnMajor &&
            (problem.precision != cuda::GemmPrecision::TF32 ||
             cuda::transposesInSharedMemory(problem, config, target, ofB));
   };
-  bool aMnMajor = readAsStored(op.getTransposeLhs(), shape.m, false);
-  bool bMnMajor = readAsStored(!op.getTransposeRhs(), shape.n, true);
+  bool aMnMajor = readAsStored(problem.aMnMajor, false);
+  bool bMnMajor = readAsStored(problem.bMnMajor, true);
   std::string why;
   FailureOr<cuda::WgmmaGemmSpec> spec = cuda::wgmmaGemmSpec(
       config, out.isBF16(), shape.n, aMnMajor, bMnMajor,
