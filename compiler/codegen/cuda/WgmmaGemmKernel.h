@@ -157,7 +157,7 @@ struct WgmmaGemmSpec {
   int32_t producerRegisters() const { return transposes() ? 72 : 40; }
   int32_t consumerRegisters() const { return transposes() ? 216 : 232; }
   /// Whether the producer hands registers to the consumers (setmaxnreg
-  /// 40 / 232). Only balanced when ptxas allocates its cap of 168 per thread
+  /// 40 / 232, or 72 / 216 when it transposes). Only balanced when ptxas allocates its cap of 168 per thread
   /// for 384 threads (an increase waits for registers the CTA's decreases
   /// free), which wide accumulators guarantee; one consumer needs no move.
   bool movesRegisters() const {

@@ -8,11 +8,10 @@
 // the kernel's transpose in shared memory cheaper than one in memory
 // (cuda::transposesInSharedMemory); other MN-major operands, those whose rows
 // or K are not 16-byte multiples and exact f32's (its hi/lo parts are laid
-// out K-major) are transposed first (f32 by Nova's transpose kernel); TF32
-// operands are rounded to
-// nearest (the tensor cores would truncate, ~8e-4 relative error); K is
-// zero-padded when its rows are not a multiple of 16 bytes (TMA strides).
-// Split-K partial sums are added here.
+// out K-major) are transposed first (f32 by Nova's transpose kernel). TF32
+// operands are rounded to nearest (the tensor cores would truncate, ~8e-4
+// relative error); K is zero-padded when its rows are not a multiple of 16
+// bytes (TMA strides). Split-K partial sums are added here.
 //
 //===----------------------------------------------------------------------===//
 
