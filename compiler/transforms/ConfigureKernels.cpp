@@ -23,43 +23,6 @@ namespace {
 
 using cuda::kTargetAttrName;
 
-/// The problem `op` computes, or failure with the reason.
-FailureOr<cuda::GemmProblem> gemmProblem(MatmulOp op,
-                                         cuda::GemmPrecision f32Precision,
-                                         std::string &why) {
-  auto lhs = cast<RankedTensorType>(op.getLhs().getType());
-  auto rhs = cast<RankedTensorType>(op.getRhs().getType());
-  auto result = cast<RankedTensorType>(op.getResult().getType());
-  if (!lhs.hasStaticShape() || !rhs.hasStaticShape()) {
-    why = "dynamic shapes";
-    return failure();
-  }
-  cuda::GemmProblem problem;
-  Type element = lhs.getElementType();
-  if (element.isBF16())
-    problem.precision = cuda::GemmPrecision::BF16;
-  else if (element.isF16())
-    problem.precision = cuda::GemmPrecision::F16;
-  else if (element.isF32())
-    problem.precision = f32Precision;
-  else {
-    why = "no tensor-core path for this element type";
-    return failure();
-  }
-  MatmulOp::GemmDims dims = op.getGemmDims();
-  problem.batch = dims.batch;
-  problem.m = dims.m;
-  problem.n = dims.n;
-  problem.k = dims.k;
-  problem.resultBytes =
-      std::max<int64_t>(1, result.getElementTypeBitWidth() / 8);
-  problem.aMnMajor = op.getTransposeLhs() &&
-                     cuda::readsMnMajor(problem.precision, dims.m, dims.k);
-  problem.bMnMajor = !op.getTransposeRhs() &&
-                     cuda::readsMnMajor(problem.precision, dims.n, dims.k);
-  return problem;
-}
-
 /// Bytes per result element a GEMM epilogue (the nova.fused region around
 /// `op`) moves beyond the product's own write: its other element inputs and
 /// results, and its partial column sums (one f32 per group of rows).
@@ -111,7 +74,7 @@ struct ConfigureKernelsPass
         return;
       std::string why;
       FailureOr<cuda::GemmProblem> problem =
-          gemmProblem(op, *f32Precision, why);
+          cuda::gemmProblem(op, *f32Precision, why);
       if (succeeded(problem)) {
         FailureOr<double> epilogue = epilogueBytes(op, why);
         if (failed(epilogue))

@@ -102,6 +102,41 @@ bool cuda::readsMnMajor(GemmPrecision precision, int64_t rows, int64_t k) {
   return rows % perRow == 0 && k % perRow == 0;
 }
 
+FailureOr<GemmProblem> cuda::gemmProblem(MatmulOp op,
+                                         GemmPrecision f32Precision,
+                                         std::string &why) {
+  auto lhs = cast<RankedTensorType>(op.getLhs().getType());
+  auto rhs = cast<RankedTensorType>(op.getRhs().getType());
+  if (!lhs.hasStaticShape() || !rhs.hasStaticShape()) {
+    why = "dynamic shapes";
+    return failure();
+  }
+  GemmProblem problem;
+  Type element = lhs.getElementType();
+  if (element.isBF16())
+    problem.precision = GemmPrecision::BF16;
+  else if (element.isF16())
+    problem.precision = GemmPrecision::F16;
+  else if (element.isF32())
+    problem.precision = f32Precision;
+  else {
+    why = "no tensor-core path for this element type";
+    return failure();
+  }
+  MatmulOp::GemmDims dims = op.getGemmDims();
+  problem.batch = dims.batch;
+  problem.m = dims.m;
+  problem.n = dims.n;
+  problem.k = dims.k;
+  problem.resultBytes =
+      std::max<int64_t>(1, op.getType().getElementTypeBitWidth() / 8);
+  problem.aMnMajor =
+      op.getTransposeLhs() && readsMnMajor(problem.precision, dims.m, dims.k);
+  problem.bMnMajor =
+      !op.getTransposeRhs() && readsMnMajor(problem.precision, dims.n, dims.k);
+  return problem;
+}
+
 namespace {
 
 /// transposesInSharedMemory's two costs (us) of an MN-major TF32 operand for

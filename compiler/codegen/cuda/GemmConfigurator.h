@@ -12,6 +12,7 @@
 #define NOVA_CODEGEN_CUDA_GEMMCONFIGURATOR_H
 
 #include "compiler/dialect/NovaAttrs.h"
+#include "compiler/dialect/NovaOps.h"
 
 #include <optional>
 #include <string>
@@ -57,6 +58,12 @@ struct GemmProblem {
 /// as it is (no transpose in memory first): its rows and K are multiples of
 /// 16 bytes (TMA strides). Exact f32 lays its hi/lo parts out K-major.
 bool readsMnMajor(GemmPrecision precision, int64_t rows, int64_t k);
+
+/// The problem `op` computes, f32 operands in `f32Precision`, with the
+/// operands it can read as stored (readsMnMajor); or failure with the reason
+/// (dynamic shapes, no tensor-core path for the element type).
+FailureOr<GemmProblem> gemmProblem(MatmulOp op, GemmPrecision f32Precision,
+                                   std::string &why);
 
 /// sm_90 TF32 (whose wgmma reads only K-major operands), an operand stored
 /// MN-major (A [K, M], or B [K, N] when `ofB`): whether the GEMM of `config`

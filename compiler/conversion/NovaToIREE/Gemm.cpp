@@ -53,12 +53,17 @@ FailureOr<cuda::WgmmaGemmSpec> kernelSpec(MatmulOp op, GemmShape &shape) {
   LoweringConfigAttr config = op.getLoweringConfigAttr();
   if (!config)
     return failure();
-  RankedTensorType lhs = tensorType(op.getLhs()), rhs = tensorType(op.getRhs());
-  RankedTensorType result = op.getType();
-  if (!lhs.hasStaticShape() || !rhs.hasStaticShape())
-    return failure();
-  Type element = lhs.getElementType(), out = result.getElementType();
+  Type element = tensorType(op.getLhs()).getElementType();
+  Type out = op.getType().getElementType();
   if (!(out.isF32() || out.isBF16()))
+    return failure();
+  std::string why;
+  FailureOr<cuda::GemmProblem> problem = cuda::gemmProblem(
+      op,
+      config.getPrecision() == "tf32x3" ? cuda::GemmPrecision::TF32x3
+                                        : cuda::GemmPrecision::TF32,
+      why);
+  if (failed(problem))
     return failure();
   shape = op.getGemmDims();
   constexpr int64_t limit = std::numeric_limits<int32_t>::max() / 2;
@@ -66,30 +71,16 @@ FailureOr<cuda::WgmmaGemmSpec> kernelSpec(MatmulOp op, GemmShape &shape) {
       shape.m > limit || shape.n > limit || 3 * shape.k > limit)
     return failure();
   // Operands stored MN-contiguous are read as they are (no transpose in
-  // memory) when their rows and K are 16-byte multiples; TF32 ones when
-  // transposing them in shared memory is the cheaper.
-  cuda::GemmProblem problem;
-  problem.batch = shape.batch;
-  problem.m = shape.m;
-  problem.n = shape.n;
-  problem.k = shape.k;
-  problem.precision = element.isBF16() ? cuda::GemmPrecision::BF16
-                      : config.getPrecision() == "tf32x3"
-                          ? cuda::GemmPrecision::TF32x3
-                          : cuda::GemmPrecision::TF32;
+  // memory) when the problem can (readsMnMajor); TF32 ones when transposing
+  // them in shared memory is the cheaper.
   TargetAttr target = moduleTarget(op);
-  problem.aMnMajor = op.getTransposeLhs() &&
-                     cuda::readsMnMajor(problem.precision, shape.m, shape.k);
-  problem.bMnMajor = !op.getTransposeRhs() &&
-                     cuda::readsMnMajor(problem.precision, shape.n, shape.k);
   auto readAsStored = [&](bool mnMajor, bool ofB) {
     return mnMajor &&
-           (problem.precision != cuda::GemmPrecision::TF32 ||
-            cuda::transposesInSharedMemory(problem, config, target, ofB));
+           (problem->precision != cuda::GemmPrecision::TF32 ||
+            cuda::transposesInSharedMemory(*problem, config, target, ofB));
   };
-  bool aMnMajor = readAsStored(problem.aMnMajor, false);
-  bool bMnMajor = readAsStored(problem.bMnMajor, true);
-  std::string why;
+  bool aMnMajor = readAsStored(problem->aMnMajor, false);
+  bool bMnMajor = readAsStored(problem->bMnMajor, true);
   FailureOr<cuda::WgmmaGemmSpec> spec = cuda::wgmmaGemmSpec(
       config, out.isBF16(), shape.n, aMnMajor, bMnMajor,
       target.getSharedMemoryPerSm() - cuda::kReservedSharedMemory, why);
