@@ -59,6 +59,10 @@ struct LowerToLinalgOptions : PassPipelineOptions<LowerToLinalgOptions> {
                      "(a train step updated in place): CUDA optimizer "
                      "updates may write them in place"),
       llvm::cl::init(false)};
+  Option<bool> gemmStmatrix{
+      *this, "gemm-stmatrix",
+      llvm::cl::desc("bf16 GEMM results staged with stmatrix (experimental)"),
+      llvm::cl::init(false)};
   Option<std::string> kernelCache{
       *this, "kernel-cache",
       llvm::cl::desc("directory keeping Nova's kernels (PTX) across "
@@ -112,6 +116,7 @@ void buildLowerToLinalgPipeline(OpPassManager &pm,
     ConvertNovaToIREEKernelsOptions kernels;
     kernels.stateInPlace = options.stateInPlace;
     kernels.kernelCache = options.kernelCache;
+    kernels.gemmStmatrix = options.gemmStmatrix;
     pm.addPass(createConvertNovaToIREEKernels(kernels));
   } else {
     pm.addPass(createNovaDecomposeAttention());

@@ -211,6 +211,9 @@ def ConvertNovaToIREEKernels
            "run Nova's multi-tensor kernel writing them in place. Off, they "
            "keep their linalg lowering, so a pure function never writes "
            "into its caller's arguments">,
+    Option<"gemmStmatrix", "gemm-stmatrix", "bool", /*default=*/"false",
+           "bf16 GEMM results staged for their TMA stores with stmatrix "
+           "(experimental until measured on the GPU: NOVA_GEMM_STMATRIX=1)">,
     Option<"kernelCache", "kernel-cache", "std::string", /*default=*/"",
            "directory keeping each kernel's PTX across processes (its path "
            "names the compiler build and the target); empty: built once "

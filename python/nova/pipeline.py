@@ -146,12 +146,20 @@ def linalg_pipeline(target: str, f32_matmul_precision: str = "highest", world_si
         options.append("state-in-place=true")
     options += [f"{name}={value}" for name, value in compiling_gpu(target).items()]
     if target.startswith("cuda:"):
+        if gemm_stmatrix_enabled():
+            options.append("gemm-stmatrix=true")
         kernels = str(kernel_cache_dir(target))
         if re.fullmatch(r"[^\s{}\"']+", kernels):  # what a pass option value may hold unquoted
             options.append(f"kernel-cache={kernels}")
         else:
             log.info("nova: kernel cache off: %r is not a plain path", kernels)
     return "nova-lower-to-linalg{" + " ".join(options) + "}"
+
+
+def gemm_stmatrix_enabled() -> bool:
+    """Whether bf16 GEMM results are staged for their TMA stores with
+    stmatrix (NOVA_GEMM_STMATRIX=1; experimental until measured on the GPU)."""
+    return os.environ.get("NOVA_GEMM_STMATRIX", "0") == "1"
 
 
 def step_transients_enabled() -> bool:

@@ -585,6 +585,57 @@ struct GemmKernel : KernelBuilder {
                : arith::TruncFOp::create(b, loc, element, v).getResult();
   }
 
+  /// Box j of subtile mt (bf16 C: 64 rows x 64 columns) written with
+  /// stmatrix: one x4 per warp and pair of column groups i, i + 1 stores
+  /// the warp's four 8x8 matrices (rows 0-7 and 8-15 of each group), lane l
+  /// giving the address of row l % 8 of matrix l / 8 and, as register q,
+  /// its own fragment pair of matrix q: the accumulator's layout (registers
+  /// 4i + 2h, 4i + 2h + 1 at row 8h + l / 4, columns 2 (l % 4) + {0, 1}).
+  /// A matrix row is one 16-byte unit, so the box's swizzle (unit u of row
+  /// r at u ^ r % 8) only moves whole rows. A quarter of the stores of
+  /// pairs, with fewer address computations.
+  void stmatrixBox(
+      int64_t mt, int64_t j, Value warp, Value lane, Value buffer,
+      function_ref<std::pair<Value, Value>(int64_t, int64_t, Value, Value)>
+          pairAt,
+      function_ref<void(int64_t, int64_t)> afterColumns) {
+    constexpr int64_t groupsPerBox = 8; // 64 bf16 columns of 8
+    Value rowInTile = add(mul(warp, c32(16)), div(lane, c32(4)));
+    Value pairCol = mul(rem(lane, c32(4)), c32(2));
+    Value matrix = div(lane, c32(8)), rowInMatrix = rem(lane, c32(8));
+    // The row this lane addresses: 16 warp + 8 (matrix % 2) + l % 8.
+    Value addressRow = add(add(mul(warp, c32(16)),
+                               mul(rem(matrix, c32(2)), c32(8))),
+                           rowInMatrix);
+    Type i32 = b.getI32Type();
+    VectorType pairType = VectorType::get({2}, outElement());
+    for (int64_t i = j * groupsPerBox; i < (j + 1) * groupsPerBox; i += 2) {
+      SmallVector<Value> sources;
+      for (int64_t g = i; g < i + 2; ++g) {
+        for (int64_t h = 0; h < 2; ++h) {
+          auto [v0, v1] =
+              pairAt(mt, 4 * g + 2 * h,
+                     add(add(rowInTile, c32(8 * h)), c32(64 * mt)),
+                     add(pairCol, c32(8 * g)));
+          Value pair = vector::FromElementsOp::create(b, loc, pairType,
+                                                      ValueRange{v0, v1});
+          sources.push_back(LLVM::BitcastOp::create(b, loc, i32, pair));
+        }
+        if (afterColumns)
+          afterColumns(mt, g);
+      }
+      // This lane's matrix row: column group i + matrix / 2 of the box.
+      Value unit = add(c32(i % groupsPerBox), div(matrix, c32(2)));
+      Value swizzled = arith::XOrIOp::create(b, loc, unit, rowInMatrix);
+      Value offset = add(mul(addressRow, c32(128)), mul(swizzled, c32(16)));
+      NVVM::StMatrixOp::create(b, loc, byteOffset(shared, buffer, offset),
+                               sources, NVVM::MMALayout::row,
+                               NVVM::LdStMatrixShapeAttr::get(
+                                   b.getContext(), 8, 8),
+                               NVVM::LdStMatrixEltType::B16);
+    }
+  }
+
   /// The consumer's C rows, box by box ([64 rows, 128 bytes], 128B-swizzled),
   /// through a ring of two box buffers in shared memory: each box is written
   /// and TMA-stored while the previous one's store is still reading. A box
@@ -625,6 +676,9 @@ struct GemmKernel : KernelBuilder {
               b, loc, b.getI32IntegerAttr(n == 0 ? 0 : 1), b.getUnitAttr());
         });
         groupBarrier();
+        if (spec.stmatrix) {
+          stmatrixBox(mt, j, warp, lane, buffer, pairAt, afterColumns);
+        } else {
         for (int64_t i = j * boxCols / 8; i < (j + 1) * boxCols / 8; ++i) {
           for (int64_t h = 0; h < 2; ++h) {
             Value row = add(rowInTile, c32(8 * h)); // 0..63 in the box
@@ -646,6 +700,7 @@ struct GemmKernel : KernelBuilder {
           }
           if (afterColumns)
             afterColumns(mt, i);
+        }
         }
         fenceAsyncShared(); // before the TMA reads the box
         groupBarrier();
@@ -1040,6 +1095,7 @@ std::string WgmmaGemmSpec::kernelName() const {
                        tileM, tileN, tileK(), stages, consumers, rasterGroup,
                        splitK,
                        std::string(tmaStore ? "_tma" : "") +
+                           (stmatrix ? "_sm" : "") +
                            (pingpong ? "_pp" : "") + (streamK ? "_sk" : ""),
                        aMnMajor || bMnMajor
                            ? std::string("_") + (aMnMajor ? "m" : "k") +

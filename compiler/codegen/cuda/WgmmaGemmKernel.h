@@ -110,6 +110,9 @@ struct WgmmaGemmSpec {
   /// Epilogue through shared memory and TMA stores (needs C's rows to be a
   /// multiple of 16 bytes); else each thread stores its fragments.
   bool tmaStore = false;
+  /// bf16 C staged for its TMA stores with stmatrix (four 8x8 matrices a
+  /// warp instruction) instead of one 4-byte store per fragment pair.
+  bool stmatrix = false;
   /// Operands stored MN-major (A [K, M], B [K, N]): bf16 ones through
   /// wgmma's transposed operand modes, TF32 ones transposed in shared memory.
   bool aMnMajor = false, bMnMajor = false;

@@ -375,7 +375,8 @@ LogicalResult lowerToGemmKernel(IRRewriter &rewriter, ModuleOp module,
 } // namespace
 
 LogicalResult nova_to_iree::injectGemmKernels(ModuleOp module,
-                                              bool poisonOutputs) {
+                                              bool poisonOutputs,
+                                              bool stmatrix) {
   SmallVector<GemmUse> ops;
   bool failedEpilogue = false;
   module.walk([&](MatmulOp op) {
@@ -383,6 +384,7 @@ LogicalResult nova_to_iree::injectGemmKernels(ModuleOp module,
     FailureOr<cuda::WgmmaGemmSpec> spec = kernelSpec(op, shape);
     if (failed(spec))
       return;
+    spec->stmatrix = stmatrix && spec->tmaStore && spec->outBytes() == 2;
     GemmUse use{op, *spec, shape, dyn_cast<FusedOp>(op->getParentOp()), {}};
     if (use.epilogue) {
       std::string why;

@@ -23,7 +23,7 @@ struct ConvertNovaToIREEKernelsPass
     ModuleOp module = getOperation();
     cuda::setKernelCacheDirectory(kernelCache);
     if (failed(nova_to_iree::injectScatterAddKernels(module)) ||
-        failed(nova_to_iree::injectGemmKernels(module, poisonOutputs)) ||
+        failed(nova_to_iree::injectGemmKernels(module, poisonOutputs, gemmStmatrix)) ||
         failed(nova_to_iree::injectAttentionKernels(module, poisonOutputs)) ||
         failed(nova_to_iree::injectCrossEntropyKernels(module, poisonOutputs)) ||
         failed(nova_to_iree::injectFusedKernels(module, poisonOutputs)) ||

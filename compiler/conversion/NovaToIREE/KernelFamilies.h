@@ -11,8 +11,10 @@ namespace mlir::nova::nova_to_iree {
 LogicalResult injectScatterAddKernels(ModuleOp module);
 
 /// nova.matmul with a "wgmma_tma" config -> a dispatch of Nova's sm_90 GEMM
-/// (into a NaN-filled output with `poisonOutputs`).
-LogicalResult injectGemmKernels(ModuleOp module, bool poisonOutputs);
+/// (into a NaN-filled output with `poisonOutputs`; bf16 results staged with
+/// stmatrix with `stmatrix`).
+LogicalResult injectGemmKernels(ModuleOp module, bool poisonOutputs,
+                                bool stmatrix);
 
 /// nova.attention / nova.attention_backward with a "flash_wgmma" config -> a
 /// dispatch of Nova's sm_90 fused attention (NaN-filled outputs with

@@ -41,8 +41,8 @@
 // CHECK:      tensormap.replace.tile.box_dim.global.b1024.b32 [%rd{{[0-9]+}}], 1,
 // CHECK:      tensormap.replace.tile.global_stride.global.b1024.b64 [%rd{{[0-9]+}}], 2,
 // CHECK:      fence.proxy.tensormap::generic.release.gpu;
-// CHECK-DAG:  setmaxnreg.inc.sync.aligned.u32 232;
-// CHECK-DAG:  setmaxnreg.dec.sync.aligned.u32 40;
+// CHECK-DAG:  setmaxnreg.inc.sync.aligned.u32 240;
+// CHECK-DAG:  setmaxnreg.dec.sync.aligned.u32 24;
 // CHECK-DAG:  wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {{.*}}, p, 1, 1, 0, 0;
 // CHECK-DAG:  wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {{.*}}, p, 1, 1, 0, 1;
 // CHECK-DAG:  wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {{.*}}, p, 1, 1, 1, 1;
@@ -63,8 +63,8 @@
 // CHECK-COUNT-16: .param .u32
 // CHECK:      .maxntid 384, 1, 1
 // CHECK:      .minnctapersm 1
-// CHECK-DAG:  setmaxnreg.inc.sync.aligned.u32 232;
-// CHECK-DAG:  setmaxnreg.dec.sync.aligned.u32 40;
+// CHECK-DAG:  setmaxnreg.inc.sync.aligned.u32 240;
+// CHECK-DAG:  setmaxnreg.dec.sync.aligned.u32 24;
 // CHECK-DAG:  wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {{.*}}, p, 1, 1, 0, 0;
 // CHECK-DAG:  wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {{.*}}, p, 1, 1, 0, 1;
 // CHECK-DAG:  wgmma.wait_group.sync.aligned 1;

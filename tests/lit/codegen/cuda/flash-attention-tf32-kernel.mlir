@@ -24,7 +24,7 @@
 // CHECK:      .maxntid 384, 1, 1
 // CHECK:      tensormap.replace.tile.rank.global.b1024.b32 [%rd{{[0-9]+}}], 3;
 // CHECK:      tensormap.replace.tile.rank.global.b1024.b32 [%rd{{[0-9]+}}], 2;
-// CHECK-DAG:  setmaxnreg.inc.sync.aligned.u32 232;
+// CHECK-DAG:  setmaxnreg.inc.sync.aligned.u32 240;
 // CHECK-DAG:  wgmma.mma_async.sync.aligned.m64n32k8.f32.tf32.tf32
 // CHECK-DAG:  wgmma.mma_async.sync.aligned.m64n64k8.f32.tf32.tf32
 // CHECK-DAG:  cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes

@@ -1,0 +1,125 @@
+"""Register budgets of Nova's sm_90 kernels, checked with ptxas (no GPU).
+
+Warp-specialized kernels move registers from the producer warp group to the
+consumers with setmaxnreg; ptxas then allocates each role within its share
+and spills what does not fit to local memory. A spill inside a consumer's MMA
+loop costs every iteration, so each GEMM and attention kernel class is
+compiled here and ptxas's spill report held to a budget: none, except the
+attention backward's (below).
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from nova import compiler
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _ptxas() -> str:
+    for candidate in (shutil.which("ptxas"), *sorted(Path("/usr/local").glob("cuda*/bin/ptxas"))):
+        if candidate:
+            return str(candidate)
+    pytest.skip("ptxas (CUDA toolkit) is not installed")
+
+
+def _kernels(text: str, configure: str = "target=sm_90", convert: str = "") -> dict[str, str]:
+    """PTX of every kernel the configured ops of `text` lower to, by name."""
+    pipeline = f"nova-configure-kernels{{{configure}}},convert-nova-to-iree-kernels{{{convert}}}"
+    out = compiler.run_pipeline(text, pipeline, allow_unregistered_dialects=True)
+    ptx = [bytes.fromhex(h).decode() for h in re.findall(r'#hal\.executable\.object<\{data = dense<"0x([0-9A-Fa-f]+)">', out)]
+    return {re.search(r"\.entry (\w+)", p).group(1): p for p in ptx}
+
+
+def _spilled_bytes(ptx: str, tmp_path: Path) -> int:
+    """ptxas's spill stores + loads for the PTX's one kernel."""
+    arch = re.search(r"\.target (sm_\w+)", ptx).group(1)
+    source = tmp_path / "kernel.ptx"
+    source.write_text(ptx)
+    report = subprocess.run(
+        [_ptxas(), f"-arch={arch}", "-v", str(source), "-o", str(tmp_path / "kernel.cubin")],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stderr
+    stores = re.search(r"(\d+) bytes spill stores, (\d+) bytes spill loads", report)
+    assert stores, report
+    return int(stores.group(1)) + int(stores.group(2))
+
+
+def _attention(d: int, causal: bool, dtype: str, t: int = 200) -> str:
+    q = f"tensor<2x4x{t}x{d}x{dtype}>"
+    lse = f"tensor<2x4x{t}xf32>"
+    flags = f"{{{'causal, ' if causal else ''}scale = 0.125 : f64}}"
+    return f"""func.func @attention(%q: {q}, %k: {q}, %v: {q}, %do: {q}) -> ({q}, {q}, {q}, {q}) {{
+  %o, %lse = nova.attention %q, %k, %v {flags} : {q}, {q}, {q} -> {q}, {lse}
+  %dq, %dk, %dv = nova.attention_backward %do, %q, %k, %v, %o, %lse {flags} : {q}, {q}, {q}, {q}, {q}, {lse} -> {q}, {q}, {q}
+  return %o, %dq, %dk, %dv : {q}, {q}, {q}, {q}
+}}"""
+
+
+def _matmul(m: int, n: int, k: int, dtype: str, out: str, layout: str) -> str:
+    """A matmul of layout "nt" (B stored [N, K]), "nn" or "tn" (A stored [K, M])."""
+    a = f"tensor<{k}x{m}x{dtype}>" if layout == "tn" else f"tensor<{m}x{k}x{dtype}>"
+    b = f"tensor<{n}x{k}x{dtype}>" if layout == "nt" else f"tensor<{k}x{n}x{dtype}>"
+    flags = {"nt": "{transpose_rhs}", "nn": "", "tn": "{transpose_lhs}"}[layout]
+    c = f"tensor<{m}x{n}x{out}>"
+    return f"""func.func @matmul(%a: {a}, %b: {b}) -> {c} {{
+  %c = nova.matmul %a, %b {flags} : {a}, {b} -> {c}
+  return %c : {c}
+}}"""
+
+
+# The model's GEMM classes (gpt-146m shapes): forward (ping-pong), input
+# gradient (cooperative, B read MN-major), weight gradients (stream-K and
+# split-K partial sums), TF32 with operands transposed in shared memory, exact
+# f32 (three TF32 products).
+GEMMS = {
+    "bf16 forward": (_matmul(16384, 3072, 768, "bf16", "bf16", "nt"), "target=sm_90"),
+    "bf16 input gradient": (_matmul(16384, 768, 3072, "bf16", "bf16", "nn"), "target=sm_90"),
+    "bf16 weight gradient": (_matmul(768, 3072, 16384, "bf16", "bf16", "tn"), "target=sm_90"),
+    "bf16 split-K": (_matmul(768, 768, 16384, "bf16", "f32", "tn"), "target=sm_90"),
+    "tf32 weight gradient": (
+        _matmul(3072, 768, 16384, "f32", "f32", "tn"),
+        "target=sm_90 f32-matmul-precision=high",
+    ),
+    "tf32 forward": (_matmul(16384, 2048, 512, "f32", "f32", "nt"), "target=sm_90 f32-matmul-precision=high"),
+    "exact f32": (_matmul(4096, 4096, 4096, "f32", "f32", "nt"), "target=sm_90 f32-matmul-precision=highest"),
+}
+
+
+@pytest.mark.parametrize("stmatrix", [False, True], ids=["pairs", "stmatrix"])
+@pytest.mark.parametrize("case", list(GEMMS))
+def test_gemm_kernels_do_not_spill(case, stmatrix, tmp_path):
+    text, configure = GEMMS[case]
+    kernels = _kernels(text, configure, f"gemm-stmatrix={str(stmatrix).lower()}")
+    gemms = {name: ptx for name, ptx in kernels.items() if name.startswith("nova_gemm_")}
+    assert gemms, kernels.keys()
+    for name, ptx in gemms.items():
+        assert "setmaxnreg" in ptx or "_c1_" in name, name
+        assert _spilled_bytes(ptx, tmp_path) == 0, name
+
+
+@pytest.mark.parametrize("causal", [True, False], ids=["causal", "full"])
+@pytest.mark.parametrize(("d", "dtype"), [(64, "bf16"), (128, "bf16"), (64, "f32")])
+def test_attention_kernels_register_budget(d, dtype, causal, tmp_path):
+    """The forwards never spill. The backward's consumers hold dK and dV (D / 2
+    f32 registers each) beside S and dP of a 64-query block (32 each): at
+    D = 64 all of it fits their 240 registers (what is left, a word or three
+    outside the MMA loop); at D = 128 they cannot: ~380 bytes of stores and
+    ~590 of loads (a known cost: smaller query blocks would need 64-byte
+    swizzled bf16 tiles)."""
+    configure = "target=sm_90" + (" f32-matmul-precision=high" if dtype == "f32" else "")
+    kernels = _kernels(_attention(d, causal, dtype), configure)
+    forward = [n for n in kernels if n.startswith("nova_attention_fwd_")]
+    backward = [n for n in kernels if n.startswith("nova_attention_bwd_")]
+    assert len(forward) == 1 and len(backward) == 1, kernels.keys()
+    assert _spilled_bytes(kernels[forward[0]], tmp_path) == 0
+    budget = 40 if d == 64 else 1024
+    assert _spilled_bytes(kernels[backward[0]], tmp_path) <= budget, backward[0]
