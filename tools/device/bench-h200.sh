@@ -31,13 +31,19 @@
 #           gpt-42m bf16 check, Nova's rows and the gpt-42m bf16 profile
 #   rows    the fused-rows kernel check, gpt-42m bf16/tf32 checks vs eager
 #           CUDA, gpt-146m bf16 B16 every mode and Nova's profile
+#   sm-kernels  A/B of bf16 C staged with stmatrix (bench-artifacts-sm,
+#           prepared with NOVA_GEMM_STMATRIX=1) against 4-byte stores
+#           (bench-artifacts): the attention check (setmaxnreg 24/240), both
+#           GEMM checks, both bf16 matmul sweeps, the attention sweep
+#   sm-rows the gpt-42m bf16 check vs eager CUDA on both, Nova's gpt-42m bf16
+#           and gpt-146m bf16 rows from each, alternating, and compile-sdpa's
 #   release gpt-42m bf16 check vs eager (the released torch state synced
 #           back), gpt-146m bf16 under a 12 GiB cap at B24 and B16 (Nova), and
 #           gpt-146m B16 profiles of Nova and of compile-sdpa
 # Carry .whl, bench-artifacts and .nova-commit (nova bench prepare output).
 # Results: $OUT/<phase>.jsonl and $OUT/<phase>.log.
 set -uo pipefail
-phase=${1:?phase: kernels, smoke, nova, checked, rows, 42m, 146m, cap, probe, ab, gate or release}
+phase=${1:?phase: kernels, smoke, nova, checked, rows, 42m, 146m, cap, probe, ab, gate, sm-kernels, sm-rows or release}
 . tools/device/gpu-env.sh
 export PYTHONUNBUFFERED=1
 out=${OUT:-/tmp}/$phase.jsonl
@@ -125,6 +131,29 @@ PY
       bench train --model gpt-146m --dtype bf16 --batch 16 --modes nova --mem-cap-gib 12
       bench profile --model gpt-146m --dtype bf16 --batch 16 --steps 2 --top 60
       bench profile --model gpt-146m --dtype bf16 --batch 16 --steps 2 --top 60 --mode compile-sdpa
+      ;;
+    sm-kernels)
+      python3 tools/attention_check.py run --dir bench-artifacts/attention-check | tee "${OUT:-/tmp}/attention-check.jsonl"
+      for a in bench-artifacts bench-artifacts-sm; do
+        python3 tools/gemm_check.py run --dir $a/gemm-check | tee "${OUT:-/tmp}/gemm-check-$a.jsonl"
+      done
+      for a in bench-artifacts bench-artifacts-sm; do
+        art=$a NOVA_COMMIT=$(cat $a/.commit 2>/dev/null || cat .nova-commit) bench matmul --dtype bf16
+      done
+      bench attention
+      ;;
+    sm-rows)
+      for a in bench-artifacts bench-artifacts-sm; do
+        art=$a bench check --model gpt-42m --dtype bf16 --batch 32 --steps 12
+      done
+      for i in 1 2; do
+        for a in bench-artifacts bench-artifacts-sm; do
+          art=$a bench train --model gpt-42m --dtype bf16 --batch 32 --modes nova
+          art=$a bench train --model gpt-146m --dtype bf16 --batch 16 --modes nova
+        done
+      done
+      bench train --model gpt-42m --dtype bf16 --batch 32 --modes compile-sdpa
+      bench train --model gpt-146m --dtype bf16 --batch 16 --modes compile-sdpa
       ;;
     42m)
       bench train --model gpt-42m --dtype bf16 --batch 32
