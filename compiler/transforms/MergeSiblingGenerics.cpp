@@ -276,6 +276,40 @@ struct Merger {
     }
   }
 
+  bool isSmall(Value value) const {
+    auto tensor = dyn_cast<RankedTensorType>(value.getType());
+    if (!tensor)
+      return !isa<ShapedType>(value.getType());
+    return tensor.hasStaticShape() &&
+           tensor.getNumElements() *
+                   llvm::divideCeil(tensor.getElementTypeBitWidth(), 8) <=
+               maxResultBytes;
+  }
+
+  /// Moves merge candidates, and reshapes between them, down to just before
+  /// their first reader, bottom up: siblings made early but read late (the
+  /// bias gradients' second-stage sums of every layer and their bf16 casts,
+  /// read by the optimizer at the step's end) then lie together, where the
+  /// merge finds them all available. Only ops whose operands are all small
+  /// move, so nothing large lives longer.
+  void sinkToReaders() {
+    SmallVector<Operation *> ops;
+    for (Operation &op : llvm::reverse(block))
+      ops.push_back(&op);
+    for (Operation *op : ops) {
+      auto generic = dyn_cast<linalg::GenericOp>(op);
+      bool movable = generic ? classify(generic).has_value()
+                             : isReshape(op) && isSmall(op->getOperand(0));
+      if (!movable || !llvm::all_of(op->getOperands(), [&](Value v) {
+            return isSmall(v);
+          }))
+        continue;
+      Operation *reader = firstReader(op);
+      if (reader && reader != op->getNextNode())
+        op->moveBefore(reader);
+    }
+  }
+
   /// One sweep over the block; whether anything merged.
   bool sweep() {
     SmallVector<std::pair<Key, Group>, 0> groups;
@@ -318,6 +352,7 @@ struct NovaMergeSiblingGenerics
       if (func.isExternal())
         return;
       Merger merger{maxResultBytes, maxBindings, func.getBody().front()};
+      merger.sinkToReaders();
       // A merged reduction makes its readers (the casts of its sums)
       // siblings in turn.
       // Every merge removes generics, so this ends.

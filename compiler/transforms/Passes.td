@@ -110,8 +110,12 @@ def NovaMergeSiblingGenerics : Pass<"nova-merge-sibling-generics"> {
     only when no linalg or tensor op reads them (through reshapes), and
     reductions only when what reads them is a kernel, another reduction or
     such an elementwise op (e.g. the cast of a sum to bf16, which is merged
-    in turn and fused into the merged reduction by IREE). Repeats until
-    nothing merges; a merged op reads and writes at most `max-bindings`
+    in turn and fused into the merged reduction by IREE). First, such ops
+    whose operands are all small move down to just before their first
+    reader (with the reshapes between them), so that siblings made early
+    but read late merge too: the bias gradients' second-stage sums and casts
+    of every layer, read by the optimizer at the step's end (gpt-146m's step:
+    714 -> 618 dispatches). Repeats until nothing merges; a merged op reads and writes at most `max-bindings`
     tensors (IREE 3.13's CUDA HAL binds 16 buffers to a dispatch).
   }];
   let options = [

@@ -176,3 +176,62 @@ func.func @dependent(%x: tensor<32x64xf32>, %y: tensor<32x64xf32>) {
   call @use(%c2) : (tensor<64xbf16>) -> ()
   return
 }
+
+// -----
+
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+#keep2 = affine_map<(d0, d1) -> (d1)>
+#id1 = affine_map<(d0) -> (d0)>
+
+func.func private @layer(tensor<64xf32>) -> tensor<32x64xf32>
+func.func private @optimizer(tensor<64xbf16>, tensor<64xbf16>)
+
+// Two layers' bias gradients: each layer's second-stage sum and its cast are
+// made right after its partials, but only the optimizer at the end reads
+// them. Both move down to it, where they merge: one sum and one cast, after
+// the second layer's partials.
+// CHECK-LABEL: func.func @layers
+// CHECK:         %[[A:.*]] = call @layer(%arg0)
+// CHECK-NOT:     linalg.generic
+// CHECK:         %[[B:.*]] = call @layer(%arg1)
+// CHECK-NOT:     call
+// CHECK:         %[[S:.*]]:2 = linalg.generic {{.*}}iterator_types = ["reduction", "parallel"]
+// CHECK-SAME:      ins(%[[B]], %[[A]] :
+// CHECK:         %[[C:.*]]:2 = linalg.generic {{.*}}iterator_types = ["parallel"]
+// CHECK-SAME:      ins(%[[S]]#0, %[[S]]#1 :
+// CHECK:         call @optimizer(%[[C]]#1, %[[C]]#0)
+// CHECK-NOT:     linalg.generic
+// NONE-LABEL: func.func @layers
+// NONE-COUNT-4: linalg.generic
+// NONE-NOT:     linalg.generic
+func.func @layers(%x: tensor<64xf32>, %y: tensor<64xf32>) {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<64xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<64xf32>) -> tensor<64xf32>
+  %a = call @layer(%x) : (tensor<64xf32>) -> tensor<32x64xf32>
+  %sa = linalg.generic {indexing_maps = [#id2, #keep2], iterator_types = ["reduction", "parallel"]} ins(%a : tensor<32x64xf32>) outs(%f : tensor<64xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %0 = arith.addf %acc, %in : f32
+    linalg.yield %0 : f32
+  } -> tensor<64xf32>
+  %ca0 = tensor.empty() : tensor<64xbf16>
+  %ca = linalg.generic {indexing_maps = [#id1, #id1], iterator_types = ["parallel"]} ins(%sa : tensor<64xf32>) outs(%ca0 : tensor<64xbf16>) {
+  ^bb0(%in: f32, %out: bf16):
+    %0 = arith.truncf %in : f32 to bf16
+    linalg.yield %0 : bf16
+  } -> tensor<64xbf16>
+  %b = call @layer(%y) : (tensor<64xf32>) -> tensor<32x64xf32>
+  %sb = linalg.generic {indexing_maps = [#id2, #keep2], iterator_types = ["reduction", "parallel"]} ins(%b : tensor<32x64xf32>) outs(%f : tensor<64xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %0 = arith.addf %acc, %in : f32
+    linalg.yield %0 : f32
+  } -> tensor<64xf32>
+  %cb0 = tensor.empty() : tensor<64xbf16>
+  %cb = linalg.generic {indexing_maps = [#id1, #id1], iterator_types = ["parallel"]} ins(%sb : tensor<64xf32>) outs(%cb0 : tensor<64xbf16>) {
+  ^bb0(%in: f32, %out: bf16):
+    %0 = arith.truncf %in : f32 to bf16
+    linalg.yield %0 : bf16
+  } -> tensor<64xbf16>
+  call @optimizer(%ca, %cb) : (tensor<64xbf16>, tensor<64xbf16>) -> ()
+  return
+}
