@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# On the build box: compiles what the phases of tools/device/bench-h200.sh read.
+#   bench-artifacts     gpt-42m bf16/tf32 (B32) and gpt-146m bf16 (B16) steps, the
+#                       bf16 and tf32 matmul sweeps, the attention cases, and every
+#                       kernel check (GEMM, attention, AdamW, cross-entropy, fused rows)
+#   bench-artifacts-sm  (with `sm`) the GEMM check, the bf16 matmul sweep and the bf16
+#                       steps again, compiled with NOVA_GEMM_STMATRIX=1 (the A/B of
+#                       phases sm-kernels and sm-rows)
+# Each set compiles with an empty kernel cache of its own. Then carry
+# [".whl", "bench-artifacts", "bench-artifacts-sm", ".nova-commit"] (64 MiB in all).
+#   tools/device/prepare.sh [sm]
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+nova=.venv/bin/nova
+py=.venv/bin/python
+target=cuda:sm_90
+git rev-parse --short HEAD > .nova-commit
+
+prepare_set() { # out, then the models' dtypes
+  local out=$1
+  shift
+  rm -rf "$out"
+  "$nova" bench prepare --models gpt-42m --dtypes "$@" --batch 32 --matmul --target $target --out "$out"
+  "$nova" bench prepare --models gpt-146m --dtypes bf16 --batch 16 --target $target --out "$out"
+  "$py" tools/gemm_check.py prepare --out "$out/gemm-check" --target $target
+  cp .nova-commit "$out/.commit"
+}
+
+NOVA_CACHE_DIR=$(mktemp -d) prepare_set bench-artifacts bf16 tf32
+NOVA_CACHE_DIR=$(mktemp -d) "$nova" bench prepare --attention --models --target $target --out bench-artifacts
+for check in attention adamw cross_entropy fused_rows; do
+  "$py" tools/${check}_check.py prepare --out "bench-artifacts/${check//_/-}-check" --target $target
+done
+if [ "${1:-}" = sm ]; then
+  NOVA_GEMM_STMATRIX=1 NOVA_CACHE_DIR=$(mktemp -d) prepare_set bench-artifacts-sm bf16
+fi
+du -sh bench-artifacts* | sort -h
