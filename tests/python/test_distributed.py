@@ -165,6 +165,6 @@ def test_launcher_starts_every_rank_and_reports_failures(tmp_path: Path):
     )  # fmt: skip
     assert result.returncode == 3
     lines = sorted(line for line in result.stdout.splitlines() if line.startswith("rank"))
-    assert [line.split(" port")[0] for line in lines] == ["rank 0 of 3", "rank 1 of 3", "rank 2 of 3"]
+    assert [line.split(" port")[0] for line in lines] == ["rank 0 of 3", "rank 1 of 3", "rank 2 of 3"], result.stderr
     assert len({line.split("port ")[1] for line in lines}) == 1
     assert "rank 1 exited with 3" in result.stderr

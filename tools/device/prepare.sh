@@ -15,6 +15,11 @@ nova=.venv/bin/nova
 py=.venv/bin/python
 target=cuda:sm_90
 git rev-parse --short HEAD > .nova-commit
+# The GPU box's runtime side (Python 3.12, no network): IREE's runtime and ml_dtypes.
+ls .whl/iree_base_runtime-3.13.0-*.whl .whl/ml_dtypes-0.5.4-*.whl >/dev/null 2>&1 ||
+  "$py" -m pip download -q --no-deps --only-binary=:all: --python-version 3.12 --implementation cp \
+    --platform manylinux_2_28_x86_64 --platform manylinux_2_27_x86_64 -d .whl \
+    iree-base-runtime==3.13.0 ml_dtypes==0.5.4
 
 prepare_set() { # out, then the models' dtypes
   local out=$1
@@ -34,4 +39,4 @@ done
 if [ "${1:-}" = sm ]; then
   NOVA_GEMM_STMATRIX=1 NOVA_CACHE_DIR=$(mktemp -d) prepare_set bench-artifacts-sm bf16
 fi
-du -sh bench-artifacts* | sort -h
+du -shc .whl bench-artifacts* | sort -h
