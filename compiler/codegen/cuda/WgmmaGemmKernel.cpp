@@ -679,28 +679,28 @@ struct GemmKernel : KernelBuilder {
         if (spec.stmatrix) {
           stmatrixBox(mt, j, warp, lane, buffer, pairAt, afterColumns);
         } else {
-        for (int64_t i = j * boxCols / 8; i < (j + 1) * boxCols / 8; ++i) {
-          for (int64_t h = 0; h < 2; ++h) {
-            Value row = add(rowInTile, c32(8 * h)); // 0..63 in the box
-            int64_t col0 = 8 * i;                   // + pairCol
-            Value byteInRow =
-                mul(add(c32(col0 % boxCols), pairCol), c32(outBytes));
-            Value unit = arith::XOrIOp::create(
-                b, loc, div(byteInRow, c32(16)), rem(row, c32(8)));
-            Value offset =
-                add(mul(row, c32(128)),
-                    add(mul(unit, c32(16)), rem(byteInRow, c32(16))));
-            auto [v0, v1] = pairAt(mt, 4 * i + 2 * h, add(row, c32(64 * mt)),
-                                   add(pairCol, c32(col0)));
-            Value pair = vector::FromElementsOp::create(
-                b, loc, VectorType::get({2}, outElement), ValueRange{v0, v1});
-            LLVM::StoreOp::create(b, loc, pair,
-                                  byteOffset(shared, buffer, offset),
-                                  2 * outBytes);
+          for (int64_t i = j * boxCols / 8; i < (j + 1) * boxCols / 8; ++i) {
+            for (int64_t h = 0; h < 2; ++h) {
+              Value row = add(rowInTile, c32(8 * h)); // 0..63 in the box
+              int64_t col0 = 8 * i;                   // + pairCol
+              Value byteInRow =
+                  mul(add(c32(col0 % boxCols), pairCol), c32(outBytes));
+              Value unit = arith::XOrIOp::create(
+                  b, loc, div(byteInRow, c32(16)), rem(row, c32(8)));
+              Value offset =
+                  add(mul(row, c32(128)),
+                      add(mul(unit, c32(16)), rem(byteInRow, c32(16))));
+              auto [v0, v1] = pairAt(mt, 4 * i + 2 * h, add(row, c32(64 * mt)),
+                                     add(pairCol, c32(col0)));
+              Value pair = vector::FromElementsOp::create(
+                  b, loc, VectorType::get({2}, outElement), ValueRange{v0, v1});
+              LLVM::StoreOp::create(b, loc, pair,
+                                    byteOffset(shared, buffer, offset),
+                                    2 * outBytes);
+            }
+            if (afterColumns)
+              afterColumns(mt, i);
           }
-          if (afterColumns)
-            afterColumns(mt, i);
-        }
         }
         fenceAsyncShared(); // before the TMA reads the box
         groupBarrier();
