@@ -66,20 +66,27 @@ struct Merger {
   using Key = std::tuple<SmallVector<int64_t>, SmallVector<utils::IteratorType>,
                          int>;
 
+  /// A scalar, or a static tensor of at most `maxResultBytes`.
+  bool isSmall(Value value) const {
+    auto tensor = dyn_cast<RankedTensorType>(value.getType());
+    if (!tensor)
+      return !isa<ShapedType>(value.getType());
+    return tensor.hasStaticShape() &&
+           tensor.getNumElements() *
+                   llvm::divideCeil(tensor.getElementTypeBitWidth(), 8) <=
+               maxResultBytes;
+  }
+
   bool isStructurallyMergeable(linalg::GenericOp op) const {
     if (op->getBlock() != &block || !op.hasPureTensorSemantics() ||
         op->getNumResults() == 0 || op.getNumDpsInits() != op->getNumResults())
       return false;
     if (llvm::any_of(op.getStaticLoopRanges(), ShapedType::isDynamic))
       return false;
-    for (Type type : op->getResultTypes()) {
-      auto tensor = dyn_cast<RankedTensorType>(type);
-      if (!tensor || !tensor.hasStaticShape() ||
-          !tensor.getElementType().isIntOrFloat())
-        return false;
-      int64_t bytes = tensor.getNumElements() *
-                      llvm::divideCeil(tensor.getElementTypeBitWidth(), 8);
-      if (bytes > maxResultBytes)
+    for (Value result : op->getResults()) {
+      auto tensor = dyn_cast<RankedTensorType>(result.getType());
+      if (!tensor || !tensor.getElementType().isIntOrFloat() ||
+          !isSmall(result))
         return false;
     }
     for (Operation &inner : op.getRegion().front().without_terminator())
@@ -274,16 +281,6 @@ struct Merger {
         old.replaceAllUsesWith(merged->getResult(result++));
       member->erase();
     }
-  }
-
-  bool isSmall(Value value) const {
-    auto tensor = dyn_cast<RankedTensorType>(value.getType());
-    if (!tensor)
-      return !isa<ShapedType>(value.getType());
-    return tensor.hasStaticShape() &&
-           tensor.getNumElements() *
-                   llvm::divideCeil(tensor.getElementTypeBitWidth(), 8) <=
-               maxResultBytes;
   }
 
   /// Moves merge candidates, and reshapes between them, down to just before
