@@ -28,7 +28,9 @@
 #include "compiler/conversion/NovaToLinalg/Utils.h"
 #include "compiler/dialect/NovaOps.h"
 
+#include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/bit.h"
+#include "llvm/Support/ThreadPool.h"
 
 #include <cmath>
 
@@ -504,11 +506,11 @@ LogicalResult lowerForward(IRRewriter &rewriter, ModuleOp module,
   return success();
 }
 
-LogicalResult lowerBackward(IRRewriter &rewriter, ModuleOp module,
-                            AttentionBackwardOp op,
-                            cuda::FlashAttentionSpec spec, bool poison,
-                            DenseMap<Value, Value> &copies) {
-  Heads heads = headsOf(op.getQuery());
+/// Where `op`'s gradients are packed (see PackedGrads), with `spec`'s
+/// packed forms set to match.
+std::optional<PackedGrads> packedGradsOf(AttentionBackwardOp op,
+                                         const Heads &heads,
+                                         cuda::FlashAttentionSpec &spec) {
   std::optional<PackedGrads> packed = packedGrads(op, heads);
   spec.packedGrads = packed.has_value();
   // f32 dQ accumulates in the packed gradient itself (zero-filled; TMA
@@ -519,6 +521,15 @@ LogicalResult lowerBackward(IRRewriter &rewriter, ModuleOp module,
     if (!spec.packedQuery)
       packed->query = ReshapeOp();
   }
+  return packed;
+}
+
+LogicalResult lowerBackward(IRRewriter &rewriter, ModuleOp module,
+                            AttentionBackwardOp op,
+                            cuda::FlashAttentionSpec spec, bool poison,
+                            DenseMap<Value, Value> &copies) {
+  Heads heads = headsOf(op.getQuery());
+  std::optional<PackedGrads> packed = packedGradsOf(op, heads, spec);
   SmallVector<bool> readOnly(spec.tf32 ? 9 : 6, true);
   readOnly.append(spec.packedQuery ? 2 : spec.packedGrads ? 3 : 4, false);
   if (failed(declareKernel(module, op, spec, readOnly, spec.tf32 ? 10 : 7)))
@@ -665,6 +676,38 @@ LogicalResult nova_to_iree::injectAttentionKernels(ModuleOp module,
     return success();
   if (failed(requireUnregisteredDialects(ops.front().first)))
     return failure();
+  // Each distinct kernel (the forward, the backward in its packed form and
+  // its Delta kernel) is built once, all of them in parallel (~0.3 s each
+  // in LLVM's NVPTX back end); the lowering below finds them in the cache.
+  llvm::StringMap<cuda::FlashAttentionSpec> kernels;
+  llvm::StringMap<std::pair<int64_t, bool>> deltaKernels; // head dim, f32
+  for (auto &[op, spec] : ops) {
+    cuda::FlashAttentionSpec planned = spec;
+    if (auto backward = dyn_cast<AttentionBackwardOp>(op)) {
+      Heads heads = headsOf(backward.getQuery());
+      (void)packedGradsOf(backward, heads, planned);
+      bool f32 = tensorType(backward.getGradOut()).getElementType().isF32();
+      std::string delta = cuda::attentionDeltaKernelName(heads.d, f32);
+      if (!hasExecutable(module, delta))
+        deltaKernels.try_emplace(delta, heads.d, f32);
+    }
+    if (!hasExecutable(module, planned.kernelName()))
+      kernels.try_emplace(planned.kernelName(), planned);
+  }
+  if (kernels.size() + deltaKernels.size() > 1) {
+    llvm::DefaultThreadPool pool(llvm::hardware_concurrency());
+    for (auto &kernel : kernels)
+      pool.async([spec = kernel.second] {
+        std::string error; // reported when the lowering asks again
+        (void)cuda::flashAttentionPtx(spec, error);
+      });
+    for (auto &kernel : deltaKernels)
+      pool.async([d = kernel.second.first, f32 = kernel.second.second] {
+        std::string error;
+        (void)cuda::attentionDeltaPtx(d, f32, error);
+      });
+    pool.wait();
+  }
   IRRewriter rewriter(module.getContext());
   SmallVector<Operation *> producers;
   DenseMap<Value, Value> roundedCopies; // bases rounded to TF32 here
