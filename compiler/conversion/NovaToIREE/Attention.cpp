@@ -30,7 +30,6 @@
 
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/bit.h"
-#include "llvm/Support/ThreadPool.h"
 
 #include <cmath>
 
@@ -679,8 +678,7 @@ LogicalResult nova_to_iree::injectAttentionKernels(ModuleOp module,
   // Each distinct kernel (the forward, the backward in its packed form and
   // its Delta kernel) is built once, all of them in parallel (~0.3 s each
   // in LLVM's NVPTX back end); the lowering below finds them in the cache.
-  llvm::StringMap<cuda::FlashAttentionSpec> kernels;
-  llvm::StringMap<std::pair<int64_t, bool>> deltaKernels; // head dim, f32
+  llvm::StringMap<std::function<std::string(std::string &)>> kernels;
   for (auto &[op, spec] : ops) {
     cuda::FlashAttentionSpec planned = spec;
     if (auto backward = dyn_cast<AttentionBackwardOp>(op)) {
@@ -689,25 +687,17 @@ LogicalResult nova_to_iree::injectAttentionKernels(ModuleOp module,
       bool f32 = tensorType(backward.getGradOut()).getElementType().isF32();
       std::string delta = cuda::attentionDeltaKernelName(heads.d, f32);
       if (!hasExecutable(module, delta))
-        deltaKernels.try_emplace(delta, heads.d, f32);
+        kernels.try_emplace(delta, [d = heads.d, f32](std::string &error) {
+          return cuda::attentionDeltaPtx(d, f32, error);
+        });
     }
     if (!hasExecutable(module, planned.kernelName()))
-      kernels.try_emplace(planned.kernelName(), planned);
+      kernels.try_emplace(planned.kernelName(),
+                          [planned](std::string &error) {
+                            return cuda::flashAttentionPtx(planned, error);
+                          });
   }
-  if (kernels.size() + deltaKernels.size() > 1) {
-    llvm::DefaultThreadPool pool(llvm::hardware_concurrency());
-    for (auto &kernel : kernels)
-      pool.async([spec = kernel.second] {
-        std::string error; // reported when the lowering asks again
-        (void)cuda::flashAttentionPtx(spec, error);
-      });
-    for (auto &kernel : deltaKernels)
-      pool.async([d = kernel.second.first, f32 = kernel.second.second] {
-        std::string error;
-        (void)cuda::attentionDeltaPtx(d, f32, error);
-      });
-    pool.wait();
-  }
+  buildInParallel(llvm::to_vector(llvm::make_second_range(kernels)));
   IRRewriter rewriter(module.getContext());
   SmallVector<Operation *> producers;
   DenseMap<Value, Value> roundedCopies; // bases rounded to TF32 here

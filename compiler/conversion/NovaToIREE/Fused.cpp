@@ -15,7 +15,6 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "llvm/ADT/StringMap.h"
-#include "llvm/Support/ThreadPool.h"
 
 using namespace mlir;
 using namespace mlir::nova;
@@ -89,19 +88,13 @@ LogicalResult nova_to_iree::injectFusedKernels(ModuleOp module,
   // (LLVM's NVPTX back end is most of the time; a gpt-146m step has ~40
   // row kernels); the lowering below finds them in the cache. The workers
   // only read the regions.
-  llvm::StringMap<Planned *> kernels;
+  llvm::StringMap<std::function<std::string(std::string &)>> kernels;
   for (Planned &p : ops)
     if (!hasExecutable(module, p.spec.kernelName))
-      kernels.try_emplace(p.spec.kernelName, &p);
-  if (kernels.size() > 1) {
-    llvm::DefaultThreadPool pool(llvm::hardware_concurrency());
-    for (auto &kernel : kernels)
-      pool.async([p = kernel.second] {
-        std::string error; // reported when the lowering asks again
-        (void)cuda::fusedRowsPtx(p->op, p->plan, p->spec, error);
+      kernels.try_emplace(p.spec.kernelName, [&p](std::string &error) {
+        return cuda::fusedRowsPtx(p.op, p.plan, p.spec, error);
       });
-    pool.wait();
-  }
+  buildInParallel(llvm::to_vector(llvm::make_second_range(kernels)));
   IRRewriter rewriter(module.getContext());
   for (Planned &p : ops)
     if (failed(lower(rewriter, module, p, poisonOutputs)))

@@ -26,7 +26,6 @@
 
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "llvm/ADT/StringMap.h"
-#include "llvm/Support/ThreadPool.h"
 
 #include <cmath>
 #include <limits>
@@ -417,19 +416,14 @@ LogicalResult nova_to_iree::injectGemmKernels(ModuleOp module,
   // Each distinct kernel is built once (LLVM's NVPTX back end takes ~0.5 s
   // a kernel), all of them in parallel; the lowering below finds them in
   // the cache. The workers only read the epilogues' regions.
-  llvm::StringMap<cuda::WgmmaGemmSpec> kernels;
+  llvm::StringMap<std::function<std::string(std::string &)>> kernels;
   for (GemmUse &use : ops)
     if (!hasExecutable(module, use.spec.kernelName()))
-      kernels.try_emplace(use.spec.kernelName(), use.spec);
-  if (kernels.size() > 1) {
-    llvm::DefaultThreadPool pool(llvm::hardware_concurrency());
-    for (auto &kernel : kernels)
-      pool.async([spec = kernel.second] {
-        std::string error; // reported when the lowering asks again
-        (void)cuda::wgmmaGemmPtx(spec, error);
-      });
-    pool.wait();
-  }
+      kernels.try_emplace(use.spec.kernelName(),
+                          [spec = use.spec](std::string &error) {
+                            return cuda::wgmmaGemmPtx(spec, error);
+                          });
+  buildInParallel(llvm::to_vector(llvm::make_second_range(kernels)));
   IRRewriter rewriter(module.getContext());
   for (GemmUse &use : ops)
     if (failed(lowerToGemmKernel(rewriter, module, use, poisonOutputs)))

@@ -7,6 +7,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/ThreadPool.h"
 
 using namespace mlir;
 using namespace mlir::nova;
@@ -32,6 +33,19 @@ LogicalResult nova_to_iree::requireUnregisteredDialects(Operation *op) {
   return op->emitOpError() << "convert-nova-to-iree-kernels emits IREE's "
                               "hal/flow ops unregistered: allow unregistered "
                               "dialects";
+}
+
+void nova_to_iree::buildInParallel(
+    ArrayRef<std::function<std::string(std::string &error)>> builds) {
+  if (builds.size() < 2)
+    return; // the lowering builds it
+  llvm::DefaultThreadPool pool(llvm::hardware_concurrency());
+  for (const auto &build : builds)
+    pool.async([&build] {
+      std::string error;
+      (void)build(error);
+    });
+  pool.wait();
 }
 
 bool nova_to_iree::hasExecutable(ModuleOp module, StringRef name) {

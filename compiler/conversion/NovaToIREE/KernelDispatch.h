@@ -24,6 +24,8 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/DenseMap.h"
 
+#include <functional>
+
 namespace mlir::nova::nova_to_iree {
 
 /// One entry point of a kernel executable.
@@ -46,6 +48,13 @@ LogicalResult requireUnregisteredDialects(Operation *op);
 
 /// Whether `module` already declares executable `name`.
 bool hasExecutable(ModuleOp module, StringRef name);
+
+/// Builds the PTX of every one of `builds` (distinct kernels, each kept in
+/// the kernel cache: cuda::cachedKernelPtx) all at once on a thread pool, so
+/// the lowering that follows finds them built. A build's error is reported
+/// when the lowering asks for that kernel again.
+void buildInParallel(
+    ArrayRef<std::function<std::string(std::string &error)>> builds);
 
 /// Declares executable `name` at the start of `module`, holding `ptx` for any
 /// CUDA target, with `exports`.
