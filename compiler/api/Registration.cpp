@@ -59,6 +59,12 @@ struct LowerToLinalgOptions : PassPipelineOptions<LowerToLinalgOptions> {
                      "(a train step updated in place): CUDA optimizer "
                      "updates may write them in place"),
       llvm::cl::init(false)};
+  Option<bool> packOptimizerState{
+      *this, "pack-optimizer-state",
+      llvm::cl::desc("pack a train step's params and AdamW state into flat "
+                     "tensors, one update per group "
+                     "(nova-pack-optimizer-state)"),
+      llvm::cl::init(false)};
   Option<bool> gemmStmatrix{
       *this, "gemm-stmatrix",
       llvm::cl::desc("bf16 GEMM results staged with stmatrix (experimental)"),
@@ -79,6 +85,8 @@ struct LowerToLinalgOptions : PassPipelineOptions<LowerToLinalgOptions> {
 /// cross-entropy and get the portable lowering.
 void buildLowerToLinalgPipeline(OpPassManager &pm,
                                 const LowerToLinalgOptions &options) {
+  if (options.packOptimizerState)
+    pm.addPass(createNovaPackOptimizerState());
   // Gradient all-reduces first: bucketed where their gradients are made,
   // then IREE's collectives (removed for a world of one).
   NovaBucketAllReduceOptions buckets;

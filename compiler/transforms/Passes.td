@@ -65,6 +65,34 @@ def NovaFormAttention : Pass<"nova-form-attention"> {
   let dependentDialects = ["::mlir::nova::NovaDialect"];
 }
 
+def NovaPackOptimizerState
+    : Pass<"nova-pack-optimizer-state", "::mlir::ModuleOp"> {
+  let summary = "Pack the params and AdamW state of a train step into flat "
+                "tensors updated by one nova.adamw per group";
+  let description = [{
+    On the train step `@<function>` (the signature of
+    convert-train-step-to-iree: params, buffers, param-major optimizer
+    state, hyperparameters, batch -> loss, new params, new buffers, new
+    state), the nova.adamw updates whose param, exp_avg and exp_avg_sq are
+    f32 arguments (the states read by nothing else, every result only
+    returned) are grouped by their hyperparameters and by whether all their
+    gradients are widened bf16 (then concatenated as bf16). A group of two
+    or more becomes three flat f32 arguments (param, exp_avg, exp_avg_sq),
+    in the places of its first member's, and three results likewise; every
+    member starts at a multiple of 64 elements (zeros between), in the order
+    the gradients are made (column sums last, by shape). The forward reads each param as a slice of the flat one; one
+    nova.adamw updates the group from its gradients concatenated in that
+    layout. The function's `nova.packed_state` lists, per group in argument
+    order, the members' original param numbers, offsets and types and the
+    flat size. A function without such updates is left as it is.
+  }];
+  let options = [
+    Option<"function", "function", "std::string", /*default=*/"\"main\"",
+           "The train-step function">,
+  ];
+  let dependentDialects = ["::mlir::nova::NovaDialect"];
+}
+
 def NovaSplitReductions : Pass<"nova-split-reductions"> {
   let summary = "Split long reductions over leading dims into two stages (GPU)";
   let description = [{

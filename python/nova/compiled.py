@@ -143,9 +143,10 @@ def cache_key(captured: capture.CapturedGraph, target: str, allow_fallback: bool
         "world_size": captured.world_size,
     }
     if captured.train_layout is not None:
-        from nova.pipeline import step_transients_enabled
+        from nova.pipeline import pack_state_enabled, step_transients_enabled
 
         extra["step_transients"] = step_transients_enabled()  # changes @step's arguments
+        extra["pack_state"] = pack_state_enabled()
     if target.startswith("cuda"):  # CPU matmuls are exact f32 either way
         from nova.pipeline import compiling_gpu, gemm_stmatrix_enabled
 

@@ -128,7 +128,7 @@ def kernel_cache_dir(target: str) -> Path:
 
 
 def linalg_pipeline(target: str, f32_matmul_precision: str = "highest", world_size: int = 1,
-                    state_in_place: bool = False) -> str:
+                    state_in_place: bool = False, pack_state: bool = False) -> str:
     """nova → linalg for `target` (a Nova target string: "cpu", "cuda:sm_NN"):
     the C++ pipeline `nova-lower-to-linalg` (CUDA: two-stage leading
     reductions, every matmul configured for the architecture, or for the GPU
@@ -138,12 +138,17 @@ def linalg_pipeline(target: str, f32_matmul_precision: str = "highest", world_si
     IREE collectives, or none for one). `state_in_place`: the optimizer's
     params and state become module state updated in place (a train step's
     program pipeline follows), so CUDA optimizer updates may write them in
-    place (Nova's multi-tensor AdamW kernel)."""
+    place (Nova's multi-tensor AdamW kernel). `pack_state`: a train step's
+    params and AdamW state are packed into flat tensors, one update per
+    group of params that share their hyperparameters
+    (nova-pack-optimizer-state)."""
     options = [f"target={target}", f"f32-matmul-precision={f32_matmul_precision}"]
     if world_size != 1:
         options.append(f"world-size={world_size}")
     if state_in_place:
         options.append("state-in-place=true")
+    if pack_state:
+        options.append("pack-optimizer-state=true")
     options += [f"{name}={value}" for name, value in compiling_gpu(target).items()]
     if target.startswith("cuda:"):
         if gemm_stmatrix_enabled():
@@ -160,6 +165,14 @@ def gemm_stmatrix_enabled() -> bool:
     """Whether bf16 GEMM results are staged for their TMA stores with
     stmatrix (NOVA_GEMM_STMATRIX=1; experimental until measured on the GPU)."""
     return os.environ.get("NOVA_GEMM_STMATRIX", "0") == "1"
+
+
+def pack_state_enabled() -> bool:
+    """Whether train steps keep their params and AdamW state packed in a few
+    flat globals, one update per group (NOVA_PACK_STATE=1; experimental
+    until measured on the GPU: IREE still copies some gradients into the
+    concat)."""
+    return os.environ.get("NOVA_PACK_STATE", "0") == "1"
 
 
 def step_transients_enabled() -> bool:
@@ -221,6 +234,7 @@ def lower_to_iree_input(
     f32_matmul_precision: str = "highest",
     world_size: int = 1,
     state_in_place: bool = False,
+    pack_state: bool = False,
 ) -> str:
     """torch-dialect text → linalg text (generic form) for iree-compile.
 
@@ -230,7 +244,8 @@ def lower_to_iree_input(
     function into IREE's stateful program last. `f32_matmul_precision` is
     torch's setting at capture (CUDA: "high"/"medium" allow TF32).
     `state_in_place`: `program_pipeline` makes the params and optimizer state
-    module globals updated in place (see `linalg_pipeline`).
+    module globals updated in place; `pack_state`: packed first (see
+    `linalg_pipeline`).
     """
     from nova import compiler  # the MLIR extension: compile side only
 
@@ -253,7 +268,7 @@ def lower_to_iree_input(
     with stages.stage("nova-lower-to-linalg"):
         text = compiler.run_pipeline(
             text,
-            linalg_pipeline(target, f32_matmul_precision, world_size, state_in_place),
+            linalg_pipeline(target, f32_matmul_precision, world_size, state_in_place, pack_state),
             allow_unregistered_dialects=True,
             print_locations=True,
         )
@@ -283,7 +298,9 @@ def compile_captured(
 ) -> tuple[bytes, CompileReport]:
     """Imports, converts, lowers and iree-compiles `captured` for `target`.
     A train step becomes a module with its state in globals (initialised by
-    `load_state`, or from parameters of `parameter_scope` when given)."""
+    `load_state`, or from parameters of `parameter_scope` when given; packed
+    per `pack_state_enabled()` unless from parameters, whose archive holds
+    each tensor on its own)."""
     from nova.importer import import_to_torch_mlir
     from nova.runtime import compile_to_vmfb
 
@@ -305,6 +322,7 @@ def compile_captured(
         f32_matmul_precision=captured.f32_matmul_precision,
         world_size=captured.world_size,
         state_in_place=program is not None and in_place,
+        pack_state=program is not None and not parameter_scope and pack_state_enabled(),
     )
     with stages.stage("iree-compile"), tempfile.TemporaryDirectory(prefix="nova-plan-") as plan_dir:
         vmfb = compile_to_vmfb(

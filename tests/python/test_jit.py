@@ -15,6 +15,7 @@ from __future__ import annotations
 import copy
 import json
 import os
+import re
 import subprocess
 import sys
 import sysconfig
@@ -106,8 +107,12 @@ def test_mlp_sgd_momentum_matches_eager(autocast_dtype, loss_tol, state_tol):
     check_state(*result[:4], tol=state_tol)
 
 
+@pytest.mark.parametrize("pack_state", [False, True], ids=["per-param", "packed"])
 @pytest.mark.parametrize("autocast_dtype, loss_tol, state_tol", [(None, 1e-4, 1e-3), (torch.bfloat16, 3e-2, 1e-1)])
-def test_gpt_adamw_matches_eager(autocast_dtype, loss_tol, state_tol):
+def test_gpt_adamw_matches_eager(autocast_dtype, loss_tol, state_tol, pack_state, monkeypatch: pytest.MonkeyPatch):
+    # Packed (NOVA_PACK_STATE=1): params and AdamW state in flat globals,
+    # one update per group (nova-pack-optimizer-state).
+    monkeypatch.setenv("NOVA_PACK_STATE", "1" if pack_state else "0")
     result = train_both(
         lambda: make_gpt("gpt-tiny"),
         lambda m: torch.optim.AdamW(m.parameters(), lr=1e-3, weight_decay=0.1),
@@ -118,6 +123,28 @@ def test_gpt_adamw_matches_eager(autocast_dtype, loss_tol, state_tol):
         assert abs(float(nova_loss) - float(eager_loss)) <= loss_tol * abs(float(eager_loss))
     check_state(*result[:4], tol=state_tol)
     assert nova.cache_info().misses == 1
+
+
+def test_packed_adamw_param_groups_match_eager(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    # Two param groups (weight decay on the weights only): two packed groups,
+    # each three flat globals; the biases (64 and 10 elements) leave gaps
+    # that the 64-element alignment fills with zeros. sync() unpacks into
+    # the model and the optimizer's state.
+    monkeypatch.setenv("NOVA_PACK_STATE", "1")
+    monkeypatch.setenv("NOVA_DUMP_IR", str(tmp_path / "ir"))
+
+    def make_opt(m: nn.Module) -> torch.optim.Optimizer:
+        weights = [p for n, p in m.named_parameters() if n.endswith("weight")]
+        biases = [p for n, p in m.named_parameters() if n.endswith("bias")]
+        return torch.optim.AdamW([{"params": weights, "weight_decay": 0.1}, {"params": biases, "weight_decay": 0.0}], lr=2e-3)
+
+    result = train_both(lambda: MLP(32, 100, 10), make_opt, mlp_batches(6), loss_fn=nn.functional.cross_entropy)
+    for eager_loss, nova_loss in result[-1]:
+        assert abs(float(nova_loss) - float(eager_loss)) <= 1e-4 * abs(float(eager_loss))
+    check_state(*result[:4], tol=1e-3)
+    (program,) = (tmp_path / "ir").glob("*/06-iree-input.mlir")
+    globals_ = re.findall(r'sym_name = "(state\w+)"', program.read_text())
+    assert len(globals_) == 6 and all("_packed_" in g for g in globals_), globals_
 
 
 @pytest.mark.parametrize(

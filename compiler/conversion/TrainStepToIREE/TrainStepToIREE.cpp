@@ -397,18 +397,44 @@ private:
   /// the updated buffers, then the optimizer state.
   int64_t updatedArgument(int64_t r) const {
     int64_t updated = updatedBuffers.size();
-    if (r <= params)
+    if (r <= funcParams)
       return r - 1;
-    if (r <= params + updated)
-      return params + updatedBuffers[r - 1 - params];
+    if (r <= funcParams + updated)
+      return funcParams + updatedBuffers[r - 1 - funcParams];
     return buffers + r - 1 - updated;
   }
   void makeUpdatesInPlace(func::FuncOp func);
+  LogicalResult readPackedState(func::FuncOp func);
+  LogicalResult mapState(func::FuncOp func);
+
+  /// A group of params nova-pack-optimizer-state packed into one flat
+  /// argument (and its states likewise).
+  struct PackedGroup {
+    SmallVector<int64_t> members; // the signature's param indices
+    SmallVector<int64_t> offsets;
+    SmallVector<RankedTensorType> types;
+    int64_t elements;
+  };
+  SmallVector<PackedGroup> packedGroups;
+
+  /// The function's params: `params`, less what nova-pack-optimizer-state
+  /// packed (its groups count once each).
+  int64_t funcParams = 0;
+  /// Per state argument of the function, the state tensors of the signature
+  /// (load_state's, read_state's) it holds: their index, offset and type.
+  struct Held {
+    int64_t index;
+    int64_t offset;
+    RankedTensorType type;
+  };
+  SmallVector<SmallVector<Held, 1>> held;
+  /// The signature's state tensor types (the function's where not packed).
+  SmallVector<Type> abiStateTypes;
 };
 
 LogicalResult ConvertTrainStepToIREEPass::checkSignature(func::FuncOp func) {
   FunctionType type = func.getFunctionType();
-  int64_t numState = params + buffers + params * statesPerParam;
+  int64_t numState = funcParams + buffers + funcParams * statesPerParam;
   int64_t numArgs = type.getNumInputs();
   if (params < 1 || buffers < 0 || statesPerParam < 0 || hypers < 0)
     return func.emitError() << "convert-train-step-to-iree: needs params >= 1 "
@@ -427,15 +453,17 @@ LogicalResult ConvertTrainStepToIREEPass::checkSignature(func::FuncOp func) {
                               << static_cast<int64_t>(buffers) << ", got "
                               << index;
   int64_t numResults = type.getNumResults();
-  if (numResults != 1 + params + numUpdated + params * statesPerParam)
+  if (numResults != 1 + funcParams + numUpdated + funcParams * statesPerParam)
     return func.emitError()
-           << "expected " << 1 + params + numUpdated + params * statesPerParam
+           << "expected "
+           << 1 + funcParams + numUpdated + funcParams * statesPerParam
            << " results (loss, new params, new buffers, new state), got "
            << numResults;
+  int64_t numAbiState = params + buffers + params * statesPerParam;
   if (!stateNames.empty() &&
-      static_cast<int64_t>(stateNames.size()) != numState)
+      static_cast<int64_t>(stateNames.size()) != numAbiState)
     return func.emitError() << "state-names has " << stateNames.size()
-                            << " names for " << numState << " state tensors";
+                            << " names for " << numAbiState << " state tensors";
   auto scalarF32 = RankedTensorType::get({}, Float32Type::get(&getContext()));
   for (int64_t i = 0; i < numArgs; ++i)
     if (!isa<RankedTensorType>(type.getInput(i)) ||
@@ -470,7 +498,7 @@ void ConvertTrainStepToIREEPass::makeUpdatesInPlace(func::FuncOp func) {
   for (int64_t r = 1; r < ret.getNumOperands(); ++r) {
     // Buffers the forward writes (running statistics, small) are stored
     // as new values.
-    if (r > params && r <= params + numUpdatedBuffers)
+    if (r > funcParams && r <= funcParams + numUpdatedBuffers)
       continue;
     Value value = ret.getOperand(r);
     int64_t arg = updatedArgument(r);
@@ -568,6 +596,112 @@ FailureOr<SmallVector<Value>> gateInputs(OpBuilder &b, Location loc,
   return SmallVector<Value>(results.drop_front());
 }
 
+LogicalResult ConvertTrainStepToIREEPass::readPackedState(func::FuncOp func) {
+  funcParams = params;
+  auto groups = func->getAttrOfType<ArrayAttr>("nova.packed_state");
+  if (!groups)
+    return success();
+  auto malformed = [&]() {
+    return func.emitError() << "convert-train-step-to-iree: malformed "
+                               "nova.packed_state (see "
+                               "nova-pack-optimizer-state)";
+  };
+  llvm::SmallDenseSet<int64_t> seen;
+  for (Attribute entry : groups) {
+    auto dict = dyn_cast<DictionaryAttr>(entry);
+    auto members = dict ? dict.getAs<DenseI64ArrayAttr>("members") : nullptr;
+    auto offsets = dict ? dict.getAs<DenseI64ArrayAttr>("offsets") : nullptr;
+    auto types = dict ? dict.getAs<ArrayAttr>("types") : nullptr;
+    auto elements = dict ? dict.getAs<IntegerAttr>("elements") : nullptr;
+    if (!members || !offsets || !types || !elements ||
+        members.size() < 1 || offsets.size() != members.size() ||
+        types.size() != members.size())
+      return malformed();
+    PackedGroup group;
+    group.elements = elements.getInt();
+    for (auto [member, offset, type] :
+         llvm::zip(members.asArrayRef(), offsets.asArrayRef(), types)) {
+      auto tensor = dyn_cast<TypeAttr>(type)
+                        ? dyn_cast<RankedTensorType>(
+                              cast<TypeAttr>(type).getValue())
+                        : nullptr;
+      if (!tensor || !tensor.hasStaticShape() || tensor.getRank() == 0 ||
+          member < 0 || member >= params || !seen.insert(member).second ||
+          offset < 0 || offset + tensor.getNumElements() > group.elements)
+        return malformed();
+      group.members.push_back(member);
+      group.offsets.push_back(offset);
+      group.types.push_back(tensor);
+    }
+    funcParams -= static_cast<int64_t>(group.members.size()) - 1;
+    packedGroups.push_back(std::move(group));
+  }
+  if (!parameterScope.empty())
+    return func.emitError() << "convert-train-step-to-iree: packed state "
+                               "(nova.packed_state) cannot be initialised "
+                               "from a parameter archive";
+  return success();
+}
+
+LogicalResult ConvertTrainStepToIREEPass::mapState(func::FuncOp func) {
+  FunctionType type = func.getFunctionType();
+  int64_t abiState = params + buffers + params * statesPerParam;
+  int64_t funcState = funcParams + buffers + funcParams * statesPerParam;
+  held.assign(funcState, {});
+  abiStateTypes.assign(abiState, Type());
+  // A param and its states; the group's flat argument when packed.
+  DenseMap<int64_t, std::pair<size_t, size_t>> memberOf; // (group, k)
+  for (auto [g, group] : llvm::enumerate(packedGroups))
+    for (auto [k, member] : llvm::enumerate(group.members))
+      memberOf[member] = {g, k};
+  auto abiStateOf = [&](int64_t param, int64_t s) {
+    return params + buffers + param * statesPerParam + s;
+  };
+  auto funcStateOf = [&](int64_t param, int64_t s) {
+    return funcParams + buffers + param * statesPerParam + s;
+  };
+  int64_t next = 0; // the function's param index
+  for (int64_t j = 0; j < params; ++j) {
+    auto it = memberOf.find(j);
+    if (it == memberOf.end()) {
+      auto t = cast<RankedTensorType>(type.getInput(next));
+      held[next] = {{j, 0, t}};
+      for (int64_t s = 0; s < statesPerParam; ++s)
+        held[funcStateOf(next, s)] = {
+            {abiStateOf(j, s), 0,
+             cast<RankedTensorType>(type.getInput(funcStateOf(next, s)))}};
+      ++next;
+      continue;
+    }
+    const PackedGroup &group = packedGroups[it->second.first];
+    if (j != *llvm::min_element(group.members))
+      continue; // the group is at its first member's place
+    auto flat = RankedTensorType::get({group.elements},
+                                      Float32Type::get(&getContext()));
+    for (int64_t s = -1; s < statesPerParam; ++s) {
+      int64_t arg = s < 0 ? next : funcStateOf(next, s);
+      if (type.getInput(arg) != flat || type.getResult(1 + next) != flat)
+        return func.emitError()
+               << "convert-train-step-to-iree: argument " << arg
+               << " should be the packed " << flat << ", got "
+               << type.getInput(arg);
+      for (auto [member, offset, t] :
+           llvm::zip(group.members, group.offsets, group.types))
+        held[arg].push_back(
+            {s < 0 ? member : abiStateOf(member, s), offset, t});
+    }
+    ++next;
+  }
+  for (int64_t i = 0; i < buffers; ++i)
+    held[funcParams + i] = {
+        {params + i, 0,
+         cast<RankedTensorType>(type.getInput(funcParams + i))}};
+  for (const auto &pieces : held)
+    for (const Held &piece : pieces)
+      abiStateTypes[piece.index] = piece.type;
+  return success();
+}
+
 void ConvertTrainStepToIREEPass::runOnOperation() {
   ModuleOp module = getOperation();
   MLIRContext *context = &getContext();
@@ -582,21 +716,28 @@ void ConvertTrainStepToIREEPass::runOnOperation() {
                        << function;
     return signalPassFailure();
   }
-  if (failed(checkSignature(func)))
+  if (failed(readPackedState(func)) || failed(checkSignature(func)) ||
+      failed(mapState(func)))
     return signalPassFailure();
   if (inPlace)
     makeUpdatesInPlace(func);
 
   FunctionType type = func.getFunctionType();
   Location loc = func.getLoc();
-  int64_t numState = params + buffers + params * statesPerParam;
+  int64_t numState = funcParams + buffers + funcParams * statesPerParam;
   SmallVector<Type> stateTypes(type.getInputs().take_front(numState));
   SmallVector<Type> batchTypes(type.getInputs().drop_front(numState + hypers));
   SmallVector<std::string> symbols;
   OpBuilder b = OpBuilder::atBlockBegin(module.getBody());
+  auto nameOf = [&](int64_t abi) {
+    return stateNames.empty() ? "state" + std::to_string(abi)
+                              : std::string(stateNames[abi]);
+  };
   for (int64_t i = 0; i < numState; ++i) {
-    std::string name = stateNames.empty() ? "state" + std::to_string(i)
-                                          : std::string(stateNames[i]);
+    // A packed global is named after its first tensor.
+    std::string name = nameOf(held[i].front().index);
+    if (held[i].size() > 1)
+      name = "packed." + name;
     symbols.push_back(globalSymbol(name, i));
     auto stateType = cast<RankedTensorType>(stateTypes[i]);
     // From the parameter archive's key `name` when there is a scope.
@@ -609,22 +750,78 @@ void ConvertTrainStepToIREEPass::runOnOperation() {
     createGlobal(b, loc, symbols.back(), stateType, initialValue);
   }
 
+  // load_state and read_state take and return the signature's tensors: a
+  // packed global is assembled from (sliced into) its members, zeros
+  // between them.
+  auto isWhole = [&](int64_t i) {
+    return held[i].size() == 1 && held[i].front().type == stateTypes[i];
+  };
+  auto flatten = [&](Value v, RankedTensorType type) -> Value {
+    if (type.getRank() == 1)
+      return v;
+    ReassociationIndices all = llvm::to_vector(llvm::seq<int64_t>(0, type.getRank()));
+    return tensor::CollapseShapeOp::create(
+        b, loc, v, ArrayRef<ReassociationIndices>{all});
+  };
   b.setInsertionPoint(func);
   {
     OpBuilder::InsertionGuard g(b);
     Block *block = createUtilFunc(
-        b, loc, "load_state", b.getFunctionType(stateTypes, {}), {}, {});
-    for (int64_t i = 0; i < numState; ++i)
-      storeGlobal(b, loc, symbols[i], block->getArgument(i));
+        b, loc, "load_state", b.getFunctionType(abiStateTypes, {}), {}, {});
+    for (int64_t i = 0; i < numState; ++i) {
+      if (isWhole(i)) {
+        storeGlobal(b, loc, symbols[i],
+                    block->getArgument(held[i].front().index));
+        continue;
+      }
+      auto flatType = cast<RankedTensorType>(stateTypes[i]);
+      Value zero = arith::ConstantOp::create(
+          b, loc, b.getZeroAttr(flatType.getElementType()));
+      Value flat =
+          linalg::FillOp::create(
+              b, loc, zero,
+              tensor::EmptyOp::create(b, loc, flatType.getShape(),
+                                      flatType.getElementType())
+                  .getResult())
+              .getResult(0);
+      for (const Held &piece : held[i])
+        flat = tensor::InsertSliceOp::create(
+            b, loc, flatten(block->getArgument(piece.index), piece.type), flat,
+            ArrayRef<OpFoldResult>{b.getIndexAttr(piece.offset)},
+            ArrayRef<OpFoldResult>{
+                b.getIndexAttr(piece.type.getNumElements())},
+            ArrayRef<OpFoldResult>{b.getIndexAttr(1)});
+      storeGlobal(b, loc, symbols[i], flat);
+    }
     utilReturn(b, loc, {});
   }
   {
     OpBuilder::InsertionGuard g(b);
-    createUtilFunc(b, loc, "read_state", b.getFunctionType({}, stateTypes), {},
-                   {});
-    SmallVector<Value> values;
-    for (int64_t i = 0; i < numState; ++i)
-      values.push_back(loadGlobal(b, loc, symbols[i], stateTypes[i]));
+    createUtilFunc(b, loc, "read_state",
+                   b.getFunctionType({}, abiStateTypes), {}, {});
+    SmallVector<Value> values(abiStateTypes.size());
+    for (int64_t i = 0; i < numState; ++i) {
+      Value global = loadGlobal(b, loc, symbols[i], stateTypes[i]);
+      if (isWhole(i)) {
+        values[held[i].front().index] = global;
+        continue;
+      }
+      for (const Held &piece : held[i]) {
+        int64_t n = piece.type.getNumElements();
+        Value part = tensor::ExtractSliceOp::create(
+            b, loc, RankedTensorType::get({n}, piece.type.getElementType()),
+            global, ArrayRef<OpFoldResult>{b.getIndexAttr(piece.offset)},
+            ArrayRef<OpFoldResult>{b.getIndexAttr(n)},
+            ArrayRef<OpFoldResult>{b.getIndexAttr(1)});
+        if (piece.type.getRank() > 1) {
+          ReassociationIndices all =
+              llvm::to_vector(llvm::seq<int64_t>(0, piece.type.getRank()));
+          part = tensor::ExpandShapeOp::create(
+              b, loc, piece.type, part, ArrayRef<ReassociationIndices>{all});
+        }
+        values[piece.index] = part;
+      }
+    }
     utilReturn(b, loc, values);
   }
 
