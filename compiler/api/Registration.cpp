@@ -140,6 +140,9 @@ void buildLowerToLinalgPipeline(OpPassManager &pm,
   pm.addPass(createCSEPass());
   // What IREE cannot fuse into a reader shares a dispatch with its siblings.
   pm.addPass(createNovaMergeSiblingGenerics());
+  // Concats (a packed optimizer's gradients) filled in the order their
+  // inputs are made: IREE then writes each in place.
+  pm.addPass(createNovaSequenceConcats());
 }
 
 /// Options of nova-train-step-to-iree: those of convert-train-step-to-iree.

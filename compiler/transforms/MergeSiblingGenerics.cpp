@@ -37,9 +37,12 @@ void collectReaders(Value value, SmallVectorImpl<Operation *> &readers) {
 
 /// IREE fuses linalg and tensor ops into one another's dispatches; a reader
 /// of any other dialect (a kernel's flow.dispatch, a return, a global
-/// store) takes the value from memory.
+/// store) takes the value from memory, and so does a concat: IREE writes
+/// each input into its place in the result.
 /// (By name: IREE's flow ops are unregistered here.)
 bool fusesWithReaders(Operation *reader) {
+  if (isa<tensor::ConcatOp>(reader))
+    return false;
   StringRef dialect = reader->getName().getDialectNamespace();
   return dialect == linalg::LinalgDialect::getDialectNamespace() ||
          dialect == tensor::TensorDialect::getDialectNamespace();
@@ -288,11 +291,16 @@ struct Merger {
   /// bias gradients' second-stage sums of every layer and their bf16 casts,
   /// read by the optimizer at the step's end) then lie together, where the
   /// merge finds them all available. Only ops whose operands are all small
-  /// move, so nothing large lives longer.
+  /// move, so nothing large lives longer. Ops sunk to one reader keep their
+  /// program order (a merged generic's results too).
   void sinkToReaders() {
     SmallVector<Operation *> ops;
     for (Operation &op : llvm::reverse(block))
       ops.push_back(&op);
+    // Ops sunk before one reader, and the ops sunk before those, form a
+    // cluster in front of it; each newly sunk op heads its cluster.
+    DenseMap<Operation *, Operation *> clusterOf; // sunk op -> its reader
+    DenseMap<Operation *, Operation *> head;      // reader -> first op
     for (Operation *op : ops) {
       auto generic = dyn_cast<linalg::GenericOp>(op);
       bool movable = generic ? classify(generic).has_value()
@@ -302,8 +310,18 @@ struct Merger {
           }))
         continue;
       Operation *reader = firstReader(op);
-      if (reader && reader != op->getNextNode())
-        op->moveBefore(reader);
+      if (!reader)
+        continue;
+      Operation *root = clusterOf.lookup(reader);
+      if (!root)
+        root = reader;
+      Operation *point = head.lookup(root);
+      if (!point)
+        point = reader;
+      if (point != op->getNextNode())
+        op->moveBefore(point);
+      head[root] = op;
+      clusterOf[op] = root;
     }
   }
 

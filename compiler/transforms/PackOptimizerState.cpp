@@ -95,35 +95,18 @@ std::optional<Member> asMember(AdamwOp op, func::ReturnOp ret) {
   return m;
 }
 
-/// Lays `group` out in the order its gradients are made (IREE writes each
-/// where the concat puts it only when the concat takes them in that order:
-/// each update's target must exist before the gradient's dispatch), with
-/// offsets; returns the flat size.
+/// Lays `group` out in the order its gradients are made, with offsets;
+/// returns the flat size.
 int64_t layOut(SmallVectorImpl<Member> &group,
                const DenseMap<Operation *, int64_t> &position) {
-  // Column sums (bias and norm gradients) come last, by shape: the small
-  // ones of a shape become one multi-result dispatch
-  // (nova-merge-sibling-generics), whose results IREE places only when they
-  // lie together in the concat, in their order.
-  auto madeAt = [&](const Member &m) {
+  auto madeAt = [&](const Member &m) -> std::pair<int64_t, int64_t> {
     Value grad = bf16Source(m.op.getGrad());
     if (!grad)
       grad = m.op.getGrad();
-    SmallVector<int64_t> key;
-    if (auto sum = grad.getDefiningOp<ReduceSumOp>()) {
-      key.push_back(1);
-      llvm::append_range(key, sum.getInput().getType().getShape());
-    } else {
-      key.push_back(0);
-    }
-    if (auto arg = dyn_cast<BlockArgument>(grad)) {
-      key.append({-1, static_cast<int64_t>(arg.getArgNumber())});
-    } else {
-      auto result = cast<OpResult>(grad);
-      key.append({position.lookup(result.getOwner()),
-                  static_cast<int64_t>(result.getResultNumber())});
-    }
-    return key;
+    if (auto arg = dyn_cast<BlockArgument>(grad))
+      return {-1, arg.getArgNumber()};
+    auto result = cast<OpResult>(grad);
+    return {position.lookup(result.getOwner()), result.getResultNumber()};
   };
   llvm::stable_sort(group, [&](const Member &a, const Member &b) {
     return madeAt(a) < madeAt(b);

@@ -188,18 +188,19 @@ func.func private @optimizer(tensor<64xbf16>, tensor<64xbf16>)
 
 // Two layers' bias gradients: each layer's second-stage sum and its cast are
 // made right after its partials, but only the optimizer at the end reads
-// them. Both move down to it, where they merge: one sum and one cast, after
-// the second layer's partials.
+// them. Both move down to it, keeping their order, where they merge: one
+// sum and one cast, after the second layer's partials, results in program
+// order.
 // CHECK-LABEL: func.func @layers
 // CHECK:         %[[A:.*]] = call @layer(%arg0)
 // CHECK-NOT:     linalg.generic
 // CHECK:         %[[B:.*]] = call @layer(%arg1)
 // CHECK-NOT:     call
 // CHECK:         %[[S:.*]]:2 = linalg.generic {{.*}}iterator_types = ["reduction", "parallel"]
-// CHECK-SAME:      ins(%[[B]], %[[A]] :
+// CHECK-SAME:      ins(%[[A]], %[[B]] :
 // CHECK:         %[[C:.*]]:2 = linalg.generic {{.*}}iterator_types = ["parallel"]
 // CHECK-SAME:      ins(%[[S]]#0, %[[S]]#1 :
-// CHECK:         call @optimizer(%[[C]]#1, %[[C]]#0)
+// CHECK:         call @optimizer(%[[C]]#0, %[[C]]#1)
 // CHECK-NOT:     linalg.generic
 // NONE-LABEL: func.func @layers
 // NONE-COUNT-4: linalg.generic
@@ -234,4 +235,35 @@ func.func @layers(%x: tensor<64xf32>, %y: tensor<64xf32>) {
   } -> tensor<64xbf16>
   call @optimizer(%ca, %cb) : (tensor<64xbf16>, tensor<64xbf16>) -> ()
   return
+}
+
+// -----
+
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+#keep2 = affine_map<(d0, d1) -> (d1)>
+
+// Column sums read only by a concat (a packed optimizer's gradients) are
+// read from memory: they merge (IREE writes each result into its place).
+// CHECK-LABEL: func.func @sums_into_concat
+// CHECK:         %[[S:.*]]:2 = linalg.generic {{.*}}iterator_types = ["reduction", "parallel"]
+// CHECK-SAME:      ins(%arg0, %arg1 :
+// CHECK:         tensor.concat dim(0) %[[S]]#0, %[[S]]#1
+// NONE-LABEL: func.func @sums_into_concat
+// NONE-COUNT-2: linalg.generic
+func.func @sums_into_concat(%a: tensor<32x64xf32>, %b: tensor<32x64xf32>) -> tensor<128xf32> {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<64xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<64xf32>) -> tensor<64xf32>
+  %sa = linalg.generic {indexing_maps = [#id2, #keep2], iterator_types = ["reduction", "parallel"]} ins(%a : tensor<32x64xf32>) outs(%f : tensor<64xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %0 = arith.addf %acc, %in : f32
+    linalg.yield %0 : f32
+  } -> tensor<64xf32>
+  %sb = linalg.generic {indexing_maps = [#id2, #keep2], iterator_types = ["reduction", "parallel"]} ins(%b : tensor<32x64xf32>) outs(%f : tensor<64xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %0 = arith.addf %acc, %in : f32
+    linalg.yield %0 : f32
+  } -> tensor<64xf32>
+  %c = tensor.concat dim(0) %sa, %sb : (tensor<64xf32>, tensor<64xf32>) -> tensor<128xf32>
+  return %c : tensor<128xf32>
 }
