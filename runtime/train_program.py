@@ -1,5 +1,6 @@
 """A compiled train step with its state in the module (the ABI of
-`convert-train-step-to-iree`): `load_state`, `read_state` and the
+`convert-train-step-to-iree`): `load_state`, `read_state` (the globals,
+with where each state tensor lies in them as reflection) and the
 asynchronous `step(hypers, batch..., loss storage)`.
 
 The params, buffers and optimizer state are globals of the module, updated in
@@ -17,7 +18,9 @@ allocation.
 from __future__ import annotations
 
 import dataclasses
+import json
 import logging
+import math
 from collections.abc import Sequence
 
 import torch
@@ -62,6 +65,7 @@ class TrainProgram:
         self.timeline: Timeline = timeline_for(session.device_kind, session.hal_device)
         self._cuda = session.device_kind == "cuda"
         self._io: _StepIO | None = None  # made at the first step, from its batch
+        self._state_layout: list | None = None  # read_state's reflection, read once
 
     def load_state(self, tensors: Sequence[torch.Tensor | Zeros]) -> None:
         """Copies `tensors` into the module's globals (after pending steps);
@@ -76,9 +80,22 @@ class TrainProgram:
         )
 
     def read_state(self) -> list[torch.Tensor]:
-        """Copies of the globals as torch tensors, after pending steps."""
+        """The state tensors (signature order) as torch tensors, after pending
+        steps: copies of the globals, a packed one's tensors as views of it."""
         self.timeline.wait()
-        return [self.session.to_torch(x) for x in self.session.invoke("read_state")]
+        if self._state_layout is None:
+            self._state_layout = json.loads(self.session.function_reflection("read_state")["nova.state_layout"])
+        state: list[torch.Tensor | None] = [None] * self.num_state
+        for global_, held in zip(self.session.invoke("read_state"), self._state_layout, strict=True):
+            value = self.session.to_torch(global_)
+            if isinstance(held, int):
+                state[held] = value
+                continue
+            for index, offset, shape in held:
+                state[index] = value[offset : offset + math.prod(shape)].view(shape)
+        if any(t is None for t in state):
+            raise ValueError("read_state: the module's state layout does not cover every state tensor")
+        return state  # type: ignore[return-value]
 
     def step(self, hypers: Sequence[float], batch: Sequence[torch.Tensor]) -> torch.Tensor:
         """Enqueues one step; returns its loss (see the module doc)."""

@@ -30,7 +30,13 @@ def ConvertTrainStepToIREE
       constant initialisers: IREE merges globals whose initialisers are equal
       (AdamW's zero `m` and `v` would share memory).
     - `util.func public @load_state(params, buffers, state)`: stores them.
-    - `util.func public @read_state() -> (params, buffers, state)`: copies.
+    - `util.func public @read_state() -> (globals)`: copies of the globals;
+      its `iree.reflection` `nova.state_layout` (JSON) says, per global,
+      which of the signature's state tensors it holds: its index (the whole
+      global), or `[index, offset, shape]` per tensor of a packed one.
+    - A function whose `nova.packed_state` (nova-pack-optimizer-state) lists
+      packed groups has one global per flat argument; load_state assembles
+      each from the signature's tensors (zeros between them).
     - `util.func public @step(hypers: tensor<Hxf32>, batch...,
       loss_storage: !hal.buffer {iree.abi.output = 0},
       transients: !hal.buffer {iree.abi.transients} ) -> loss` (the last

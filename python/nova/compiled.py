@@ -73,7 +73,7 @@ def runtime_device(target: str) -> str:
 
 
 # The train-step module ABI (convert-train-step-to-iree): part of cache keys.
-TRAIN_STEP_ABI = "state-in-module-2"
+TRAIN_STEP_ABI = "state-in-module-3"
 
 
 @dataclass

@@ -2,8 +2,10 @@
 
 // Two params packed by nova-pack-optimizer-state: three globals (named
 // after the first member) hold w (32x2), b (64) and their AdamW states;
-// load_state and read_state keep the signature's six tensors, assembled
-// into (sliced out of) the flat globals; the update is written in place.
+// load_state takes the signature's six tensors and assembles the flat
+// globals; read_state returns the globals with the layout as reflection
+// (per global: each tensor's index, offset and shape); the update is
+// written in place.
 // CHECK:      "util.global"() <{is_mutable, sym_name = "state0_packed_w", sym_visibility = "private", type = tensor<128xf32>}>
 // CHECK-NEXT: "util.global"() <{is_mutable, sym_name = "state1_packed_w_exp_avg", sym_visibility = "private", type = tensor<128xf32>}>
 // CHECK-NEXT: "util.global"() <{is_mutable, sym_name = "state2_packed_w_exp_avg_sq", sym_visibility = "private", type = tensor<128xf32>}>
@@ -21,10 +23,10 @@
 // CHECK:         "util.global.store"({{.+}}) <{global = @state2_packed_w_exp_avg_sq}>
 // CHECK-LABEL: sym_name = "read_state"
 // CHECK:         %[[G:.+]] = "util.global.load"() <{global = @state0_packed_w}>
-// CHECK:         %[[WS:.+]] = tensor.extract_slice %[[G]][0] [64] [1]
-// CHECK:         %[[WR:.+]] = tensor.expand_shape %[[WS]] {{\[\[}}0, 1]] output_shape [32, 2]
-// CHECK:         %[[BR:.+]] = tensor.extract_slice %[[G]][64] [64] [1]
-// CHECK:         "util.return"(%[[WR]], %[[BR]], {{.+}}) : (tensor<32x2xf32>, tensor<64xf32>, tensor<32x2xf32>, tensor<32x2xf32>, tensor<64xf32>, tensor<64xf32>)
+// CHECK:         %[[GM:.+]] = "util.global.load"() <{global = @state1_packed_w_exp_avg}>
+// CHECK:         %[[GV:.+]] = "util.global.load"() <{global = @state2_packed_w_exp_avg_sq}>
+// CHECK:         "util.return"(%[[G]], %[[GM]], %[[GV]]) : (tensor<128xf32>, tensor<128xf32>, tensor<128xf32>) -> ()
+// CHECK-NEXT:  }) {iree.reflection = {nova.state_layout = "{{\[}}{{\[}}[0, 0, [32, 2]], [1, 64, [64]]], {{\[}}[2, 0, [32, 2]], [4, 64, [64]]], {{\[}}[3, 0, [32, 2]], [5, 64, [64]]]]"}}
 // CHECK-LABEL: sym_name = "step"
 // CHECK:         %[[NEW:.+]]:4 = func.call @main(
 // CHECK:         "util.global.store"(%[[NEW]]#1) <{global = @state0_packed_w}>

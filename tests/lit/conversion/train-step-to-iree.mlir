@@ -50,8 +50,11 @@ func.func @main(%w: tensor<8xf32>, %f: tensor<8xf32>, %m: tensor<8xf32>, %lr: te
 // CHECK-NEXT:    "util.global.store"(%[[F]]) <{global = @state1_frozen}>
 // CHECK-NEXT:    "util.global.store"(%[[M]]) <{global = @state2_w_momentum_buffer}>
 
+// read_state returns the globals; its reflection says which state tensor
+// each holds (here each holds one, whole).
 // CHECK-LABEL: sym_name = "read_state"
 // CHECK:         "util.return"({{.+}}) : (tensor<8xf32>, tensor<8xf32>, tensor<8xf32>) -> ()
+// CHECK-NEXT:  }) {iree.reflection = {nova.state_layout = "[0, 1, 2]"}}
 
 // The step takes the hyperparameters as one tensor, the batch, the loss's
 // storage and its transient storage (no queue alloca per call), and is
