@@ -169,10 +169,9 @@ def gemm_stmatrix_enabled() -> bool:
 
 def pack_state_enabled() -> bool:
     """Whether train steps keep their params and AdamW state packed in a few
-    flat globals, one update per group (NOVA_PACK_STATE=1; experimental
-    until measured on the GPU: IREE still copies some gradients into the
-    concat)."""
-    return os.environ.get("NOVA_PACK_STATE", "0") == "1"
+    flat globals, one update per group (NOVA_PACK_STATE, default 1; 0 keeps
+    three globals and an update per param)."""
+    return os.environ.get("NOVA_PACK_STATE", "1") != "0"
 
 
 def step_transients_enabled() -> bool:

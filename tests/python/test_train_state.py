@@ -22,7 +22,7 @@ import nova
 from nova import capture
 from nova.models import MLP
 from nova.importer import import_to_torch_mlir
-from nova.pipeline import lower_to_iree_input, train_step_pipeline
+from nova.pipeline import lower_to_iree_input, pack_state_enabled, train_step_pipeline
 from nova.compiled import num_state_tensors
 from nova.runtime import Session
 
@@ -48,7 +48,8 @@ def _step_allocation_bytes(in_place: bool, transients: bool = False) -> tuple[in
     model, optimizer, batch = _wide_mlp_setup()
     captured = capture.capture_train_step(model, optimizer, nn.functional.cross_entropy, batch)
     pipeline = train_step_pipeline(captured, in_place=in_place, transients=transients)
-    text = lower_to_iree_input(import_to_torch_mlir(captured), program_pipeline=pipeline)
+    # Packed as nova.jit packs (pack_state_enabled), so the plans compare.
+    text = lower_to_iree_input(import_to_torch_mlir(captured), program_pipeline=pipeline, pack_state=pack_state_enabled())
     from iree.compiler.tools import compile_str
 
     hal = compile_str(text, target_backends=["llvm-cpu"], extra_args=["--compile-to=hal", "--iree-llvmcpu-target-cpu=host"]).decode()

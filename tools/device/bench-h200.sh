@@ -37,14 +37,15 @@
 #           GEMM checks, both bf16 matmul sweeps, the attention sweep
 #   sm-rows the gpt-42m bf16 check vs eager CUDA on both, Nova's gpt-42m bf16
 #           and gpt-146m bf16 rows from each, alternating, and compile-sdpa's
-#   pack-rows  packed optimizer state (bench-artifacts-pack, prepared with
-#           NOVA_PACK_STATE=1): the gpt-42m bf16/tf32 and gpt-146m bf16 checks
-#           vs eager CUDA, Nova's rows from bench-artifacts and the packed set,
+#   pack-rows  packed optimizer state (bench-artifacts, the default) against
+#           per-param state (bench-artifacts-unpacked, prepared with
+#           NOVA_PACK_STATE=0): the gpt-42m bf16/tf32 and gpt-146m bf16 checks
+#           vs eager CUDA on the packed steps, Nova's rows from both,
 #           alternating, the gpt-42m bf16 profile of each, and compile-sdpa's rows
 #   release gpt-42m bf16 check vs eager (the released torch state synced
 #           back), gpt-146m bf16 under a 12 GiB cap at B24 and B16 (Nova), and
 #           gpt-146m B16 profiles of Nova and of compile-sdpa
-# Carry .whl, bench-artifacts[, bench-artifacts-sm|-pack] and .nova-commit (tools/device/prepare.sh).
+# Carry .whl, bench-artifacts[, bench-artifacts-sm|-unpacked] and .nova-commit (tools/device/prepare.sh).
 # Results: $OUT/<phase>.jsonl and $OUT/<phase>.log.
 set -uo pipefail
 phase=${1:?phase: kernels, smoke, nova, checked, rows, 42m, 146m, cap, probe, ab, gate, sm-kernels, sm-rows, pack-rows or release}
@@ -147,16 +148,16 @@ PY
       bench attention
       ;;
     pack-rows)
-      art=bench-artifacts-pack bench check --model gpt-42m --dtype bf16 --batch 32 --steps 12
-      art=bench-artifacts-pack bench check --model gpt-42m --dtype tf32 --batch 32 --steps 12
-      art=bench-artifacts-pack bench check --model gpt-146m --dtype bf16 --batch 16 --steps 6
+      bench check --model gpt-42m --dtype bf16 --batch 32 --steps 12
+      bench check --model gpt-42m --dtype tf32 --batch 32 --steps 12
+      bench check --model gpt-146m --dtype bf16 --batch 16 --steps 6
       for i in 1 2; do
-        for a in bench-artifacts bench-artifacts-pack; do
+        for a in bench-artifacts bench-artifacts-unpacked; do
           art=$a bench train --model gpt-42m --dtype bf16 --batch 32 --modes nova
           art=$a bench train --model gpt-146m --dtype bf16 --batch 16 --modes nova
         done
       done
-      for a in bench-artifacts bench-artifacts-pack; do
+      for a in bench-artifacts bench-artifacts-unpacked; do
         art=$a bench profile --model gpt-42m --dtype bf16 --batch 32 --steps 2 --top 40
       done
       bench train --model gpt-42m --dtype bf16 --batch 32 --modes compile-sdpa

@@ -6,11 +6,11 @@
 #   bench-artifacts-sm  (with `sm`) the GEMM check, the bf16 matmul sweep and the bf16
 #                       steps again, compiled with NOVA_GEMM_STMATRIX=1 (the A/B of
 #                       phases sm-kernels and sm-rows)
-#   bench-artifacts-pack  (with `pack`) the three steps again, compiled with
-#                       NOVA_PACK_STATE=1 (the A/B of phase pack-rows)
+#   bench-artifacts-unpacked  (with `unpacked`) the three steps again, compiled
+#                       with NOVA_PACK_STATE=0 (the A/B of phase pack-rows)
 # Each set compiles with an empty kernel cache of its own. Then carry
 # [".whl", "bench-artifacts", "bench-artifacts-<set>", ".nova-commit"] (64 MiB in all).
-#   tools/device/prepare.sh [sm|pack]
+#   tools/device/prepare.sh [sm|unpacked]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 nova=.venv/bin/nova
@@ -41,11 +41,11 @@ done
 if [ "${1:-}" = sm ]; then
   NOVA_GEMM_STMATRIX=1 NOVA_CACHE_DIR=$(mktemp -d) prepare_set bench-artifacts-sm bf16
 fi
-if [ "${1:-}" = pack ]; then
-  rm -rf bench-artifacts-pack
-  export NOVA_PACK_STATE=1 NOVA_CACHE_DIR=$(mktemp -d)
-  "$nova" bench prepare --models gpt-42m --dtypes bf16 tf32 --batch 32 --target $target --out bench-artifacts-pack
-  "$nova" bench prepare --models gpt-146m --dtypes bf16 --batch 16 --target $target --out bench-artifacts-pack
-  cp .nova-commit bench-artifacts-pack/.commit
+if [ "${1:-}" = unpacked ]; then
+  rm -rf bench-artifacts-unpacked
+  export NOVA_PACK_STATE=0 NOVA_CACHE_DIR=$(mktemp -d)
+  "$nova" bench prepare --models gpt-42m --dtypes bf16 tf32 --batch 32 --target $target --out bench-artifacts-unpacked
+  "$nova" bench prepare --models gpt-146m --dtypes bf16 --batch 16 --target $target --out bench-artifacts-unpacked
+  cp .nova-commit bench-artifacts-unpacked/.commit
 fi
 du -shc .whl bench-artifacts* | sort -h
