@@ -310,6 +310,16 @@ Value RoundTf32Op::buildScalar(OpBuilder &b, Location loc, Value x) {
   return arith::BitcastOp::create(b, loc, x.getType(), rounded);
 }
 
+Value AdamwOp::getWidenedBf16Grad() {
+  auto widen = getGrad().getDefiningOp<CastOp>();
+  if (!widen)
+    return {};
+  Value input = widen.getInput();
+  return cast<RankedTensorType>(input.getType()).getElementType().isBF16()
+             ? input
+             : Value();
+}
+
 SmallVector<Value, 3>
 AdamwOp::buildElementUpdate(OpBuilder &b, Location loc, ValueRange elements,
                             ValueRange scalars,

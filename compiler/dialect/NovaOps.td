@@ -751,6 +751,9 @@ def Nova_AdamwOp : Nova_Op<"adamw", [Pure]> {
         ::mlir::OpBuilder &b, ::mlir::Location loc,
         ::mlir::ValueRange elements, ::mlir::ValueRange scalars,
         ::llvm::function_ref<::mlir::Value(::mlir::Value)> sqrt);
+    /// The bf16 tensor the gradient widens (a nova.cast of one), or null:
+    /// the update may read it as bf16.
+    ::mlir::Value getWidenedBf16Grad();
   }];
 }
 

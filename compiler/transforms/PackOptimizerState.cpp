@@ -9,8 +9,9 @@
 // three tensors (IREE binds 16 buffers a dispatch): 34 -> 2 launches a
 // gpt-42m step. And the module has a few globals instead of three per param:
 // IREE's passes over globals (FoldGlobals, IPO, ...) cost ~2 s of gpt-146m's
-// compile with 624 of them. IREE writes each gradient where the concat
-// places it and binds each slice in place (no copies).
+// compile with 624 of them. IREE binds each slice in place, and writes most
+// gradients straight into the concat (nova-sequence-concats orders it; see
+// docs/configurator.md for the copies left).
 //
 // The packed function keeps the train-step signature's order (params,
 // buffers, param-major state, ...): a group's flat param, exp_avg and
@@ -53,17 +54,6 @@ struct Member {
   int64_t offset = 0;
 };
 
-/// The bf16 tensor `grad` widens (nova.cast), or null.
-Value bf16Source(Value grad) {
-  auto widen = grad.getDefiningOp<CastOp>();
-  if (!widen)
-    return {};
-  Value input = widen.getInput();
-  return cast<RankedTensorType>(input.getType()).getElementType().isBF16()
-             ? input
-             : Value();
-}
-
 /// `op` as a member when its param, exp_avg and exp_avg_sq are distinct f32
 /// arguments, the states read by nothing else, and its three results only
 /// returned, once each.
@@ -100,7 +90,7 @@ std::optional<Member> asMember(AdamwOp op, func::ReturnOp ret) {
 int64_t layOut(SmallVectorImpl<Member> &group,
                const DenseMap<Operation *, int64_t> &position) {
   auto madeAt = [&](const Member &m) -> std::pair<int64_t, int64_t> {
-    Value grad = bf16Source(m.op.getGrad());
+    Value grad = m.op.getWidenedBf16Grad();
     if (!grad)
       grad = m.op.getGrad();
     if (auto arg = dyn_cast<BlockArgument>(grad))
@@ -143,7 +133,7 @@ Value concatGradients(OpBuilder &b, Location loc, ArrayRef<Member> group,
   for (const Member &m : group) {
     if (m.offset > end)
       zeros(m.offset - end);
-    Value grad = bf16 ? bf16Source(m.op.getGrad()) : m.op.getGrad();
+    Value grad = bf16 ? m.op.getWidenedBf16Grad() : m.op.getGrad();
     parts.push_back(reshaped(
         b, loc, grad, RankedTensorType::get({m.elements}, element)));
     end = m.offset + m.elements;
@@ -183,7 +173,7 @@ struct NovaPackOptimizerStatePass
         continue;
       Key key = {{op.getStep(), op.getLr(), op.getBeta1(), op.getBeta2(),
                   op.getEps(), op.getWeightDecay()},
-                 bool(bf16Source(op.getGrad()))};
+                 bool(op.getWidenedBf16Grad())};
       auto it = llvm::find_if(groups, [&](auto &g) {
         if (g.first != key)
           return false;

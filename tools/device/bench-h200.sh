@@ -54,6 +54,18 @@ export PYTHONUNBUFFERED=1
 out=${OUT:-/tmp}/$phase.jsonl
 art=bench-artifacts
 bench() { python3 -m nova.cli bench "$@" --artifacts $art --json-out "$out"; }
+# Nova's bf16 rows (gpt-42m B32, gpt-146m B16) from two artifact sets, twice,
+# alternating, then compile-sdpa's: an A/B in one run.
+ab_rows() {
+  for i in 1 2; do
+    for a in "$@"; do
+      art=$a bench train --model gpt-42m --dtype bf16 --batch 32 --modes nova
+      art=$a bench train --model gpt-146m --dtype bf16 --batch 16 --modes nova
+    done
+  done
+  bench train --model gpt-42m --dtype bf16 --batch 32 --modes compile-sdpa
+  bench train --model gpt-146m --dtype bf16 --batch 16 --modes compile-sdpa
+}
 # Whether the kernel checks and both model checks of $out passed.
 checks_pass() {
   python3 - "$out" "${OUT:-/tmp}/attention-check.jsonl" "${OUT:-/tmp}/adamw-check.jsonl" \
@@ -151,30 +163,16 @@ PY
       bench check --model gpt-42m --dtype bf16 --batch 32 --steps 12
       bench check --model gpt-42m --dtype tf32 --batch 32 --steps 12
       bench check --model gpt-146m --dtype bf16 --batch 16 --steps 6
-      for i in 1 2; do
-        for a in bench-artifacts bench-artifacts-unpacked; do
-          art=$a bench train --model gpt-42m --dtype bf16 --batch 32 --modes nova
-          art=$a bench train --model gpt-146m --dtype bf16 --batch 16 --modes nova
-        done
-      done
       for a in bench-artifacts bench-artifacts-unpacked; do
         art=$a bench profile --model gpt-42m --dtype bf16 --batch 32 --steps 2 --top 40
       done
-      bench train --model gpt-42m --dtype bf16 --batch 32 --modes compile-sdpa
-      bench train --model gpt-146m --dtype bf16 --batch 16 --modes compile-sdpa
+      ab_rows bench-artifacts bench-artifacts-unpacked
       ;;
     sm-rows)
       for a in bench-artifacts bench-artifacts-sm; do
         art=$a bench check --model gpt-42m --dtype bf16 --batch 32 --steps 12
       done
-      for i in 1 2; do
-        for a in bench-artifacts bench-artifacts-sm; do
-          art=$a bench train --model gpt-42m --dtype bf16 --batch 32 --modes nova
-          art=$a bench train --model gpt-146m --dtype bf16 --batch 16 --modes nova
-        done
-      done
-      bench train --model gpt-42m --dtype bf16 --batch 32 --modes compile-sdpa
-      bench train --model gpt-146m --dtype bf16 --batch 16 --modes compile-sdpa
+      ab_rows bench-artifacts bench-artifacts-sm
       ;;
     42m)
       bench train --model gpt-42m --dtype bf16 --batch 32

@@ -33,17 +33,6 @@ bool hasAdamwKernelConfig(AdamwOp op) {
   return config && config.getKernel() == "multi_tensor_adamw";
 }
 
-/// The bf16 tensor `grad` widens, or null when it is not a nova.cast of one.
-Value bf16GradSource(Value grad) {
-  auto widen = grad.getDefiningOp<CastOp>();
-  if (!widen)
-    return {};
-  Value input = widen.getInput();
-  return cast<RankedTensorType>(input.getType()).getElementType().isBF16()
-             ? input
-             : Value();
-}
-
 /// Whether every user of `op`'s results lies after `last` (in its block).
 bool usedOnlyAfter(AdamwOp op, Operation *last) {
   Block *block = last->getBlock();
@@ -115,7 +104,7 @@ LogicalResult lowerGroup(IRRewriter &rewriter, ModuleOp module,
   KernelDispatchBuilder dispatch(rewriter, loc, /*poison=*/false);
   dispatch.input(packed);
   for (AdamwOp op : group)
-    dispatch.input(bf16Grads ? bf16GradSource(op.getGrad()) : op.getGrad());
+    dispatch.input(bf16Grads ? op.getWidenedBf16Grad() : op.getGrad());
   for (AdamwOp op : group) {
     RankedTensorType type = op.getParam().getType();
     dispatch.result(type, op.getParam());
@@ -155,7 +144,7 @@ LogicalResult nova_to_iree::injectOptimizerKernels(ModuleOp module) {
   module.walk([&](AdamwOp op) {
     if (!hasAdamwKernelConfig(op))
       return;
-    bool bf16Grads = bool(bf16GradSource(op.getGrad()));
+    bool bf16Grads = bool(op.getWidenedBf16Grad());
     SmallVector<Value, 6> hypers = {op.getStep(), op.getLr(),
                                     op.getBeta1(), op.getBeta2(),
                                     op.getEps(), op.getWeightDecay()};
