@@ -110,13 +110,6 @@ int64_t layOut(SmallVectorImpl<Member> &group,
   return offset;
 }
 
-/// `value` reshaped to `type` (itself when it has that type).
-Value reshaped(OpBuilder &b, Location loc, Value value, RankedTensorType type) {
-  if (value.getType() == type)
-    return value;
-  return ReshapeOp::create(b, loc, type, value);
-}
-
 /// The group's gradients concatenated in its layout, zeros in the gaps
 /// (bf16 when every gradient is a widened bf16 tensor: the concat then
 /// moves half the bytes and the update widens it).
@@ -134,8 +127,8 @@ Value concatGradients(OpBuilder &b, Location loc, ArrayRef<Member> group,
     if (m.offset > end)
       zeros(m.offset - end);
     Value grad = bf16 ? m.op.getWidenedBf16Grad() : m.op.getGrad();
-    parts.push_back(reshaped(
-        b, loc, grad, RankedTensorType::get({m.elements}, element)));
+    parts.push_back(b.createOrFold<ReshapeOp>(
+        loc, RankedTensorType::get({m.elements}, element), grad));
     end = m.offset + m.elements;
   }
   if (total > end)
@@ -264,7 +257,8 @@ struct NovaPackOptimizerStatePass
             b, loc, RankedTensorType::get({m.elements}, f32), flat[g][0],
             ArrayRef<int64_t>{m.offset},
             ArrayRef<int64_t>{m.offset + m.elements}, ArrayRef<int64_t>{1});
-        param.replaceAllUsesWith(reshaped(b, m.op.getLoc(), part, type));
+        param.replaceAllUsesWith(
+            b.createOrFold<ReshapeOp>(m.op.getLoc(), type, part));
         eraseArgs.set(shifted(m.param));
         eraseArgs.set(shifted(m.expAvg));
         eraseArgs.set(shifted(m.expAvgSq));

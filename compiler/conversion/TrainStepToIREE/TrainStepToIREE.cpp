@@ -16,6 +16,7 @@
 #include "compiler/codegen/cuda/StepGateKernel.h"
 #include "compiler/conversion/IREENamespaces.h"
 #include "compiler/conversion/NovaToIREE/KernelDispatch.h"
+#include "compiler/conversion/NovaToLinalg/Utils.h"
 #include "compiler/conversion/Passes.h"
 
 #include "mlir/IR/IRMapping.h"
@@ -403,6 +404,14 @@ private:
       return funcParams + updatedBuffers[r - 1 - funcParams];
     return buffers + r - 1 - updated;
   }
+  /// State tensors of the signature (load_state's) and arguments of the
+  /// function (fewer where packed).
+  int64_t abiStateCount() const {
+    return params + buffers + params * statesPerParam;
+  }
+  int64_t funcStateCount() const {
+    return funcParams + buffers + funcParams * statesPerParam;
+  }
   void makeUpdatesInPlace(func::FuncOp func);
   LogicalResult readPackedState(func::FuncOp func);
   LogicalResult mapState(func::FuncOp func);
@@ -434,7 +443,7 @@ private:
 
 LogicalResult ConvertTrainStepToIREEPass::checkSignature(func::FuncOp func) {
   FunctionType type = func.getFunctionType();
-  int64_t numState = funcParams + buffers + funcParams * statesPerParam;
+  int64_t numState = funcStateCount();
   int64_t numArgs = type.getNumInputs();
   if (params < 1 || buffers < 0 || statesPerParam < 0 || hypers < 0)
     return func.emitError() << "convert-train-step-to-iree: needs params >= 1 "
@@ -459,7 +468,7 @@ LogicalResult ConvertTrainStepToIREEPass::checkSignature(func::FuncOp func) {
            << 1 + funcParams + numUpdated + funcParams * statesPerParam
            << " results (loss, new params, new buffers, new state), got "
            << numResults;
-  int64_t numAbiState = params + buffers + params * statesPerParam;
+  int64_t numAbiState = abiStateCount();
   if (!stateNames.empty() &&
       static_cast<int64_t>(stateNames.size()) != numAbiState)
     return func.emitError() << "state-names has " << stateNames.size()
@@ -645,10 +654,8 @@ LogicalResult ConvertTrainStepToIREEPass::readPackedState(func::FuncOp func) {
 
 LogicalResult ConvertTrainStepToIREEPass::mapState(func::FuncOp func) {
   FunctionType type = func.getFunctionType();
-  int64_t abiState = params + buffers + params * statesPerParam;
-  int64_t funcState = funcParams + buffers + funcParams * statesPerParam;
-  held.assign(funcState, {});
-  abiStateTypes.assign(abiState, Type());
+  held.assign(funcStateCount(), {});
+  abiStateTypes.assign(abiStateCount(), Type());
   // A param and its states; the group's flat argument when packed.
   DenseMap<int64_t, std::pair<size_t, size_t>> memberOf; // (group, k)
   for (auto [g, group] : llvm::enumerate(packedGroups))
@@ -724,7 +731,7 @@ void ConvertTrainStepToIREEPass::runOnOperation() {
 
   FunctionType type = func.getFunctionType();
   Location loc = func.getLoc();
-  int64_t numState = funcParams + buffers + funcParams * statesPerParam;
+  int64_t numState = funcStateCount();
   SmallVector<Type> stateTypes(type.getInputs().take_front(numState));
   SmallVector<Type> batchTypes(type.getInputs().drop_front(numState + hypers));
   SmallVector<std::string> symbols;
@@ -755,13 +762,6 @@ void ConvertTrainStepToIREEPass::runOnOperation() {
   auto isWhole = [&](int64_t i) {
     return held[i].size() == 1 && held[i].front().type == stateTypes[i];
   };
-  auto flatten = [&](Value v, RankedTensorType type) -> Value {
-    if (type.getRank() == 1)
-      return v;
-    ReassociationIndices all = llvm::to_vector(llvm::seq<int64_t>(0, type.getRank()));
-    return tensor::CollapseShapeOp::create(
-        b, loc, v, ArrayRef<ReassociationIndices>{all});
-  };
   b.setInsertionPoint(func);
   {
     OpBuilder::InsertionGuard g(b);
@@ -774,22 +774,20 @@ void ConvertTrainStepToIREEPass::runOnOperation() {
         continue;
       }
       auto flatType = cast<RankedTensorType>(stateTypes[i]);
-      Value zero = arith::ConstantOp::create(
-          b, loc, b.getZeroAttr(flatType.getElementType()));
-      Value flat =
-          linalg::FillOp::create(
-              b, loc, zero,
-              tensor::EmptyOp::create(b, loc, flatType.getShape(),
-                                      flatType.getElementType())
-                  .getResult())
-              .getResult(0);
-      for (const Held &piece : held[i])
+      Value flat = nova_to_linalg::filledTensor(
+          b, loc, flatType,
+          nova_to_linalg::scalarConstant(b, loc, flatType.getElementType(), 0));
+      for (const Held &piece : held[i]) {
+        int64_t n = piece.type.getNumElements();
+        Value part = nova_to_linalg::reshapeTensor(
+            b, loc, block->getArgument(piece.index),
+            RankedTensorType::get({n}, piece.type.getElementType()));
         flat = tensor::InsertSliceOp::create(
-            b, loc, flatten(block->getArgument(piece.index), piece.type), flat,
+            b, loc, part, flat,
             ArrayRef<OpFoldResult>{b.getIndexAttr(piece.offset)},
-            ArrayRef<OpFoldResult>{
-                b.getIndexAttr(piece.type.getNumElements())},
+            ArrayRef<OpFoldResult>{b.getIndexAttr(n)},
             ArrayRef<OpFoldResult>{b.getIndexAttr(1)});
+      }
       storeGlobal(b, loc, symbols[i], flat);
     }
     utilReturn(b, loc, {});
