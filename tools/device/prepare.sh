@@ -10,7 +10,7 @@
 #                       with NOVA_PACK_STATE=0 (the A/B of phase pack-rows)
 # Each set compiles with an empty kernel cache of its own. Then carry
 # [".whl", "bench-artifacts", "bench-artifacts-<set>", ".nova-commit"] (64 MiB in all).
-#   tools/device/prepare.sh [sm|unpacked]
+#   tools/device/prepare.sh [sm] [unpacked]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 nova=.venv/bin/nova
@@ -38,14 +38,19 @@ NOVA_CACHE_DIR=$(mktemp -d) "$nova" bench prepare --attention --models --target 
 for check in attention adamw cross_entropy fused_rows; do
   "$py" tools/${check}_check.py prepare --out "bench-artifacts/${check//_/-}-check" --target $target
 done
-if [ "${1:-}" = sm ]; then
-  NOVA_GEMM_STMATRIX=1 NOVA_CACHE_DIR=$(mktemp -d) prepare_set bench-artifacts-sm bf16
-fi
-if [ "${1:-}" = unpacked ]; then
-  rm -rf bench-artifacts-unpacked
-  export NOVA_PACK_STATE=0 NOVA_CACHE_DIR=$(mktemp -d)
-  "$nova" bench prepare --models gpt-42m --dtypes bf16 tf32 --batch 32 --target $target --out bench-artifacts-unpacked
-  "$nova" bench prepare --models gpt-146m --dtypes bf16 --batch 16 --target $target --out bench-artifacts-unpacked
-  cp .nova-commit bench-artifacts-unpacked/.commit
-fi
+for set in "$@"; do
+  case $set in
+    sm) NOVA_GEMM_STMATRIX=1 NOVA_CACHE_DIR=$(mktemp -d) prepare_set bench-artifacts-sm bf16 ;;
+    unpacked)
+      rm -rf bench-artifacts-unpacked
+      (
+        export NOVA_PACK_STATE=0 NOVA_CACHE_DIR=$(mktemp -d)
+        "$nova" bench prepare --models gpt-42m --dtypes bf16 tf32 --batch 32 --target $target --out bench-artifacts-unpacked
+        "$nova" bench prepare --models gpt-146m --dtypes bf16 --batch 16 --target $target --out bench-artifacts-unpacked
+      )
+      cp .nova-commit bench-artifacts-unpacked/.commit
+      ;;
+    *) echo "unknown set: $set (sm, unpacked)" >&2; exit 2 ;;
+  esac
+done
 du -shc .whl bench-artifacts* | sort -h
