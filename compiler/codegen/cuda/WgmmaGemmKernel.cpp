@@ -189,7 +189,10 @@ struct GemmKernel : KernelBuilder {
   /// their parts to its accumulators, each once that CTA's consumers have
   /// all counted on its flag (acquire). Waits only go to lower CTAs, which
   /// wait for nothing before they share: the grid completes whatever the
-  /// order its CTAs become resident in.
+  /// order its CTAs become resident in. Each of this CTA's consumers then
+  /// counts itself on the flag too, wrapping at 2 * consumers: the last one
+  /// leaves it 0, so the kernel ends with its flags as it found them (the
+  /// program keeps them zeroed once, not before every launch).
   SmallVector<Value> addSharedParts(Value t, Value consumerIndex,
                                     Value thread, ValueRange accs,
                                     int64_t mTiles) {
@@ -217,6 +220,11 @@ struct GemmKernel : KernelBuilder {
                 [&](OpBuilder &, Location, ValueRange) {
                   scf::YieldOp::create(b, loc);
                 });
+            // Read by every consumer: none waits on a flag already reset.
+            LLVM::AtomicRMWOp::create(b, loc, LLVM::AtomicBinOp::uinc_wrap,
+                                      flag(peer), c32(2 * spec.consumers - 1),
+                                      LLVM::AtomicOrdering::monotonic, "device",
+                                      /*alignment=*/4);
           });
           namedBarrier(add(consumerIndex, c32(1)), 128);
           SmallVector<Value> next(acc.begin(), acc.end());

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "compiler/conversion/IREEGlobals.h"
 #include "compiler/conversion/IREENamespaces.h"
 #include "compiler/conversion/Passes.h"
 #include "compiler/dialect/NovaOps.h"
@@ -40,13 +41,7 @@ std::optional<int32_t> collectiveElementType(Type type) {
 /// `util.global private @channel : !flow.channel` and the initializer
 /// storing the default channel into it.
 void createChannel(OpBuilder &b, Location loc, Type channelType) {
-  MLIRContext *context = b.getContext();
-  OperationState global(loc, "util.global");
-  global.propertiesAttr = b.getDictionaryAttr(
-      {b.getNamedAttr("sym_name", b.getStringAttr(kChannel)),
-       b.getNamedAttr("sym_visibility", b.getStringAttr("private")),
-       b.getNamedAttr("type", TypeAttr::get(channelType))});
-  b.create(global);
+  createGlobal(b, loc, kChannel, channelType, /*isMutable=*/false);
 
   OperationState init(loc, "util.initializer");
   init.propertiesAttr = b.getDictionaryAttr({b.getNamedAttr(
@@ -58,11 +53,7 @@ void createChannel(OpBuilder &b, Location loc, Type channelType) {
   OperationState channel(loc, "flow.channel.default");
   channel.addTypes(channelType);
   Value value = b.create(channel)->getResult(0);
-  OperationState store(loc, "util.global.store");
-  store.addOperands(value);
-  store.propertiesAttr = b.getDictionaryAttr({b.getNamedAttr(
-      "global", FlatSymbolRefAttr::get(context, kChannel))});
-  b.create(store);
+  storeGlobal(b, loc, kChannel, value);
   OperationState ret(loc, "util.return");
   b.create(ret);
 }
@@ -118,11 +109,7 @@ struct ConvertNovaCollectivesToIREEPass
       }
       b.setInsertionPoint(op);
       Location loc = op.getLoc();
-      OperationState load(loc, "util.global.load");
-      load.propertiesAttr = b.getDictionaryAttr({b.getNamedAttr(
-          "global", FlatSymbolRefAttr::get(context, kChannel))});
-      load.addTypes(channelType);
-      Value channel = b.create(load)->getResult(0);
+      Value channel = loadGlobal(b, loc, kChannel, channelType);
       Value target = tensor::EmptyOp::create(b, loc, type.getShape(),
                                              type.getElementType());
       // The result is written into (tied to) the empty target.

@@ -18,6 +18,7 @@
 #include "compiler/codegen/cuda/GemmConfigurator.h"
 #include "compiler/codegen/cuda/KnownTargets.h"
 #include "compiler/codegen/cuda/WgmmaGemmKernel.h"
+#include "compiler/conversion/IREEGlobals.h"
 #include "compiler/conversion/NovaToIREE/KernelDispatch.h"
 #include "compiler/conversion/NovaToIREE/KernelFamilies.h"
 #include "compiler/conversion/NovaToIREE/Tf32Operands.h"
@@ -208,7 +209,24 @@ struct GemmUse {
   GemmShape shape;
   FusedOp epilogue;
   std::unique_ptr<cuda::FusedRowsPlan> plan;
+  /// Stream-K: where this GEMM's flags start in kStreamKFlags (elements).
+  int64_t flagsOffset = 0;
 };
+
+/// The module's stream-K flags, every stream-K GEMM's at its own offset:
+/// zero at module load, and each kernel leaves its flags zero, so a step
+/// reads them as constant and no dispatch writes a tied operand (IREE then
+/// writes the products straight into their consumers: a tied zero buffer
+/// cost gpt-146m 51 gradient copies, 210 MiB a step). Public: IREE folds a
+/// private global that nothing stores into one constant for all readers,
+/// and the GEMMs would share their flags.
+constexpr StringLiteral kStreamKFlags = "nova_streamk_flags";
+/// Each GEMM's flags start on a 256-byte boundary.
+constexpr int64_t kFlagsAlignment = 64;
+
+int64_t streamKGrid(GemmUse &use) {
+  return use.op.getLoweringConfigAttr().getPersistentCtas();
+}
 
 LogicalResult lowerToGemmKernel(IRRewriter &rewriter, ModuleOp module,
                                 GemmUse &use, bool poisonOutputs) {
@@ -307,7 +325,7 @@ LogicalResult lowerToGemmKernel(IRRewriter &rewriter, ModuleOp module,
                   ((shape.m + spec.tileM - 1) / spec.tileM) *
                   ((shape.n + spec.tileN - 1) / spec.tileN);
   // Stream-K's grid is the CTAs its K steps are split between.
-  int64_t grid = spec.streamK ? config.getPersistentCtas()
+  int64_t grid = spec.streamK ? streamKGrid(use)
                  : config.getPersistentCtas()
                      ? std::min(tiles, config.getPersistentCtas())
                      : tiles;
@@ -330,14 +348,17 @@ LogicalResult lowerToGemmKernel(IRRewriter &rewriter, ModuleOp module,
   if (use.epilogue)
     for (BlockArgument arg : cuda::epilogueInputs(op))
       dispatch.input(use.epilogue.getInputs()[arg.getArgNumber()]);
-  // Stream-K's flags start at zero each call: tied to zeros, and bound
-  // first of the results (tied ones bind before untied ones).
+  // Stream-K's flags: this GEMM's part of the module's (see kStreamKFlags).
   if (spec.streamK) {
-    auto flagsType = RankedTensorType::get({grid}, rewriter.getI32Type());
-    dispatch.result(flagsType,
-                    filledTensor(rewriter, loc, flagsType,
-                                 arith::ConstantIntOp::create(rewriter, loc, 0,
-                                                              32)));
+    Value all = loadGlobal(rewriter, loc, kStreamKFlags,
+                           module.lookupSymbol(kStreamKFlags)
+                               ->getAttrOfType<TypeAttr>("type")
+                               .getValue());
+    dispatch.input(tensor::ExtractSliceOp::create(
+        rewriter, loc, all,
+        ArrayRef<OpFoldResult>{rewriter.getIndexAttr(use.flagsOffset)},
+        ArrayRef<OpFoldResult>{rewriter.getIndexAttr(grid)},
+        ArrayRef<OpFoldResult>{rewriter.getIndexAttr(1)}));
   }
   if (use.epilogue) {
     for (Type type : use.epilogue.getResultTypes())
@@ -350,8 +371,6 @@ LogicalResult lowerToGemmKernel(IRRewriter &rewriter, ModuleOp module,
     dispatch.constant(v);
   ResultRange results = dispatch.create(
       name, name, arith::ConstantIndexOp::create(rewriter, loc, grid));
-  if (spec.streamK)
-    results = results.drop_front();
   if (use.epilogue) {
     rewriter.replaceOp(use.epilogue, results.drop_back());
     return success();
@@ -413,6 +432,24 @@ LogicalResult nova_to_iree::injectGemmKernels(ModuleOp module,
     return success();
   if (failed(requireUnregisteredDialects(ops.front().op)))
     return failure();
+  int64_t flagsElements = 0;
+  for (GemmUse &use : ops)
+    if (use.spec.streamK) {
+      use.flagsOffset = flagsElements;
+      flagsElements += llvm::alignTo(streamKGrid(use), kFlagsAlignment);
+    }
+  if (flagsElements) {
+    if (module.lookupSymbol(kStreamKFlags))
+      return module.emitError() << "symbol @" << kStreamKFlags
+                                << " is Nova's stream-K flags: already taken";
+    auto type = RankedTensorType::get(
+        {flagsElements}, IntegerType::get(module.getContext(), 32));
+    OpBuilder b = OpBuilder::atBlockBegin(module.getBody());
+    createGlobal(
+        b, module.getLoc(), kStreamKFlags, type, /*isMutable=*/true,
+        DenseElementsAttr::get(type, b.getI32IntegerAttr(0).getValue()),
+        "public");
+  }
   // Each distinct kernel is built once (LLVM's NVPTX back end takes ~0.5 s
   // a kernel), all of them in parallel; the lowering below finds them in
   // the cache. The workers only read the epilogues' regions.

@@ -14,6 +14,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/codegen/cuda/StepGateKernel.h"
+#include "compiler/conversion/IREEGlobals.h"
 #include "compiler/conversion/IREENamespaces.h"
 #include "compiler/conversion/NovaToIREE/KernelDispatch.h"
 #include "compiler/conversion/NovaToLinalg/Utils.h"
@@ -59,38 +60,6 @@ std::string globalSymbol(StringRef name, size_t index) {
   for (char c : name)
     symbol += llvm::isAlnum(c) ? c : '_';
   return symbol;
-}
-
-/// `util.global private mutable @symbol`, initialised with `initialValue`
-/// when given.
-Operation *createGlobal(OpBuilder &b, Location loc, StringRef symbol,
-                        RankedTensorType type, Attribute initialValue = {}) {
-  SmallVector<NamedAttribute> props = {
-      b.getNamedAttr("sym_name", b.getStringAttr(symbol)),
-      b.getNamedAttr("sym_visibility", b.getStringAttr("private")),
-      b.getNamedAttr("type", TypeAttr::get(type)),
-      b.getNamedAttr("is_mutable", b.getUnitAttr())};
-  if (initialValue)
-    props.push_back(b.getNamedAttr("initial_value", initialValue));
-  OperationState state(loc, "util.global");
-  state.propertiesAttr = b.getDictionaryAttr(props);
-  return b.create(state);
-}
-
-Value loadGlobal(OpBuilder &b, Location loc, StringRef symbol, Type type) {
-  OperationState state(loc, "util.global.load");
-  state.propertiesAttr = b.getDictionaryAttr({b.getNamedAttr(
-      "global", FlatSymbolRefAttr::get(b.getContext(), symbol))});
-  state.addTypes(type);
-  return b.create(state)->getResult(0);
-}
-
-void storeGlobal(OpBuilder &b, Location loc, StringRef symbol, Value value) {
-  OperationState state(loc, "util.global.store");
-  state.addOperands(value);
-  state.propertiesAttr = b.getDictionaryAttr({b.getNamedAttr(
-      "global", FlatSymbolRefAttr::get(b.getContext(), symbol))});
-  b.create(state);
 }
 
 void utilReturn(OpBuilder &b, Location loc, ValueRange values) {
@@ -587,8 +556,9 @@ FailureOr<SmallVector<Value>> gateInputs(OpBuilder &b, Location loc,
     OpBuilder::InsertionGuard g(b);
     b.setInsertionPointToStart(module.getBody());
     // Its own initial value; no other global is an i32 zero of this shape.
-    createGlobal(b, loc, epochSymbol, epochType,
-                 DenseElementsAttr::get(epochType, b.getI32IntegerAttr(0).getValue()));
+    createGlobal(
+        b, loc, epochSymbol, epochType, /*isMutable=*/true,
+        DenseElementsAttr::get(epochType, b.getI32IntegerAttr(0).getValue()));
   }
   nova_to_iree::KernelDispatchBuilder dispatch(b, loc, /*poison=*/false);
   dispatch.input(ready);
@@ -754,7 +724,8 @@ void ConvertTrainStepToIREEPass::runOnOperation() {
           context, "flow",
           "parameter.named<\"" + parameterScope + "\"::\"" + name + "\">",
           stateType);
-    createGlobal(b, loc, symbols.back(), stateType, initialValue);
+    createGlobal(b, loc, symbols.back(), stateType, /*isMutable=*/true,
+                 initialValue);
   }
 
   // load_state takes the signature's tensors: a packed global is assembled

@@ -182,11 +182,14 @@ func.func @cooperative(%dy: tensor<16384x3072xbf16>, %w: tensor<3072x768xbf16>) 
 // end its tile is shared through the CTA's scratch slot and counted on its
 // flag (a release fence, then a relaxed add), and the CTA that ends a tile
 // others began waits for their flags (acquire) after its range, adds the
-// parts and stores the tile. No spills: the accumulators stay 96 a thread.
+// parts and stores the tile; each of its 2 consumers then counts itself on
+// the flag, wrapping at 3 (atom.inc): the flags end as zero as they began.
+// No spills: the accumulators stay 96 a thread.
 // CHECK:      .visible .entry nova_gemm_bf16_mn_bf16_128x192x64_s4_c2_g4_k1_tma_sk(
 // CHECK-DAG:  wgmma.mma_async.sync.aligned.m64n192k16.f32.bf16.bf16
 // CHECK-DAG:  fence.acq_rel.gpu;
 // CHECK-DAG:  atom.global.add.u32 {{.*}}, 1;
+// CHECK-DAG:  atom.global.inc.u32 {{.*}}, 3;
 // CHECK-DAG:  ld.acquire.gpu.global.b32
 // CHECK-DAG:  cp.async.bulk.tensor.3d.global.shared::cta.tile.bulk_group
 func.func @stream_k(%x: tensor<16384x768xbf16>, %g: tensor<16384x3072xbf16>) -> tensor<768x3072xbf16> {
