@@ -1022,9 +1022,11 @@ def main(argv: list[str] | None = None) -> None:
     else:
         rows = train(args) if args.command == "train" else matmul_bench(args)
     if args.json_out:
+        # Which artifact set a row ran (A/B runs alternate sets of one commit).
+        source = {"artifacts": Path(args.artifacts).name} if getattr(args, "artifacts", None) else {}
         with open(args.json_out, "a") as f:
             for row in rows:
-                f.write(json.dumps({**row, **_environment()}) + "\n")
+                f.write(json.dumps({**row, **_environment(), **source}) + "\n")
 
 
 if __name__ == "__main__":

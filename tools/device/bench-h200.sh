@@ -42,13 +42,18 @@
 #           NOVA_PACK_STATE=0): the gpt-42m bf16/tf32 and gpt-146m bf16 checks
 #           vs eager CUDA on the packed steps, Nova's rows from both,
 #           alternating, the gpt-42m bf16 profile of each, and compile-sdpa's rows
+#   streamk the GEMM check (stream-K cases repeated on new data: flags the
+#           kernel leaves zero), then Nova's gpt-146m bf16 rows from
+#           bench-artifacts-old (an earlier commit's step, flags zeroed and
+#           tied each call) and bench-artifacts, alternating, and the
+#           gpt-146m profile
 #   release gpt-42m bf16 check vs eager (the released torch state synced
 #           back), gpt-146m bf16 under a 12 GiB cap at B24 and B16 (Nova), and
 #           gpt-146m B16 profiles of Nova and of compile-sdpa
 # Carry .whl, bench-artifacts[, bench-artifacts-sm|-unpacked] and .nova-commit (tools/device/prepare.sh).
 # Results: $OUT/<phase>.jsonl and $OUT/<phase>.log.
 set -uo pipefail
-phase=${1:?phase: kernels, smoke, nova, checked, rows, 42m, 146m, cap, probe, ab, gate, sm-kernels, sm-rows, pack-rows or release}
+phase=${1:?phase: kernels, smoke, nova, checked, rows, 42m, 146m, cap, probe, ab, gate, sm-kernels, sm-rows, pack-rows, streamk or release}
 . tools/device/gpu-env.sh
 export PYTHONUNBUFFERED=1
 out=${OUT:-/tmp}/$phase.jsonl
@@ -167,6 +172,15 @@ PY
         art=$a bench profile --model gpt-42m --dtype bf16 --batch 32 --steps 2 --top 40
       done
       ab_rows bench-artifacts bench-artifacts-unpacked
+      ;;
+    streamk)
+      python3 tools/gemm_check.py run --dir bench-artifacts/gemm-check | tee "${OUT:-/tmp}/gemm-check.jsonl"
+      for i in 1 2; do
+        for a in bench-artifacts-old bench-artifacts; do
+          art=$a NOVA_COMMIT=$(cat $a/.commit) bench train --model gpt-146m --dtype bf16 --batch 16 --modes nova
+        done
+      done
+      bench profile --model gpt-146m --dtype bf16 --batch 16 --steps 2 --top 40
       ;;
     sm-rows)
       for a in bench-artifacts bench-artifacts-sm; do
