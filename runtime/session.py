@@ -130,6 +130,45 @@ def _parse_runtime_flags() -> None:
         raise ValueError(f"nova: ${RUNTIME_FLAGS_ENV}={value!r}: {e}") from None
 
 
+TRANSIENTS_ENV = "NOVA_CUDA_TRANSIENTS"
+
+# CUDA devices made with IREE's caching allocator, per URI (the sessions of a
+# URI share one, as rt.Config shares its devices).
+_caching_devices: dict[str, rt.HalDevice] = {}
+
+
+def _caching_cuda_device(uri: str) -> rt.HalDevice:
+    """A CUDA device whose queue allocas (a step's transients) come from IREE's
+    unbounded caching allocator: a step's freed transients are kept for the
+    next instead of going back to the stream-ordered pool, which IREE 3.13
+    creates with release threshold 0 (each call then maps its transients'
+    physical memory again). Needs --cuda_async_allocations=false (allocas
+    from the device allocator, not the pool), set before the CUDA driver is
+    made: the first CUDA session of the process decides."""
+    device = _caching_devices.get(uri)
+    if device is None:
+        rt.flags.parse_flags("--cuda_async_allocations=false")
+        driver = rt.get_driver("cuda")
+        m = re.fullmatch(r"cuda://(\d+)", uri)
+        if m:
+            device = driver.create_device(driver.query_available_devices()[int(m.group(1))], allocators=["caching"])
+        else:
+            device = driver.create_default_device(allocators=["caching"])
+        _caching_devices[uri] = device
+    return device
+
+
+def _device_for(uri: str) -> Union[str, rt.HalDevice]:
+    """The device a session on `uri` runs on: its URI for rt.Config, or on
+    CUDA with $NOVA_CUDA_TRANSIENTS=cached a caching-allocator device."""
+    mode = os.environ.get(TRANSIENTS_ENV, "pool")
+    if mode not in ("pool", "cached"):
+        raise ValueError(f"nova: ${TRANSIENTS_ENV}={mode!r}: expected 'pool' or 'cached'")
+    if mode == "cached" and re.fullmatch(r"cuda(://\d+)?", uri):
+        return _caching_cuda_device(uri)
+    return uri
+
+
 class Session:
     """A loaded vmfb on one IREE device.
 
@@ -151,7 +190,10 @@ class Session:
         _parse_runtime_flags()
         if isinstance(device, str):
             self._uri = device
-            self._config = rt.Config(driver_name=device)
+            chosen = _device_for(device)
+            self._config = (
+                rt.Config(driver_name=device) if isinstance(chosen, str) else rt.Config(device=chosen)
+            )
         else:
             self._uri = "<device>"
             self._config = rt.Config(device=device)

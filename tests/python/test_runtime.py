@@ -498,3 +498,23 @@ def test_iree_runtime_flags_from_the_environment(cpu_vmfb: bytes, tmp_path: Path
     else:
         assert result.returncode != 0
         assert "NOVA_IREE_RUNTIME_FLAGS" in result.stderr and "no_such_flag" in result.stderr
+
+
+@pytest.mark.parametrize(("mode", "ok"), [("cached", True), ("pool", True), ("arena", False)])
+def test_cuda_transients_switch(cpu_vmfb: bytes, tmp_path: Path, mode: str, ok: bool):
+    # NOVA_CUDA_TRANSIENTS picks how CUDA devices serve a step's transients;
+    # CPU devices ignore it, and a value it does not know is an error naming it.
+    vmfb = tmp_path / "step.vmfb"
+    vmfb.write_bytes(cpu_vmfb)
+    result = subprocess.run(
+        [sys.executable, "-c", _FLAGS_PROBE, str(vmfb)],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "NOVA_CUDA_TRANSIENTS": mode},
+    )
+    if ok:
+        assert result.returncode == 0, result.stderr
+        assert abs(float(result.stdout) - 1.6) < 1e-5
+    else:
+        assert result.returncode != 0
+        assert "NOVA_CUDA_TRANSIENTS" in result.stderr and "arena" in result.stderr

@@ -47,13 +47,18 @@
 #           bench-artifacts-old (an earlier commit's step, flags zeroed and
 #           tied each call) and bench-artifacts, alternating, and the
 #           gpt-146m profile
+#   pool    a step's transients from IREE's caching allocator
+#           (NOVA_CUDA_TRANSIENTS=cached) against the stream-ordered pool: the
+#           gpt-42m bf16 check vs eager CUDA with cached, Nova's gpt-42m and
+#           gpt-146m bf16 rows of each, alternating, and the gpt-146m profile
+#           with cached
 #   release gpt-42m bf16 check vs eager (the released torch state synced
 #           back), gpt-146m bf16 under a 12 GiB cap at B24 and B16 (Nova), and
 #           gpt-146m B16 profiles of Nova and of compile-sdpa
 # Carry .whl, bench-artifacts[, bench-artifacts-sm|-unpacked] and .nova-commit (tools/device/prepare.sh).
 # Results: $OUT/<phase>.jsonl and $OUT/<phase>.log.
 set -uo pipefail
-phase=${1:?phase: kernels, smoke, nova, checked, rows, 42m, 146m, cap, probe, ab, gate, sm-kernels, sm-rows, pack-rows, streamk or release}
+phase=${1:?phase: kernels, smoke, nova, checked, rows, 42m, 146m, cap, probe, ab, gate, sm-kernels, sm-rows, pack-rows, streamk, pool or release}
 . tools/device/gpu-env.sh
 export PYTHONUNBUFFERED=1
 out=${OUT:-/tmp}/$phase.jsonl
@@ -172,6 +177,16 @@ PY
         art=$a bench profile --model gpt-42m --dtype bf16 --batch 32 --steps 2 --top 40
       done
       ab_rows bench-artifacts bench-artifacts-unpacked
+      ;;
+    pool)
+      NOVA_CUDA_TRANSIENTS=cached bench check --model gpt-42m --dtype bf16 --batch 32 --steps 12
+      for i in 1 2; do
+        for t in pool cached; do
+          NOVA_CUDA_TRANSIENTS=$t bench train --model gpt-42m --dtype bf16 --batch 32 --modes nova
+          NOVA_CUDA_TRANSIENTS=$t bench train --model gpt-146m --dtype bf16 --batch 16 --modes nova
+        done
+      done
+      NOVA_CUDA_TRANSIENTS=cached bench profile --model gpt-146m --dtype bf16 --batch 16 --steps 2 --top 30
       ;;
     streamk)
       python3 tools/gemm_check.py run --dir bench-artifacts/gemm-check | tee "${OUT:-/tmp}/gemm-check.jsonl"
