@@ -9,6 +9,7 @@
 
 #include "compiler/transforms/Passes.h"
 
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 namespace mlir::nova {
@@ -36,25 +37,55 @@ struct NovaSequenceConcatsPass
       sequence(concat);
   }
 
-  /// Where `value` is made in `block`, looking through reshapes: block
-  /// arguments first, then (op position, result number).
-  static std::tuple<int64_t, int64_t, int64_t>
-  madeAt(Value value, Block *block, DenseMap<Operation *, int64_t> &position) {
+  static Value throughReshapes(Value value) {
     while (auto *def = value.getDefiningOp()) {
       if (!isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp>(def))
         break;
       value = def->getOperand(0);
     }
+    return value;
+  }
+
+  /// The one op making every tensor input of `op` when `op` is elementwise
+  /// (a cast of a sum's results, say): IREE fuses such an op into that
+  /// producer's dispatch, so its results are made where the producer is.
+  static Operation *elementwiseSource(Operation *op) {
+    auto generic = dyn_cast<linalg::GenericOp>(op);
+    if (!generic || generic.getNumReductionLoops() != 0 ||
+        !llvm::all_of(generic.getIndexingMapsArray(),
+                      [](AffineMap map) { return map.isIdentity(); }))
+      return nullptr;
+    Operation *source = nullptr;
+    for (Value input : generic.getDpsInputs()) {
+      if (!isa<RankedTensorType>(input.getType()))
+        continue;
+      Operation *def = throughReshapes(input).getDefiningOp();
+      if (!def || (source && def != source))
+        return nullptr;
+      source = def;
+    }
+    return source;
+  }
+
+  /// Where `value` is made in `block`, looking through reshapes and
+  /// elementwise ops of one producer: block arguments first, then (op
+  /// position, result number).
+  static std::tuple<int64_t, int64_t, int64_t>
+  madeAt(Value value, Block *block, DenseMap<Operation *, int64_t> &position) {
+    value = throughReshapes(value);
     if (auto arg = dyn_cast<BlockArgument>(value))
       return {0, arg.getOwner() == block ? 0 : 1, arg.getArgNumber()};
-    Operation *owner = block->findAncestorOpInBlock(*value.getDefiningOp());
+    Operation *made = value.getDefiningOp();
+    int64_t result = cast<OpResult>(value).getResultNumber();
+    while (Operation *source = elementwiseSource(made))
+      made = source;
+    Operation *owner = block->findAncestorOpInBlock(*made);
     if (!owner)
       return {0, 1, 0};
     if (position.empty())
       for (auto [i, op] : llvm::enumerate(*block))
         position[&op] = i;
-    return {1, position.lookup(owner),
-            cast<OpResult>(value).getResultNumber()};
+    return {1, position.lookup(owner), result};
   }
 
   void sequence(tensor::ConcatOp concat) {
