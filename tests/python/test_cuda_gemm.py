@@ -101,12 +101,9 @@ def test_step_copies_no_buffer_before_its_gemms(tmp_path):
     assert copies < gemms // 4, (copies, gemms)
 
 
-def test_train_step_adamw_kernel_updates_state_in_place():
-    """On CUDA a train step's AdamW updates run Nova's multi-tensor kernel
-    (3 tensors a launch) on the module's globals in place: IREE's stream
-    program for @step copies no state. The same step lowered as a pure
-    function keeps the linalg updates (the kernel would write into the
-    caller's arguments)."""
+def _mlp_adamw_step() -> tuple[torch.nn.Module, str, str, int]:
+    """(model, torch text, IREE input text, params) of an MLP's AdamW train
+    step for sm_90, state in the module updated in place."""
     from torch import nn
 
     from nova import capture
@@ -120,14 +117,40 @@ def test_train_step_adamw_kernel_updates_state_in_place():
     batch = (torch.randn(8, 64), torch.randint(0, 64, (8,)))
     captured = capture.capture_train_step(model, optimizer, nn.functional.cross_entropy, batch)
     torch_text = import_to_torch_mlir(captured)
-    params = len(captured.train_layout.param_names)
-
     text = lower_to_iree_input(
         torch_text,
         target="cuda:sm_90",
         program_pipeline=train_step_pipeline(captured, target="cuda:sm_90"),
         state_in_place=True,
     )
+    return model, torch_text, text, len(captured.train_layout.param_names)
+
+
+def test_step_command_buffer_is_recorded_once():
+    """Nova's kernels bind their buffers indirectly (every binding of their
+    layouts is Indirect), so IREE records @step's command buffer once at
+    module init and each call only executes it with a binding table: no
+    dispatch is recorded in @step itself (with direct bindings the step
+    captured its transients and the globals, and every call recorded all of
+    its dispatches again)."""
+    _, _, text, _ = _mlp_adamw_step()
+    assert "Indirect" in text
+    vm = compile_to_vmfb(text, "cuda:sm_90", extra_flags=["--compile-to=vm"]).decode()
+    functions = dict(re.findall(r"vm\.func (?:private |public )?@([\w$.]+)(.*?)(?=\n    vm\.func |\Z)", vm, re.S))
+    step = functions["step"]
+    assert "hal.device.queue.execute.indirect" in step
+    assert "hal.command_buffer.dispatch" not in step and "memoize_apply" not in step
+    recorded = [name for name, body in functions.items() if "hal.command_buffer.dispatch" in body]
+    assert recorded and all(name != "step" for name in recorded)
+
+
+def test_train_step_adamw_kernel_updates_state_in_place():
+    """On CUDA a train step's AdamW updates run Nova's multi-tensor kernel
+    (3 tensors a launch) on the module's globals in place: IREE's stream
+    program for @step copies no state. The same step lowered as a pure
+    function keeps the linalg updates (the kernel would write into the
+    caller's arguments)."""
+    model, torch_text, text, params = _mlp_adamw_step()
     launches = re.findall(r'"flow\.dispatch"\([^)]*\) <\{entry_points = \[@(nova_adamw_f32_x\d)::', text)
     assert len(launches) == -(-params // 3) and set(launches) <= {"nova_adamw_f32_x3", "nova_adamw_f32_x1", "nova_adamw_f32_x2"}
     stream = compile_to_vmfb(text, "cuda:sm_90", extra_flags=["--compile-to=stream"]).decode()

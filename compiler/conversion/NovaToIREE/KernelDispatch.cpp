@@ -15,14 +15,21 @@ using namespace mlir::nova::nova_to_iree;
 
 namespace {
 
+/// Every binding is Indirect: a dispatch may then bind its buffers through
+/// the command buffer's binding table, so a step's command buffer captures
+/// no per-call buffer (its transients, the globals) and IREE records it once
+/// (memoized at module init) instead of on every call. Without the flag IREE
+/// binds such buffers directly and re-records all of a step's dispatches on
+/// each call.
 std::string pipelineLayout(const KernelExport &kernel) {
   std::string layout =
       "pipeline.layout<constants = " + std::to_string(kernel.constants) +
       ", bindings = [";
   for (auto [i, readOnly] : llvm::enumerate(kernel.readOnlyBindings))
-    layout += std::string(i ? ", " : "") + "#hal.pipeline.binding<" +
-              "storage_buffer" + (readOnly ? ", ReadOnly>" : ">");
-  return layout + "]>";
+    layout += std::string(i ? ", " : "") +
+              "#hal.pipeline.binding<storage_buffer, " +
+              (readOnly ? "\"ReadOnly|Indirect\">" : "Indirect>");
+  return layout + "], flags = Indirect>";
 }
 
 } // namespace

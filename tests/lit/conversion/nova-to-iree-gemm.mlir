@@ -11,7 +11,7 @@
 // per consumer + the mbarriers.
 // CHECK-LABEL: "hal.executable.source"
 // CHECK-SAME:    sym_name = "nova_gemm_bf16_kn_bf16_128x192x64_s2_c2_g1_k1_tma"
-// CHECK:         "hal.executable.export"() <{layout = #hal.pipeline.layout<constants = 4, bindings = [#hal.pipeline.binding<storage_buffer, ReadOnly>, #hal.pipeline.binding<storage_buffer, ReadOnly>, #hal.pipeline.binding<storage_buffer>, #hal.pipeline.binding<storage_buffer>]>
+// CHECK:         "hal.executable.export"() <{layout = #hal.pipeline.layout<constants = 4, bindings = [#hal.pipeline.binding<storage_buffer, "ReadOnly|Indirect">, #hal.pipeline.binding<storage_buffer, "ReadOnly|Indirect">, #hal.pipeline.binding<storage_buffer, Indirect>, #hal.pipeline.binding<storage_buffer, Indirect>], flags = Indirect>
 // CHECK-SAME:    workgroup_local_memory = 114720 : index, workgroup_size = [384 : index, 1 : index, 1 : index]
 // CHECK:         "hal.return"(%arg1, %{{.+}}, %{{.+}})
 // CHECK-LABEL: func.func @nn_bf16
@@ -58,7 +58,7 @@ func.func @tn_split_k(%a: tensor<4096x64xbf16>, %b: tensor<4096x128xbf16>) -> te
 // 64-element offset and bound before C (poisoned or not); no tied operand
 // without poison, so IREE may write C into its consumer. C is bf16: no
 // partial sums after.
-// CHECK:       "hal.executable.export"() <{layout = #hal.pipeline.layout<constants = 4, bindings = [#hal.pipeline.binding<storage_buffer, ReadOnly>, #hal.pipeline.binding<storage_buffer, ReadOnly>, #hal.pipeline.binding<storage_buffer>, #hal.pipeline.binding<storage_buffer>, #hal.pipeline.binding<storage_buffer>]>{{.*}}sym_name = "nova_gemm_bf16_mn_bf16_64x128x64_s4_c1_g1_k1_tma_sk"
+// CHECK:       "hal.executable.export"() <{layout = #hal.pipeline.layout<constants = 4, bindings = [#hal.pipeline.binding<storage_buffer, "ReadOnly|Indirect">, #hal.pipeline.binding<storage_buffer, "ReadOnly|Indirect">, #hal.pipeline.binding<storage_buffer, Indirect>, #hal.pipeline.binding<storage_buffer, Indirect>, #hal.pipeline.binding<storage_buffer, Indirect>], flags = Indirect>{{.*}}sym_name = "nova_gemm_bf16_mn_bf16_64x128x64_s4_c1_g1_k1_tma_sk"
 // CHECK:       "util.global"() <{initial_value = dense<0> : tensor<128xi32>, is_mutable, sym_name = "nova_streamk_flags", sym_visibility = "public", type = tensor<128xi32>}>
 // CHECK-LABEL: func.func @stream_k
 // CHECK:         %[[F0:.+]] = "util.global.load"() <{global = @nova_streamk_flags}> : () -> tensor<128xi32>

@@ -9,7 +9,7 @@
 // i32 constants total, row size, rows.
 
 // CHECK-LABEL: "hal.executable.source"() <{objects = #hal.executable.objects<{#hal.executable.target<"cuda", "cuda-nvptx-fb"> = [#hal.executable.object<{data = dense<"0x{{[0-9A-F]+}}"> : vector<{{[0-9]+}}xi8>}>]}>, sym_name = "nova_scatter_add", sym_visibility = "private"}> ({
-// CHECK-NEXT:  "hal.executable.export"() <{layout = #hal.pipeline.layout<constants = 3, bindings = [#hal.pipeline.binding<storage_buffer>, #hal.pipeline.binding<storage_buffer, ReadOnly>, #hal.pipeline.binding<storage_buffer, ReadOnly>]>, ordinal = 0 : index, sym_name = "nova_scatter_add_f32", sym_visibility = "public", workgroup_size = [256 : index, 1 : index, 1 : index]}> ({
+// CHECK-NEXT:  "hal.executable.export"() <{layout = #hal.pipeline.layout<constants = 3, bindings = [#hal.pipeline.binding<storage_buffer, Indirect>, #hal.pipeline.binding<storage_buffer, "ReadOnly|Indirect">, #hal.pipeline.binding<storage_buffer, "ReadOnly|Indirect">], flags = Indirect>, ordinal = 0 : index, sym_name = "nova_scatter_add_f32", sym_visibility = "public", workgroup_size = [256 : index, 1 : index, 1 : index]}> ({
 // CHECK-NEXT:  ^bb0(%{{.+}}: !hal.device, %[[W:.+]]: index):
 // CHECK:         %[[B:.+]] = arith.ceildivui %[[W]], %{{.+}} : index
 // CHECK:         "hal.return"(%[[B]], %[[ONE:.+]], %[[ONE]]) : (index, index, index) -> ()
