@@ -50,7 +50,8 @@
 #   pool    a step's transients from IREE's caching allocator
 #           (NOVA_CUDA_TRANSIENTS=cached) against the stream-ordered pool: the
 #           gpt-42m bf16 check vs eager CUDA with cached, Nova's gpt-42m and
-#           gpt-146m bf16 rows of each, alternating, and the gpt-146m profile
+#           gpt-146m bf16 rows of each, alternating, then with cached and
+#           CUDA graphs (--cuda_use_streams=false), and the gpt-146m profile
 #           with cached
 #   release gpt-42m bf16 check vs eager (the released torch state synced
 #           back), gpt-146m bf16 under a 12 GiB cap at B24 and B16 (Nova), and
@@ -185,6 +186,10 @@ PY
           NOVA_CUDA_TRANSIENTS=$t bench train --model gpt-42m --dtype bf16 --batch 32 --modes nova
           NOVA_CUDA_TRANSIENTS=$t bench train --model gpt-146m --dtype bf16 --batch 16 --modes nova
         done
+      done
+      for m in "gpt-42m --batch 32" "gpt-146m --batch 16"; do
+        NOVA_CUDA_TRANSIENTS=cached NOVA_IREE_RUNTIME_FLAGS=--cuda_use_streams=false \
+          bench train --model $m --dtype bf16 --modes nova
       done
       NOVA_CUDA_TRANSIENTS=cached bench profile --model gpt-146m --dtype bf16 --batch 16 --steps 2 --top 30
       ;;
