@@ -92,10 +92,10 @@ cuda::configureAttention(const AttentionProblem &problem, TargetAttr target,
   // the next block's S^T and dP^T): one stage more.
   int64_t wanted = 2 + int64_t(std::ceil(kLoadLatencyCycles / blockCycles));
   spec.stages = std::clamp<int64_t>(wanted, 2, kMaxStages);
-  while (spec.stages > 1 && spec.sharedMemoryBytes() > limit)
+  while (spec.stages > 2 && spec.sharedMemoryBytes() > limit)
     --spec.stages;
   if (spec.sharedMemoryBytes() > limit) {
-    why = "the blocks need more shared memory than a CTA has";
+    why = "two stages of blocks need more shared memory than a CTA has";
     return std::nullopt;
   }
   AttentionPlan plan;

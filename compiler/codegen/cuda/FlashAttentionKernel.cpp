@@ -54,7 +54,9 @@ cuda::flashAttentionSpec(LoweringConfigAttr config, bool backward, bool causal,
   int64_t step = (backward ? 64 : 128) / (spec.tf32 ? 2 : 1);
   bool shapes = spec.blockM == 128 && spec.blockN == step;
   bool dims = spec.tf32 ? headDim == 64 : headDim == 64 || headDim == 128;
-  if (!shapes || !dims || spec.stages < 1) {
+  // Two blocks' stages are in use at once (see the configurator): one
+  // stage would deadlock.
+  if (!shapes || !dims || spec.stages < 2) {
     why = "tile, head dim or stages out of the kernel's range";
     return failure();
   }

@@ -143,3 +143,16 @@ func.func @f32_stays(%q: tensor<2x4x64x64xf32>, %k: tensor<2x4x64x64xf32>, %v: t
   %o, %lse = nova.attention %q, %k, %v {causal, scale = 0.125 : f64} : tensor<2x4x64x64xf32>, tensor<2x4x64x64xf32>, tensor<2x4x64x64xf32> -> tensor<2x4x64x64xf32>, tensor<2x4x64xf32>
   return %o : tensor<2x4x64x64xf32>
 }
+
+// -----
+
+// One stage would deadlock the kernel (it holds two blocks' stages at once):
+// a config pinned to one is not taken, and the op stays for the decomposed
+// lowering.
+// CHECK-LABEL: func.func @one_stage_is_not_a_kernel
+// CHECK-NOT:     nova_attention_fwd
+// CHECK:         nova.attention
+func.func @one_stage_is_not_a_kernel(%q: tensor<2x4x200x64xbf16>, %k: tensor<2x4x200x64xbf16>, %v: tensor<2x4x200x64xbf16>) -> (tensor<2x4x200x64xbf16>, tensor<2x4x200xf32>) {
+  %o, %lse = nova.attention %q, %k, %v {causal, scale = 0.125 : f64, lowering_config = #nova.lowering_config<tile_sizes = [128, 128, 64], warp_layout = [2, 1], mma_shape = [64, 128, 16], pipeline_stages = 1, swizzle = 128, kernel = "flash_wgmma", precision = "bf16", producer_warpgroups = 1, persistent_ctas = 16>} : tensor<2x4x200x64xbf16>, tensor<2x4x200x64xbf16>, tensor<2x4x200x64xbf16> -> tensor<2x4x200x64xbf16>, tensor<2x4x200xf32>
+  return %o, %lse : tensor<2x4x200x64xbf16>, tensor<2x4x200xf32>
+}
