@@ -13,7 +13,9 @@
 // 32-bit parameter; the grid is the export's `count` region applied to the
 // dispatch's workload, the block its `workgroup_size`. A `flow.dispatch`
 // binds its tensor arguments in order (a tied result shares its argument's
-// binding); its i32 arguments become the constants in order.
+// binding); its i32 arguments become the constants in order. Every binding
+// is Indirect, so IREE can record a step's command buffer once and bind
+// each call's buffers through a binding table.
 //
 //===----------------------------------------------------------------------===//
 
