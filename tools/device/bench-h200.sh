@@ -53,13 +53,19 @@
 #           gpt-146m bf16 rows of each, alternating, then with cached and
 #           CUDA graphs (--cuda_use_streams=false), and the gpt-146m profile
 #           with cached
+#   host    one call for a session with little device time: the gpt-42m and
+#           gpt-146m bf16 checks vs eager CUDA with cached transients, Nova's
+#           rows with pool and cached transients, gpt-146m from
+#           bench-artifacts-old (an earlier commit's step), compile-sdpa's
+#           rows, cached transients with CUDA graphs, the GEMM check and the
+#           gpt-146m profile (cached)
 #   release gpt-42m bf16 check vs eager (the released torch state synced
 #           back), gpt-146m bf16 under a 12 GiB cap at B24 and B16 (Nova), and
 #           gpt-146m B16 profiles of Nova and of compile-sdpa
 # Carry .whl, bench-artifacts[, bench-artifacts-sm|-unpacked] and .nova-commit (tools/device/prepare.sh).
 # Results: $OUT/<phase>.jsonl and $OUT/<phase>.log.
 set -uo pipefail
-phase=${1:?phase: kernels, smoke, nova, checked, rows, 42m, 146m, cap, probe, ab, gate, sm-kernels, sm-rows, pack-rows, streamk, pool or release}
+phase=${1:?phase: kernels, smoke, nova, checked, rows, 42m, 146m, cap, probe, ab, gate, sm-kernels, sm-rows, pack-rows, streamk, pool, host or release}
 . tools/device/gpu-env.sh
 export PYTHONUNBUFFERED=1
 out=${OUT:-/tmp}/$phase.jsonl
@@ -192,6 +198,24 @@ PY
           bench train --model $m --dtype bf16 --modes nova
       done
       NOVA_CUDA_TRANSIENTS=cached bench profile --model gpt-146m --dtype bf16 --batch 16 --steps 2 --top 30
+      ;;
+    host)
+      export NOVA_CUDA_TRANSIENTS=cached
+      bench check --model gpt-42m --dtype bf16 --batch 32 --steps 12
+      bench check --model gpt-146m --dtype bf16 --batch 16 --steps 6
+      for t in pool cached; do
+        NOVA_CUDA_TRANSIENTS=$t bench train --model gpt-42m --dtype bf16 --batch 32 --modes nova
+        NOVA_CUDA_TRANSIENTS=$t bench train --model gpt-146m --dtype bf16 --batch 16 --modes nova
+      done
+      [ -d bench-artifacts-old ] && art=bench-artifacts-old NOVA_COMMIT=$(cat bench-artifacts-old/.commit) \
+        NOVA_CUDA_TRANSIENTS=pool bench train --model gpt-146m --dtype bf16 --batch 16 --modes nova
+      bench train --model gpt-42m --dtype bf16 --batch 32 --modes compile-sdpa
+      bench train --model gpt-146m --dtype bf16 --batch 16 --modes compile-sdpa
+      for m in "gpt-42m --batch 32" "gpt-146m --batch 16"; do
+        NOVA_IREE_RUNTIME_FLAGS=--cuda_use_streams=false bench train --model $m --dtype bf16 --modes nova
+      done
+      python3 tools/gemm_check.py run --dir bench-artifacts/gemm-check | tee "${OUT:-/tmp}/gemm-check.jsonl"
+      bench profile --model gpt-146m --dtype bf16 --batch 16 --steps 2 --top 30
       ;;
     streamk)
       python3 tools/gemm_check.py run --dir bench-artifacts/gemm-check | tee "${OUT:-/tmp}/gemm-check.jsonl"
