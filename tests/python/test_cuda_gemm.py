@@ -162,3 +162,37 @@ def test_train_step_adamw_kernel_updates_state_in_place():
 
     pure = lower_to_iree_input(torch_text, target="cuda:sm_90")
     assert "nova_adamw" not in pure and pure.count("math.powf") >= params
+
+
+def test_stream_k_gemms_keep_their_own_flags():
+    """Two stream-K GEMMs of the same shape: each reads its zeroed flags as
+    an input (no tied operand, so IREE writes C where its consumer wants it:
+    no copy), and each from its own place (a length of its own), even where
+    IREE makes the zeros a constant of the module; the kernels leave them
+    zero (tools/gemm_check.py repeats each case on new data on the GPU)."""
+    config = (
+        "#nova.lowering_config<tile_sizes = [128, 192, 64], warp_layout = [2, 1], mma_shape = [64, 192, 16], "
+        'pipeline_stages = 4, swizzle = 128, kernel = "wgmma_tma_stream_k", precision = "bf16", '
+        "producer_warpgroups = 1, persistent_ctas = 132, raster_group = 4>"
+    )
+    a, b, c = "tensor<4096x768xbf16>", "tensor<4096x768xbf16>", "tensor<768x768xbf16>"
+    module = (
+        f"func.func @main(%x: {a}, %g: {b}) -> ({c}, {c}) {{\n"
+        f"  %0 = nova.matmul %x, %g {{transpose_lhs, lowering_config = {config}}} : {a}, {b} -> {c}\n"
+        f"  %1 = nova.matmul %g, %x {{transpose_lhs, lowering_config = {config}}} : {b}, {a} -> {c}\n"
+        f"  return %0, %1 : {c}, {c}\n}}\n"
+    )
+    text = compiler.run_pipeline(
+        module,
+        "builtin.module(convert-nova-to-iree-kernels, convert-nova-to-linalg, canonicalize, cse)",
+        allow_unregistered_dialects=True,
+    )
+    text = compiler.run_pipeline(text, "builtin.module()", allow_unregistered_dialects=True, generic_output=True)
+    stream = compile_to_vmfb(text, "cuda:sm_90", extra_flags=["--compile-to=stream"]).decode()
+    main = stream[re.search(r"util\.func public @main\(", stream).start() :]
+    dispatches = re.findall(r"stream\.cmd\.dispatch @nova_gemm_\w+_sk::\S+\([^)]*\) \{\n((?:\s+\S+ %\w+\[[^\]]*\][^\n]*\n)+)", main)
+    assert len(dispatches) == 2
+    flags = [re.findall(r"(\w+) (%\w+\[[^\]]*\])", d)[2] for d in dispatches]
+    assert all(access == "ro" for access, _ in flags), flags
+    assert flags[0][1] != flags[1][1], flags
+    assert "stream.cmd.copy" not in main

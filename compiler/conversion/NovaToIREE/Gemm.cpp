@@ -18,7 +18,6 @@
 #include "compiler/codegen/cuda/GemmConfigurator.h"
 #include "compiler/codegen/cuda/KnownTargets.h"
 #include "compiler/codegen/cuda/WgmmaGemmKernel.h"
-#include "compiler/conversion/IREEGlobals.h"
 #include "compiler/conversion/NovaToIREE/KernelDispatch.h"
 #include "compiler/conversion/NovaToIREE/KernelFamilies.h"
 #include "compiler/conversion/NovaToIREE/Tf32Operands.h"
@@ -209,24 +208,9 @@ struct GemmUse {
   GemmShape shape;
   FusedOp epilogue;
   std::unique_ptr<cuda::FusedRowsPlan> plan;
-  /// Stream-K: where this GEMM's flags start in kStreamKFlags (elements).
-  int64_t flagsOffset = 0;
+  /// Stream-K: this GEMM's ordinal among the module's stream-K GEMMs.
+  int64_t streamKSite = 0;
 };
-
-/// The module's stream-K flags, every stream-K GEMM's at its own offset:
-/// zero at module load, and each kernel leaves its flags zero, so a step
-/// reads them as constant and no dispatch writes a tied operand (IREE then
-/// writes the products straight into their consumers: a tied zero buffer
-/// cost gpt-146m 51 gradient copies, 210 MiB a step). Public: IREE folds a
-/// private global that nothing stores into one constant for all readers,
-/// and the GEMMs would share their flags.
-constexpr StringLiteral kStreamKFlags = "nova_streamk_flags";
-/// Each GEMM's flags start on a 256-byte boundary.
-constexpr int64_t kFlagsAlignment = 64;
-
-int64_t streamKGrid(GemmUse &use) {
-  return use.op.getLoweringConfigAttr().getPersistentCtas();
-}
 
 LogicalResult lowerToGemmKernel(IRRewriter &rewriter, ModuleOp module,
                                 GemmUse &use, bool poisonOutputs) {
@@ -325,7 +309,7 @@ LogicalResult lowerToGemmKernel(IRRewriter &rewriter, ModuleOp module,
                   ((shape.m + spec.tileM - 1) / spec.tileM) *
                   ((shape.n + spec.tileN - 1) / spec.tileN);
   // Stream-K's grid is the CTAs its K steps are split between.
-  int64_t grid = spec.streamK ? streamKGrid(use)
+  int64_t grid = spec.streamK ? config.getPersistentCtas()
                  : config.getPersistentCtas()
                      ? std::min(tiles, config.getPersistentCtas())
                      : tiles;
@@ -348,17 +332,20 @@ LogicalResult lowerToGemmKernel(IRRewriter &rewriter, ModuleOp module,
   if (use.epilogue)
     for (BlockArgument arg : cuda::epilogueInputs(op))
       dispatch.input(use.epilogue.getInputs()[arg.getArgNumber()]);
-  // Stream-K's flags: this GEMM's part of the module's (see kStreamKFlags).
+  // Stream-K's flags (one per CTA) start at zero: zeros read as an input,
+  // not a result tied to them, since IREE places no result of a dispatch
+  // with a tied operand straight into its consumer (a tied zero buffer cost
+  // gpt-146m 51 weight-gradient copies, 210 MiB a step). The kernel writes
+  // them all the same, and leaves them zero: each GEMM's are its own, kept
+  // apart by a length of its own (grid + its ordinal), because CSE and IREE
+  // would otherwise share one zero buffer between GEMMs that may run at
+  // once, or hoist it out of the step.
   if (spec.streamK) {
-    Value all = loadGlobal(rewriter, loc, kStreamKFlags,
-                           module.lookupSymbol(kStreamKFlags)
-                               ->getAttrOfType<TypeAttr>("type")
-                               .getValue());
-    dispatch.input(tensor::ExtractSliceOp::create(
-        rewriter, loc, all,
-        ArrayRef<OpFoldResult>{rewriter.getIndexAttr(use.flagsOffset)},
-        ArrayRef<OpFoldResult>{rewriter.getIndexAttr(grid)},
-        ArrayRef<OpFoldResult>{rewriter.getIndexAttr(1)}));
+    auto flagsType = RankedTensorType::get({grid + use.streamKSite},
+                                           rewriter.getI32Type());
+    dispatch.input(filledTensor(
+        rewriter, loc, flagsType,
+        arith::ConstantIntOp::create(rewriter, loc, 0, 32)));
   }
   if (use.epilogue) {
     for (Type type : use.epilogue.getResultTypes())
@@ -432,24 +419,10 @@ LogicalResult nova_to_iree::injectGemmKernels(ModuleOp module,
     return success();
   if (failed(requireUnregisteredDialects(ops.front().op)))
     return failure();
-  int64_t flagsElements = 0;
+  int64_t streamKSites = 0;
   for (GemmUse &use : ops)
-    if (use.spec.streamK) {
-      use.flagsOffset = flagsElements;
-      flagsElements += llvm::alignTo(streamKGrid(use), kFlagsAlignment);
-    }
-  if (flagsElements) {
-    if (module.lookupSymbol(kStreamKFlags))
-      return module.emitError() << "symbol @" << kStreamKFlags
-                                << " is Nova's stream-K flags: already taken";
-    auto type = RankedTensorType::get(
-        {flagsElements}, IntegerType::get(module.getContext(), 32));
-    OpBuilder b = OpBuilder::atBlockBegin(module.getBody());
-    createGlobal(
-        b, module.getLoc(), kStreamKFlags, type, /*isMutable=*/true,
-        DenseElementsAttr::get(type, b.getI32IntegerAttr(0).getValue()),
-        "public");
-  }
+    if (use.spec.streamK)
+      use.streamKSite = streamKSites++;
   // Each distinct kernel is built once (LLVM's NVPTX back end takes ~0.5 s
   // a kernel), all of them in parallel; the lowering below finds them in
   // the cache. The workers only read the epilogues' regions.

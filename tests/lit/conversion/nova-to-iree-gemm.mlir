@@ -53,22 +53,18 @@ func.func @tn_split_k(%a: tensor<4096x64xbf16>, %b: tensor<4096x128xbf16>) -> te
 // -----
 
 // Stream-K: the persistent grid's CTAs (persistent_ctas, not the tiles) and
-// their flags, read-only slices of the module's public zeroed
-// @nova_streamk_flags (the kernel leaves them zero), each GEMM's at its own
-// 64-element offset and bound before C (poisoned or not); no tied operand
-// without poison, so IREE may write C into its consumer. C is bf16: no
-// partial sums after.
+// their flags: zeros read as an input bound before C, not a result tied to
+// them (IREE places no result of a dispatch with a tied operand in its
+// consumer), one fill per GEMM of a length of its own (grid + the GEMM's
+// ordinal), so no two GEMMs share them. C is bf16: no partial sums after.
 // CHECK:       "hal.executable.export"() <{layout = #hal.pipeline.layout<constants = 4, bindings = [#hal.pipeline.binding<storage_buffer, "ReadOnly|Indirect">, #hal.pipeline.binding<storage_buffer, "ReadOnly|Indirect">, #hal.pipeline.binding<storage_buffer, Indirect>, #hal.pipeline.binding<storage_buffer, Indirect>, #hal.pipeline.binding<storage_buffer, Indirect>], flags = Indirect>{{.*}}sym_name = "nova_gemm_bf16_mn_bf16_64x128x64_s4_c1_g1_k1_tma_sk"
-// CHECK:       "util.global"() <{initial_value = dense<0> : tensor<128xi32>, is_mutable, sym_name = "nova_streamk_flags", sym_visibility = "public", type = tensor<128xi32>}>
 // CHECK-LABEL: func.func @stream_k
-// CHECK:         %[[F0:.+]] = "util.global.load"() <{global = @nova_streamk_flags}> : () -> tensor<128xi32>
-// CHECK:         %[[S0:.+]] = tensor.extract_slice %[[F0]][0] [7] [1] : tensor<128xi32> to tensor<7xi32>
-// CHECK:         %[[R:.+]]:2 = "flow.dispatch"(%c7, %{{.+}}, %{{.+}}, %[[S0]], {{.*}}@nova_gemm_bf16_mn_bf16_64x128x64_s4_c1_g1_k1_tma_sk::{{.*}}tied_operands = [-1 : index, -1 : index]{{.*}} -> (tensor<1x64x128xbf16>, tensor<{{[0-9]+}}xi32>)
+// CHECK:         %[[F0:.+]] = linalg.fill ins(%c0_i32 : i32) outs(%{{.+}} : tensor<7xi32>) -> tensor<7xi32>
+// CHECK:         %[[R:.+]]:2 = "flow.dispatch"(%c7, %{{.+}}, %{{.+}}, %[[F0]], {{.*}}@nova_gemm_bf16_mn_bf16_64x128x64_s4_c1_g1_k1_tma_sk::{{.*}}tied_operands = [-1 : index, -1 : index]{{.*}} -> (tensor<1x64x128xbf16>, tensor<{{[0-9]+}}xi32>)
 // CHECK-NOT:     linalg.generic
 // CHECK:         tensor.collapse_shape %[[R]]#0
-// CHECK:         %[[F1:.+]] = "util.global.load"() <{global = @nova_streamk_flags}> : () -> tensor<128xi32>
-// CHECK:         %[[S1:.+]] = tensor.extract_slice %[[F1]][64] [5] [1] : tensor<128xi32> to tensor<5xi32>
-// CHECK:         "flow.dispatch"(%c5, %{{.+}}, %{{.+}}, %[[S1]],
+// CHECK:         %[[F1:.+]] = linalg.fill ins(%{{.+}} : i32) outs(%{{.+}} : tensor<6xi32>) -> tensor<6xi32>
+// CHECK:         "flow.dispatch"(%c5, %{{.+}}, %{{.+}}, %[[F1]],
 // POISON-LABEL: func.func @stream_k
 // POISON:         "flow.dispatch"({{.*}}tied_operands = [3 : index, -1 : index]{{.*}} -> (tensor<1x64x128xbf16>, tensor<{{[0-9]+}}xi32>)
 func.func @stream_k(%a: tensor<4096x64xbf16>, %b: tensor<4096x128xbf16>) -> (tensor<64x128xbf16>, tensor<64x128xbf16>) {
