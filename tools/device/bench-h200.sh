@@ -58,7 +58,9 @@
 #           rows with pool and cached transients, gpt-146m from
 #           bench-artifacts-old (an earlier commit's step), compile-sdpa's
 #           rows, cached transients with CUDA graphs, the GEMM check and the
-#           gpt-146m profile (cached)
+#           gpt-146m profile (cached); with bench-artifacts-flags (stream-K
+#           flags read as an input) its GEMM check, gpt-146m check and row
+#           first
 #   release gpt-42m bf16 check vs eager (the released torch state synced
 #           back), gpt-146m bf16 under a 12 GiB cap at B24 and B16 (Nova), and
 #           gpt-146m B16 profiles of Nova and of compile-sdpa
@@ -201,6 +203,11 @@ PY
       ;;
     host)
       export NOVA_CUDA_TRANSIENTS=cached
+      if [ -d bench-artifacts-flags ]; then
+        python3 tools/gemm_check.py run --dir bench-artifacts-flags/gemm-check | tee "${OUT:-/tmp}/gemm-check-flags.jsonl"
+        art=bench-artifacts-flags bench check --model gpt-146m --dtype bf16 --batch 16 --steps 6
+        art=bench-artifacts-flags bench train --model gpt-146m --dtype bf16 --batch 16 --modes nova
+      fi
       bench check --model gpt-42m --dtype bf16 --batch 32 --steps 12
       bench check --model gpt-146m --dtype bf16 --batch 16 --steps 6
       for t in pool cached; do

@@ -23,9 +23,11 @@ struct ConvertNovaToIREEKernelsPass
     ModuleOp module = getOperation();
     cuda::setKernelCacheDirectory(kernelCache);
     if (failed(nova_to_iree::injectScatterAddKernels(module)) ||
-        failed(nova_to_iree::injectGemmKernels(module, poisonOutputs, gemmStmatrix)) ||
+        failed(nova_to_iree::injectGemmKernels(
+            module, poisonOutputs, gemmStmatrix, streamKFlagsInput)) ||
         failed(nova_to_iree::injectAttentionKernels(module, poisonOutputs)) ||
-        failed(nova_to_iree::injectCrossEntropyKernels(module, poisonOutputs)) ||
+        failed(
+            nova_to_iree::injectCrossEntropyKernels(module, poisonOutputs)) ||
         failed(nova_to_iree::injectFusedKernels(module, poisonOutputs)) ||
         (stateInPlace && failed(nova_to_iree::injectOptimizerKernels(module))))
       signalPassFailure();
