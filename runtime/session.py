@@ -137,7 +137,13 @@ TRANSIENTS_ENV = "NOVA_CUDA_TRANSIENTS"
 _caching_devices: dict[str, rt.HalDevice] = {}
 
 
-def _caching_cuda_device(uri: str) -> rt.HalDevice:
+def _cuda_index(uri: str) -> Optional[int]:
+    """The device index of a CUDA URI ("cuda" is 0), None for other URIs."""
+    m = re.fullmatch(r"cuda(?:://(\d+))?", uri)
+    return None if m is None else int(m.group(1) or 0)
+
+
+def _caching_cuda_device(uri: str, index: int) -> rt.HalDevice:
     """A CUDA device whose queue allocas (a step's transients) come from IREE's
     unbounded caching allocator: a step's freed transients are kept for the
     next instead of going back to the stream-ordered pool, which IREE 3.13
@@ -149,24 +155,25 @@ def _caching_cuda_device(uri: str) -> rt.HalDevice:
     if device is None:
         rt.flags.parse_flags("--cuda_async_allocations=false")
         driver = rt.get_driver("cuda")
-        m = re.fullmatch(r"cuda://(\d+)", uri)
-        if m:
-            device = driver.create_device(driver.query_available_devices()[int(m.group(1))], allocators=["caching"])
-        else:
+        if uri == "cuda":
             device = driver.create_default_device(allocators=["caching"])
+        else:
+            device = driver.create_device(driver.query_available_devices()[index], allocators=["caching"])
         _caching_devices[uri] = device
     return device
 
 
-def _device_for(uri: str) -> Union[str, rt.HalDevice]:
-    """The device a session on `uri` runs on: its URI for rt.Config, or on
-    CUDA with $NOVA_CUDA_TRANSIENTS=cached a caching-allocator device."""
+def _own_device(uri: str) -> Optional[rt.HalDevice]:
+    """The device Nova makes for a session on `uri` (on CUDA with
+    $NOVA_CUDA_TRANSIENTS=cached, a caching-allocator device), or None:
+    rt.Config makes the URI's."""
     mode = os.environ.get(TRANSIENTS_ENV, "pool")
     if mode not in ("pool", "cached"):
         raise ValueError(f"nova: ${TRANSIENTS_ENV}={mode!r}: expected 'pool' or 'cached'")
-    if mode == "cached" and re.fullmatch(r"cuda(://\d+)?", uri):
-        return _caching_cuda_device(uri)
-    return uri
+    index = _cuda_index(uri)
+    if mode == "cached" and index is not None:
+        return _caching_cuda_device(uri, index)
+    return None
 
 
 class Session:
@@ -190,17 +197,14 @@ class Session:
         _parse_runtime_flags()
         if isinstance(device, str):
             self._uri = device
-            chosen = _device_for(device)
-            self._config = (
-                rt.Config(driver_name=device) if isinstance(chosen, str) else rt.Config(device=chosen)
-            )
+            own = _own_device(device)
+            self._config = rt.Config(driver_name=device) if own is None else rt.Config(device=own)
         else:
             self._uri = "<device>"
             self._config = rt.Config(device=device)
         self._device: rt.HalDevice = self._config.device
         self._kind = "cuda" if self._uri.startswith("cuda") else "cpu"
-        m = re.fullmatch(r"cuda://(\d+)", self._uri)
-        self._cuda_index = int(m.group(1)) if m else 0
+        self._cuda_index = _cuda_index(self._uri) or 0
         self._zero_copy = zero_copy
         self._context = rt.SystemContext(config=self._config)
         if parameters is not None:

@@ -42,17 +42,6 @@
 #           NOVA_PACK_STATE=0): the gpt-42m bf16/tf32 and gpt-146m bf16 checks
 #           vs eager CUDA on the packed steps, Nova's rows from both,
 #           alternating, the gpt-42m bf16 profile of each, and compile-sdpa's rows
-#   streamk the GEMM check (stream-K cases repeated on new data: flags the
-#           kernel leaves zero), then Nova's gpt-146m bf16 rows from
-#           bench-artifacts-old (an earlier commit's step, flags zeroed and
-#           tied each call) and bench-artifacts, alternating, and the
-#           gpt-146m profile
-#   pool    a step's transients from IREE's caching allocator
-#           (NOVA_CUDA_TRANSIENTS=cached) against the stream-ordered pool: the
-#           gpt-42m bf16 check vs eager CUDA with cached, Nova's gpt-42m and
-#           gpt-146m bf16 rows of each, alternating, then with cached and
-#           CUDA graphs (--cuda_use_streams=false), and the gpt-146m profile
-#           with cached
 #   host    one call for a session with little device time: the gpt-42m and
 #           gpt-146m bf16 checks vs eager CUDA with cached transients, Nova's
 #           rows with pool and cached transients, gpt-146m from
@@ -67,7 +56,7 @@
 # Carry .whl, bench-artifacts[, bench-artifacts-sm|-unpacked] and .nova-commit (tools/device/prepare.sh).
 # Results: $OUT/<phase>.jsonl and $OUT/<phase>.log.
 set -uo pipefail
-phase=${1:?phase: kernels, smoke, nova, checked, rows, 42m, 146m, cap, probe, ab, gate, sm-kernels, sm-rows, pack-rows, streamk, pool, host or release}
+phase=${1:?phase: kernels, smoke, nova, checked, rows, 42m, 146m, cap, probe, ab, gate, sm-kernels, sm-rows, pack-rows, host or release}
 . tools/device/gpu-env.sh
 export PYTHONUNBUFFERED=1
 out=${OUT:-/tmp}/$phase.jsonl
@@ -187,20 +176,6 @@ PY
       done
       ab_rows bench-artifacts bench-artifacts-unpacked
       ;;
-    pool)
-      NOVA_CUDA_TRANSIENTS=cached bench check --model gpt-42m --dtype bf16 --batch 32 --steps 12
-      for i in 1 2; do
-        for t in pool cached; do
-          NOVA_CUDA_TRANSIENTS=$t bench train --model gpt-42m --dtype bf16 --batch 32 --modes nova
-          NOVA_CUDA_TRANSIENTS=$t bench train --model gpt-146m --dtype bf16 --batch 16 --modes nova
-        done
-      done
-      for m in "gpt-42m --batch 32" "gpt-146m --batch 16"; do
-        NOVA_CUDA_TRANSIENTS=cached NOVA_IREE_RUNTIME_FLAGS=--cuda_use_streams=false \
-          bench train --model $m --dtype bf16 --modes nova
-      done
-      NOVA_CUDA_TRANSIENTS=cached bench profile --model gpt-146m --dtype bf16 --batch 16 --steps 2 --top 30
-      ;;
     host)
       export NOVA_CUDA_TRANSIENTS=cached
       if [ -d bench-artifacts-flags ]; then
@@ -223,15 +198,6 @@ PY
       done
       python3 tools/gemm_check.py run --dir bench-artifacts/gemm-check | tee "${OUT:-/tmp}/gemm-check.jsonl"
       bench profile --model gpt-146m --dtype bf16 --batch 16 --steps 2 --top 30
-      ;;
-    streamk)
-      python3 tools/gemm_check.py run --dir bench-artifacts/gemm-check | tee "${OUT:-/tmp}/gemm-check.jsonl"
-      for i in 1 2; do
-        for a in bench-artifacts-old bench-artifacts; do
-          art=$a NOVA_COMMIT=$(cat $a/.commit) bench train --model gpt-146m --dtype bf16 --batch 16 --modes nova
-        done
-      done
-      bench profile --model gpt-146m --dtype bf16 --batch 16 --steps 2 --top 40
       ;;
     sm-rows)
       for a in bench-artifacts bench-artifacts-sm; do
