@@ -130,50 +130,10 @@ def _parse_runtime_flags() -> None:
         raise ValueError(f"nova: ${RUNTIME_FLAGS_ENV}={value!r}: {e}") from None
 
 
-TRANSIENTS_ENV = "NOVA_CUDA_TRANSIENTS"
-
-# CUDA devices made with IREE's caching allocator, per URI (the sessions of a
-# URI share one, as rt.Config shares its devices).
-_caching_devices: dict[str, rt.HalDevice] = {}
-
-
 def _cuda_index(uri: str) -> Optional[int]:
     """The device index of a CUDA URI ("cuda" is 0), None for other URIs."""
     m = re.fullmatch(r"cuda(?:://(\d+))?", uri)
     return None if m is None else int(m.group(1) or 0)
-
-
-def _caching_cuda_device(uri: str, index: int) -> rt.HalDevice:
-    """A CUDA device whose queue allocas (a step's transients) come from IREE's
-    unbounded caching allocator: a step's freed transients are kept for the
-    next instead of going back to the stream-ordered pool, which IREE 3.13
-    creates with release threshold 0 (each call then maps its transients'
-    physical memory again). Needs --cuda_async_allocations=false (allocas
-    from the device allocator, not the pool), set before the CUDA driver is
-    made: the first CUDA session of the process decides."""
-    device = _caching_devices.get(uri)
-    if device is None:
-        rt.flags.parse_flags("--cuda_async_allocations=false")
-        driver = rt.get_driver("cuda")
-        if uri == "cuda":
-            device = driver.create_default_device(allocators=["caching"])
-        else:
-            device = driver.create_device(driver.query_available_devices()[index], allocators=["caching"])
-        _caching_devices[uri] = device
-    return device
-
-
-def _own_device(uri: str) -> Optional[rt.HalDevice]:
-    """The device Nova makes for a session on `uri` (on CUDA with
-    $NOVA_CUDA_TRANSIENTS=cached, a caching-allocator device), or None:
-    rt.Config makes the URI's."""
-    mode = os.environ.get(TRANSIENTS_ENV, "pool")
-    if mode not in ("pool", "cached"):
-        raise ValueError(f"nova: ${TRANSIENTS_ENV}={mode!r}: expected 'pool' or 'cached'")
-    index = _cuda_index(uri)
-    if mode == "cached" and index is not None:
-        return _caching_cuda_device(uri, index)
-    return None
 
 
 class Session:
@@ -197,8 +157,7 @@ class Session:
         _parse_runtime_flags()
         if isinstance(device, str):
             self._uri = device
-            own = _own_device(device)
-            self._config = rt.Config(driver_name=device) if own is None else rt.Config(device=own)
+            self._config = rt.Config(driver_name=device)
         else:
             self._uri = "<device>"
             self._config = rt.Config(device=device)

@@ -888,7 +888,6 @@ def _environment() -> dict[str, Any]:
         "torch": torch.__version__,
         "gpu": torch.cuda.get_device_name(0) if torch.cuda.is_available() else None,
         "commit": os.environ.get("NOVA_COMMIT"),
-        "cuda_transients": os.environ.get("NOVA_CUDA_TRANSIENTS", "pool"),
         "runtime_flags": os.environ.get("NOVA_IREE_RUNTIME_FLAGS", ""),
     }
     from importlib.metadata import version

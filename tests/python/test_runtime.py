@@ -482,10 +482,6 @@ print(float(session.to_host(out[2])))
     [
         ("NOVA_IREE_RUNTIME_FLAGS", "--task_topology_max_group_count=1", True),
         ("NOVA_IREE_RUNTIME_FLAGS", "--no_such_flag=1", False),
-        # How CUDA devices serve a step's transients; CPU devices ignore it.
-        ("NOVA_CUDA_TRANSIENTS", "cached", True),
-        ("NOVA_CUDA_TRANSIENTS", "pool", True),
-        ("NOVA_CUDA_TRANSIENTS", "arena", False),
     ],
 )
 def test_runtime_switches_from_the_environment(cpu_vmfb: bytes, tmp_path: Path, variable: str, value: str, ok: bool):
