@@ -39,6 +39,10 @@ CASES = [
     ("tf32_noncausal_t300", 2, 4, 300, 64, False, False, "f32"),
     ("tf32_packed_gpt42m", 32, 8, 512, 64, True, True, "f32"),
     ("tf32_packed_odd_t333_h3", 3, 3, 333, 64, True, True, "f32"),
+    # Head dim 128: the forward kernel with one Q tile, the backward decomposed.
+    ("tf32_d128", 4, 4, 1024, 128, True, False, "f32"),
+    ("tf32_odd_t333_d128", 1, 2, 333, 128, True, False, "f32"),
+    ("tf32_packed_noncausal_t300_d128", 2, 2, 300, 128, False, True, "f32"),
 ]
 
 # Max |error| / max |reference|, the reference in f64 on the same inputs:
@@ -70,7 +74,9 @@ def prepare(out: Path, target: str) -> None:
     out.mkdir(parents=True, exist_ok=True)
     cases = []
     for name, b, h, t, d, causal, packed, dtype in CASES:
-        vmfb, kernels = compile_case(b, h, t, d, causal, target, packed, dtype)
+        # The TF32 backward kernel takes head dim 64 only (the configurator).
+        backward_kernel = not (dtype == "f32" and d == 128)
+        vmfb, kernels = compile_case(b, h, t, d, causal, target, packed, dtype, backward_kernel)
         (out / f"{name}.vmfb").write_bytes(vmfb)
         cases.append(
             {

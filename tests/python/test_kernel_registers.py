@@ -116,22 +116,25 @@ def test_gemm_kernels_do_not_spill(case, stmatrix, tmp_path):
 
 
 @pytest.mark.parametrize("causal", [True, False], ids=["causal", "full"])
-@pytest.mark.parametrize(("d", "dtype"), [(64, "bf16"), (128, "bf16"), (64, "f32")])
+@pytest.mark.parametrize(("d", "dtype"), [(64, "bf16"), (128, "bf16"), (64, "f32"), (128, "f32")])
 def test_attention_kernels_register_budget(d, dtype, causal, tmp_path):
     """The forwards never spill. The backward's consumers hold dK and dV (D / 2
     f32 registers each) beside S and dP of a 64-query block (32 each): at
     D = 64 all of it fits their 240 registers (what is left, a word or three
     outside the MMA loop); at D = 128 they cannot: ~380 bytes of stores and
     ~590 of loads (a known cost: smaller query blocks would need 64-byte
-    swizzled bf16 tiles)."""
+    swizzled bf16 tiles). TF32 at D = 128 has a forward kernel only (one Q
+    tile); its backward is left for the decomposition."""
     configure = "target=sm_90" + (" f32-matmul-precision=high" if dtype == "f32" else "")
     kernels = _kernels(_attention(d, causal, dtype), configure)
     forward = [n for n in kernels if n.startswith("nova_attention_fwd_")]
     backward = [n for n in kernels if n.startswith("nova_attention_bwd_")]
-    assert len(forward) == 1 and len(backward) == 1, kernels.keys()
+    has_backward = not (dtype == "f32" and d == 128)
+    assert len(forward) == 1 and len(backward) == int(has_backward), kernels.keys()
     assert _spilled_bytes(kernels[forward[0]], tmp_path) == 0
-    budget = D64_BACKWARD_SPILL_BUDGET if d == 64 else 1024
-    assert _spilled_bytes(kernels[backward[0]], tmp_path) <= budget, backward[0]
+    if has_backward:
+        budget = D64_BACKWARD_SPILL_BUDGET if d == 64 else 1024
+        assert _spilled_bytes(kernels[backward[0]], tmp_path) <= budget, backward[0]
 
 
 @pytest.mark.parametrize("dtype", ["bf16", "tf32"])

@@ -28,9 +28,10 @@ int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 std::string AttentionPlan::summary() const {
   ArrayRef<int64_t> tile = config.getTileSizes();
-  return llvm::formatv("flash_wgmma {0}x{1} (d {2}), {3} stages, {4} CTAs "
-                       "over {5} items, ~{6:F1} us",
+  return llvm::formatv("flash_wgmma {0}x{1} (d {2}), {3} stages{4}, {5} CTAs "
+                       "over {6} items, ~{7:F1} us",
                        tile[0], tile[1], tile[2], config.getPipelineStages(),
+                       queryBuffers == 1 ? ", one Q tile" : "",
                        config.getPersistentCtas(), items, estimateUs)
       .str();
 }
@@ -52,8 +53,13 @@ cuda::configureAttention(const AttentionProblem &problem, TargetAttr target,
     why = "the attention kernel takes no additive mask";
     return std::nullopt;
   }
-  if (problem.headDim != 64 && (tf32 || problem.headDim != 128)) {
-    why = tf32 ? "head dim is not 64 (TF32)" : "head dim is not 64 or 128";
+  if (problem.headDim != 64 && problem.headDim != 128) {
+    why = "head dim is not 64 or 128";
+    return std::nullopt;
+  }
+  if (tf32 && problem.backward && problem.headDim != 64) {
+    // K, V and K^T resident (192 KiB) leave no room for the stages.
+    why = "the TF32 backward kernel takes head dim 64 only";
     return std::nullopt;
   }
   if (problem.t < 1 || problem.t > (1 << 24) || problem.batchHeads < 1 ||
@@ -69,9 +75,11 @@ cuda::configureAttention(const AttentionProblem &problem, TargetAttr target,
   spec.tf32 = tf32;
   // Forward: 128 query rows (64 per consumer) against 128-key blocks.
   // Backward: 128 keys (64 per consumer) against 64-query blocks. f32
-  // tiles take twice the shared memory: half the step.
+  // tiles take twice the shared memory: half the step (a quarter at head
+  // dim 128).
   spec.blockM = 128;
-  spec.blockN = (problem.backward ? 64 : 128) / (tf32 ? 2 : 1);
+  spec.blockN =
+      FlashAttentionSpec::stepRows(problem.backward, tf32, problem.headDim);
   // A block's work on one SM, in cycles: both consumers' MMAs (2 in the
   // forward, 5 in the backward, of 64 x blockN x D each) plus their
   // exponentials.
@@ -90,15 +98,33 @@ cuda::configureAttention(const AttentionProblem &problem, TargetAttr target,
   // Both kernels hold two blocks' stages at once (the forward's P V in
   // flight under the next block's softmax, the backward's dV and dK under
   // the next block's S^T and dP^T): one stage more.
-  int64_t wanted = 2 + int64_t(std::ceil(kLoadLatencyCycles / blockCycles));
-  spec.stages = std::clamp<int64_t>(wanted, 2, kMaxStages);
-  while (spec.stages > 2 && spec.sharedMemoryBytes() > limit)
-    --spec.stages;
-  if (spec.sharedMemoryBytes() > limit) {
+  int64_t wanted = std::clamp<int64_t>(
+      2 + int64_t(std::ceil(kLoadLatencyCycles / blockCycles)), 2, kMaxStages);
+  // The most stages up to `wanted` that fit with `queryBuffers` Q tiles.
+  auto fittingStages = [&](int64_t queryBuffers) {
+    spec.queryBuffers = queryBuffers;
+    spec.stages = wanted;
+    while (spec.stages > 2 && spec.sharedMemoryBytes() > limit)
+      --spec.stages;
+    return spec.stages;
+  };
+  // The forward's second Q tile hides one load per work item, a stage one
+  // per key block: a single Q tile where it buys stages (or fits at all).
+  // The kernel spec takes two tiles wherever they fit the chosen stages.
+  auto fits = [&] { return spec.sharedMemoryBytes() <= limit; };
+  int64_t doubleStages = fittingStages(2);
+  bool doubleFits = fits();
+  if (!problem.backward && (!doubleFits || doubleStages < wanted)) {
+    int64_t singleStages = fittingStages(1);
+    if (!fits() || (doubleFits && singleStages <= doubleStages))
+      fittingStages(2);
+  }
+  if (!fits()) {
     why = "two stages of blocks need more shared memory than a CTA has";
     return std::nullopt;
   }
   AttentionPlan plan;
+  plan.queryBuffers = spec.queryBuffers;
   plan.items = problem.batchHeads * ceilDiv(problem.t, spec.blockM);
   int64_t ctas = std::min(plan.items, target.getSmCount());
   double flops = (problem.backward ? 5.0 : 2.0) * 2.0 * problem.batchHeads *

@@ -32,6 +32,7 @@ struct AttentionProblem {
 struct AttentionPlan {
   LoweringConfigAttr config;
   int64_t items = 0;       // (block, head) work items
+  int64_t queryBuffers = 2; // forward: Q tiles in shared memory
   double estimateUs = 0;   // tensor-core time of the useful FLOPs
   std::string summary() const;
 };

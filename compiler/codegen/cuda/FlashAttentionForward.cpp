@@ -1,6 +1,6 @@
 //===- FlashAttentionForward.cpp - sm_90 attention forward ----------------===//
 //
-// See FlashAttentionKernel.h. Shared memory: 2 x Q [128 rows] | stages x
+// See FlashAttentionKernel.h. Shared memory: 1-2 x Q [128 rows] | stages x
 // (K, V) [blockN rows each; TF32: K and V^T] | P [64 x blockN] per consumer
 // | barriers (Q full/empty per Q tile, then full/empty per stage). Every
 // [rows, D] tile is stored as column blocks of [rows, 128 B] (64 bf16 or 32
@@ -49,8 +49,10 @@ struct ForwardKernel : AttentionBuilder {
   Value kvEmpty(Value s) {
     return sharedAt(barrierOffset() + 32 + 8 * spec.stages, mul(s, c32(8)));
   }
-  /// Item `it`'s Q tile (0, 1) and the parity of its barriers' phase.
-  std::pair<Value, Value> qSlot(Value it) { return ringSlot(it, 2); }
+  /// Item `it`'s Q tile and the parity of its barriers' phase.
+  std::pair<Value, Value> qSlot(Value it) {
+    return ringSlot(it, spec.queryBuffers);
+  }
   Value kTile(Value s) { return sharedAt(kvOffset(), mul(s, c32(spec.stageBytes()))); }
   Value vTile(Value s) {
     return sharedAt(kvOffset() + spec.tileBytes(spec.blockN),
@@ -265,7 +267,8 @@ struct ForwardKernel : AttentionBuilder {
            auto [qb, head] = item(w);
            Value nkv = keyBlocks(qb);
            Value lastBlock = sub(nkv, c32(1));
-           // The next item's Q loads into the other tile meanwhile.
+           // With two Q tiles, the next item's Q loads into the other one
+           // meanwhile.
            auto [buffer, parity] = qSlot(it[1]);
            waitParity(qFull(buffer), parity);
            Value qBase = byteOffset(shared, qTile(buffer), mul(c, c32(64 * 128)));

@@ -14,13 +14,14 @@ using namespace mlir::nova;
 using namespace mlir::nova::cuda;
 
 std::string FlashAttentionSpec::kernelName() const {
-  return llvm::formatv("nova_attention_{0}_d{1}_{2}x{3}_s{4}{5}{6}{7}",
+  return llvm::formatv("nova_attention_{0}_d{1}_{2}x{3}_s{4}{5}{6}{7}{8}",
                        backward ? "bwd" : "fwd", headDim, blockM, blockN,
                        stages, causal ? "_causal" : "",
                        packedQuery   ? "_qkv"
                        : packedGrads ? "_kv"
                                      : "",
-                       tf32 ? "_tf32" : "")
+                       tf32 ? "_tf32" : "",
+                       !backward && queryBuffers == 1 ? "_q1" : "")
       .str();
 }
 
@@ -49,17 +50,20 @@ cuda::flashAttentionSpec(LoweringConfigAttr config, bool backward, bool causal,
   spec.blockM = tile[0];
   spec.blockN = tile[1];
   spec.stages = config.getPipelineStages();
-  // Two consumers of 64 query rows (forward) or 64 keys (backward) each;
-  // the steps of f32 tiles are half as long, to fit shared memory.
-  int64_t step = (backward ? 64 : 128) / (spec.tf32 ? 2 : 1);
-  bool shapes = spec.blockM == 128 && spec.blockN == step;
-  bool dims = spec.tf32 ? headDim == 64 : headDim == 64 || headDim == 128;
+  // Two consumers of 64 query rows (forward) or 64 keys (backward) each.
+  bool shapes =
+      spec.blockM == 128 &&
+      spec.blockN == FlashAttentionSpec::stepRows(backward, spec.tf32, headDim);
+  // TF32 at head dim 128: the forward only (the backward's resident K, V,
+  // K^T and stages of Q, dO, Q^T, dO^T do not fit).
+  bool dims = headDim == 64 || (headDim == 128 && !(spec.tf32 && backward));
   // Two blocks' stages are in use at once (see the configurator): one
   // stage would deadlock.
   if (!shapes || !dims || spec.stages < 2) {
     why = "tile, head dim or stages out of the kernel's range";
     return failure();
   }
+  spec.fitQueryBuffers(sharedMemoryLimit);
   if (spec.sharedMemoryBytes() > sharedMemoryLimit) {
     why = "the stages need more shared memory than a CTA has";
     return failure();

@@ -3,22 +3,23 @@
 // Nova's Hopper attention, forward and backward, built through the
 // gpu/nvvm dialects from a #nova.lowering_config (kernel "flash_wgmma").
 // Operands are bf16 [BH, T, D] (heads flattened into the batch), head dim D
-// 64 or 128, or f32 rounded to TF32 (head dim 64: the f32 tiles fill shared
-// memory twice as fast); no T x T tensor exists in memory.
+// 64 or 128, or f32 rounded to TF32 (head dim 64, and 128 in the forward:
+// the f32 tiles fill shared memory twice as fast); no T x T tensor exists in
+// memory.
 //
 // Forward (FlashAttentionForward.cpp): persistent CTAs walk (query block,
 // head) work items, heaviest causal blocks first. Warp group 0 produces (one
-// thread TMA-loads the 128-row Q tiles, double-buffered, and a
-// `stages`-deep ring of K and V blocks), warp groups 1..2 each own 64 query
-// rows: S = Q K^T by wgmma from shared memory, online softmax in registers
-// (exp2, running max and sum, causal blocks past the diagonal never loaded,
-// the diagonal and the T edge masked), P written as bf16 into a swizzled
-// shared tile, O += P V by wgmma (V read MN-major). Each consumer pipelines
-// its blocks: block j's S and block j-1's P V are issued together, and j's
-// softmax runs while P V is still in flight (FlashAttention-3's intra-warp-
-// group overlap; the forward holds two stages at a time). Epilogue: O / l in
-// bf16 and the row log-sum-exp (f32, natural log) the backward recomputes P
-// from.
+// thread TMA-loads the 128-row Q tiles, double-buffered where shared
+// memory allows, and a `stages`-deep ring of K and V blocks), warp groups 1..2
+// each own 64 query rows: S = Q K^T by wgmma from shared memory, online softmax
+// in registers (exp2, running max and sum, causal blocks past the diagonal
+// never loaded, the diagonal and the T edge masked), P written as bf16 into a
+// swizzled shared tile, O += P V by wgmma (V read MN-major). Each consumer
+// pipelines its blocks: block j's S and block j-1's P V are issued together,
+// and j's softmax runs while P V is still in flight (FlashAttention-3's
+// intra-warp-group overlap; the forward holds two stages at a time).
+// Epilogue: O / l in bf16 and the row log-sum-exp (f32, natural log) the
+// backward recomputes P from.
 //
 // Backward (FlashAttentionBackward.cpp): persistent CTAs walk (key block,
 // head) items. Each consumer owns 64 keys of the 128-key block held in
@@ -39,8 +40,8 @@
 // V) and the backward K^T (dQ^T = K^T dS^T), Q^T (dK += dS^T Q) and dO^T
 // (dV += P^T dO) from [BH, D, T'] copies (T' >= T rows of 16-byte multiples;
 // the layout's row stride is T', its head stride D T'), and the backward
-// stores dS transposed besides dS^T. The forward steps 64 keys, the
-// backward 32 queries.
+// stores dS transposed besides dS^T. The forward steps 64 keys (32 at head
+// dim 128, one Q tile), the backward 32 queries.
 //
 // ABI: forward (Q, K, V or V^T, O, LSE, tensor-map scratch; T, BH, scale as
 // f32 bits, H, then offset, row and head stride of Q, K, V (V^T), O);
@@ -87,6 +88,9 @@ struct FlashAttentionSpec {
   /// Backward: keys per CTA (64 per consumer) and queries per step.
   int64_t blockM = 128, blockN = 128;
   int64_t stages = 2;
+  /// Forward: Q tiles, 2 (the next item's Q loads while this one runs) or 1
+  /// (TF32 at head dim 128, where two leave room for two stages only).
+  int64_t queryBuffers = 2;
 
   static constexpr int64_t kConsumers = 2;
   int64_t elementBytes() const { return tf32 ? 4 : 2; }
@@ -101,14 +105,22 @@ struct FlashAttentionSpec {
   int64_t tileBytes(int64_t rows) const {
     return rows * headDim * elementBytes();
   }
-  /// Forward: two Q tiles (the next item's loads while this one runs), then
-  /// `stages` x (K, V or V^T), then P (64 x blockN per consumer).
+  /// The keys (forward) or queries (backward) of one step: f32 tiles take
+  /// twice the shared memory of bf16 ones, so their steps are half as long,
+  /// and the forward's halve again at head dim 128 (TF32).
+  static int64_t stepRows(bool backward, bool tf32, int64_t headDim) {
+    if (backward)
+      return tf32 ? 32 : 64;
+    return tf32 ? 64 * 64 / headDim : 128;
+  }
+  /// Forward: `queryBuffers` Q tiles, then `stages` x (K, V or V^T), then P
+  /// (64 x blockN per consumer).
   /// Backward: K, V (and K^T), then `stages` x (Q, dO (and Q^T, dO^T)),
   /// then per consumer P^T and dS^T (64 x blockN each; TF32 also dS,
   /// blockN x 64), then each consumer's f32 dQ part (blockN x D), then
   /// each consumer's lse and Delta slots. The mbarriers last.
   int64_t residentBytes() const {
-    return (backward && tf32 ? 3 : 2) * tileBytes(blockM);
+    return (!backward ? queryBuffers : tf32 ? 3 : 2) * tileBytes(blockM);
   }
   int64_t stageBytes() const {
     return (backward && tf32 ? 4 : 2) * tileBytes(blockN);
@@ -128,6 +140,12 @@ struct FlashAttentionSpec {
   int64_t sharedMemoryBytes() const {
     return residentBytes() + stages * stageBytes() + scratchTileBytes() +
            barrierBytes();
+  }
+  /// Forward: two Q tiles where they fit `limit` with the stages, else one.
+  void fitQueryBuffers(int64_t limit) {
+    queryBuffers = 2;
+    if (!backward && sharedMemoryBytes() > limit)
+      queryBuffers = 1;
   }
   std::string kernelName() const;
 };
