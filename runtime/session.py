@@ -72,7 +72,6 @@ import torch
 
 import iree.runtime as rt
 
-from .cuda_driver import CudaDriver
 from .tensors import numpy_to_torch, torch_to_numpy
 
 _log = logging.getLogger(__name__)
@@ -131,16 +130,6 @@ def _parse_runtime_flags() -> None:
         raise ValueError(f"nova: ${RUNTIME_FLAGS_ENV}={value!r}: {e}") from None
 
 
-POOL_RETAIN_ENV = "NOVA_CUDA_POOL_RETAIN"
-
-
-def _pool_retain_enabled() -> bool:
-    value = os.environ.get(POOL_RETAIN_ENV, "0")
-    if value not in ("0", "1"):
-        raise ValueError(f"nova: ${POOL_RETAIN_ENV}={value!r}: expected 0 or 1")
-    return value == "1"
-
-
 def _cuda_index(uri: str) -> Optional[int]:
     """The device index of a CUDA URI ("cuda" is 0), None for other URIs."""
     m = re.fullmatch(r"cuda(?:://(\d+))?", uri)
@@ -193,8 +182,6 @@ class Session:
         self._context.add_vm_module(self._module)
         self._functions: dict[str, rt.VmFunction] = {}
         self._warned_import = False
-        if _pool_retain_enabled() and self._kind == "cuda":
-            self._retain_pool_memory()
         _log.info(
             "nova session on %s: module %s, functions %s",
             self._uri, self._module.name, self.function_names,
@@ -448,34 +435,6 @@ class Session:
         sem = self._device.create_semaphore(0)
         submit(rt.HalFence.create_at(sem, 0), rt.HalFence.create_at(sem, 1))
         rt.HalFence.create_at(sem, 1).wait()
-
-    def _retain_pool_memory(self) -> None:
-        """Lets the pool of the device's queue allocations (a step's
-        transients) keep its memory between calls. IREE 3.13 creates it with
-        release threshold 0: every synchronization returns the freed
-        transients to the OS and the next call maps them again. The pool is
-        found from one queue allocation's pointer; where that cannot be had
-        (the buffer not exportable), nothing changes."""
-        sem = self._device.create_semaphore(0)
-        buffer = self._device.queue_alloca(256, rt.HalFence.create_at(sem, 0), rt.HalFence.create_at(sem, 1))
-        rt.HalFence.create_at(sem, 1).wait()
-        view = rt.HalBufferView(buffer, [256], rt.HalElementType.UINT_8)
-        tensor = self._export_dlpack(view, _KDL_CUDA, self._cuda_index, quiet=True)
-        pool = 0
-        if tensor is not None:
-            driver = CudaDriver()
-            pool = driver.memory_pool_of(tensor.data_ptr())
-            if pool:
-                driver.set_release_threshold(pool, 2**64 - 1)
-            del tensor
-        del view
-        self._device.queue_dealloca(buffer, rt.HalFence.create_at(sem, 1), rt.HalFence.create_at(sem, 2))
-        rt.HalFence.create_at(sem, 2).wait()
-        if pool:
-            _log.info("nova: CUDA queue allocations keep their pool's memory (pool 0x%x)", pool)
-        else:
-            _log.warning("nova: $%s=1: the pool of IREE's queue allocations was not found; unchanged",
-                         POOL_RETAIN_ENV)
 
     def allocate(self, size: int) -> rt.HalBuffer:
         """A fresh (unpooled, so exportable) device buffer of `size` bytes."""

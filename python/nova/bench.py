@@ -889,7 +889,6 @@ def _environment() -> dict[str, Any]:
         "gpu": torch.cuda.get_device_name(0) if torch.cuda.is_available() else None,
         "commit": os.environ.get("NOVA_COMMIT"),
         "runtime_flags": os.environ.get("NOVA_IREE_RUNTIME_FLAGS", ""),
-        "cuda_pool_retain": os.environ.get("NOVA_CUDA_POOL_RETAIN", "0"),
     }
     from importlib.metadata import version
 

@@ -482,9 +482,6 @@ print(float(session.to_host(out[2])))
     [
         ("NOVA_IREE_RUNTIME_FLAGS", "--task_topology_max_group_count=1", True),
         ("NOVA_IREE_RUNTIME_FLAGS", "--no_such_flag=1", False),
-        # Read by CUDA sessions only, but checked by every one.
-        ("NOVA_CUDA_POOL_RETAIN", "1", True),
-        ("NOVA_CUDA_POOL_RETAIN", "yes", False),
     ],
 )
 def test_runtime_switches_from_the_environment(cpu_vmfb: bytes, tmp_path: Path, variable: str, value: str, ok: bool):

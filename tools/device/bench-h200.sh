@@ -45,8 +45,7 @@
 #   host    one call for a session with little device time: with
 #           bench-artifacts-flags (stream-K flags read as an input) the
 #           gpt-146m check and Nova's row first (its GEMM check passed on the
-#           H100, 2026-12-05), then Nova's gpt-42m and gpt-146m bf16 rows
-#           without and with NOVA_CUDA_POOL_RETAIN=1 (and its gpt-146m check),
+#           H100, 2026-12-05), then Nova's gpt-42m and gpt-146m bf16 rows,
 #           gpt-146m from bench-artifacts-old (an earlier commit's step),
 #           compile-sdpa's rows, Nova's rows with CUDA graphs
 #           (--cuda_use_streams=false) and the gpt-146m profile. Every command
@@ -189,11 +188,8 @@ PY
         art=bench-artifacts-flags limited 150 check --model gpt-146m --dtype bf16 --batch 16 --steps 6
         art=bench-artifacts-flags limited 100 train --model gpt-146m --dtype bf16 --batch 16 --modes nova
       fi
-      for retain in 0 1; do
-        NOVA_CUDA_POOL_RETAIN=$retain limited 100 train --model gpt-42m --dtype bf16 --batch 32 --modes nova
-        NOVA_CUDA_POOL_RETAIN=$retain limited 100 train --model gpt-146m --dtype bf16 --batch 16 --modes nova
-      done
-      NOVA_CUDA_POOL_RETAIN=1 limited 150 check --model gpt-146m --dtype bf16 --batch 16 --steps 6
+      limited 100 train --model gpt-42m --dtype bf16 --batch 32 --modes nova
+      limited 100 train --model gpt-146m --dtype bf16 --batch 16 --modes nova
       [ -d bench-artifacts-old ] && art=bench-artifacts-old NOVA_COMMIT=$(cat bench-artifacts-old/.commit) \
         limited 100 train --model gpt-146m --dtype bf16 --batch 16 --modes nova
       limited 100 train --model gpt-42m --dtype bf16 --batch 32 --modes compile-sdpa
