@@ -61,7 +61,11 @@ phase=${1:?phase: kernels, smoke, nova, checked, rows, 42m, 146m, cap, probe, ab
 export PYTHONUNBUFFERED=1
 out=${OUT:-/tmp}/$phase.jsonl
 art=bench-artifacts
-bench() { python3 -m nova.cli bench "$@" --artifacts $art --json-out "$out"; }
+# With $limit set, under that time limit (a hang costs the limit, not the call).
+bench() {
+  ${limit:+timeout "$limit"} python3 -m nova.cli bench "$@" --artifacts $art --json-out "$out" ||
+    echo "exit $? (limit ${limit:-none} s): bench $* ($art)"
+}
 # Nova's bf16 rows (gpt-42m B32, gpt-146m B16) from two artifact sets, twice,
 # alternating, then compile-sdpa's: an A/B in one run.
 ab_rows() {
@@ -177,27 +181,21 @@ PY
       ab_rows bench-artifacts bench-artifacts-unpacked
       ;;
     host)
-      # a hang (IREE's CUDA HAL) costs its limit, not the call
-      limited() { # seconds, then bench's arguments
-        local limit=$1
-        shift
-        timeout "$limit" python3 -m nova.cli bench "$@" --artifacts $art --json-out "$out" ||
-          echo "exit $? (limit $limit s): bench $* ($art)"
-      }
+      limit=100  # a hang (IREE's CUDA HAL) costs its limit, not the call
       if [ -d bench-artifacts-flags ]; then
-        art=bench-artifacts-flags limited 150 check --model gpt-146m --dtype bf16 --batch 16 --steps 6
-        art=bench-artifacts-flags limited 100 train --model gpt-146m --dtype bf16 --batch 16 --modes nova
+        art=bench-artifacts-flags limit=150 bench check --model gpt-146m --dtype bf16 --batch 16 --steps 6
+        art=bench-artifacts-flags bench train --model gpt-146m --dtype bf16 --batch 16 --modes nova
       fi
-      limited 100 train --model gpt-42m --dtype bf16 --batch 32 --modes nova
-      limited 100 train --model gpt-146m --dtype bf16 --batch 16 --modes nova
+      bench train --model gpt-42m --dtype bf16 --batch 32 --modes nova
+      bench train --model gpt-146m --dtype bf16 --batch 16 --modes nova
       [ -d bench-artifacts-old ] && art=bench-artifacts-old NOVA_COMMIT=$(cat bench-artifacts-old/.commit) \
-        limited 100 train --model gpt-146m --dtype bf16 --batch 16 --modes nova
-      limited 100 train --model gpt-42m --dtype bf16 --batch 32 --modes compile-sdpa
-      limited 100 train --model gpt-146m --dtype bf16 --batch 16 --modes compile-sdpa
+        bench train --model gpt-146m --dtype bf16 --batch 16 --modes nova
+      bench train --model gpt-42m --dtype bf16 --batch 32 --modes compile-sdpa
+      bench train --model gpt-146m --dtype bf16 --batch 16 --modes compile-sdpa
       for m in "gpt-42m --batch 32" "gpt-146m --batch 16"; do
-        NOVA_IREE_RUNTIME_FLAGS=--cuda_use_streams=false limited 100 train --model $m --dtype bf16 --modes nova
+        NOVA_IREE_RUNTIME_FLAGS=--cuda_use_streams=false bench train --model $m --dtype bf16 --modes nova
       done
-      limited 100 profile --model gpt-146m --dtype bf16 --batch 16 --steps 2 --top 30
+      bench profile --model gpt-146m --dtype bf16 --batch 16 --steps 2 --top 30
       ;;
     sm-rows)
       for a in bench-artifacts bench-artifacts-sm; do
