@@ -42,8 +42,8 @@
 #           NOVA_PACK_STATE=0): the gpt-42m bf16/tf32 and gpt-146m bf16 checks
 #           vs eager CUDA on the packed steps, Nova's rows from both,
 #           alternating, the gpt-42m bf16 profile of each, and compile-sdpa's rows
-#   host    one call for a session with little device time: with
-#           bench-artifacts-flags (stream-K flags read as an input) the
+#   host    one call for a session with little device time: the attention
+#           check, then with bench-artifacts-flags (stream-K flags read as an input) the
 #           gpt-146m check and Nova's row first (its GEMM check passed on the
 #           H100, 2026-12-05), then Nova's gpt-42m and gpt-146m bf16 rows,
 #           gpt-146m from bench-artifacts-old (an earlier commit's step),
@@ -182,6 +182,8 @@ PY
       ;;
     host)
       limit=100  # a hang (IREE's CUDA HAL) costs its limit, not the call
+      timeout 200 python3 tools/attention_check.py run --dir bench-artifacts/attention-check |
+        tee "${OUT:-/tmp}/attention-check.jsonl"
       if [ -d bench-artifacts-flags ]; then
         art=bench-artifacts-flags limit=150 bench check --model gpt-146m --dtype bf16 --batch 16 --steps 6
         art=bench-artifacts-flags bench train --model gpt-146m --dtype bf16 --batch 16 --modes nova
