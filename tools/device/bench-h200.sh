@@ -8,6 +8,9 @@
 #           (--cuda_use_streams=false) and inline execution
 #   42m     gpt-42m B32 bf16 and tf32, every mode (Nova and all peers)
 #   146m    gpt-146m B16 bf16, every mode, and Nova's profile
+#   table   where a gpt-146m step's host time goes (transients_probe.py api:
+#           GPU gaps over 100 us and the driver calls during them), then
+#           gpt-146m B16 bf16 every mode (each under 200 s)
 #   probe   warm-start time (two processes), the gpt-42m tf32 profile, and a
 #           step with caller transients (bench-artifacts-tr, prepared with
 #           NOVA_STEP_TRANSIENTS=1): direct, ordered, then Nova's train row
@@ -56,7 +59,7 @@
 # Carry .whl, bench-artifacts[, bench-artifacts-sm|-unpacked|-flags|-old] and .nova-commit (tools/device/prepare.sh).
 # Results: $OUT/<phase>.jsonl and $OUT/<phase>.log.
 set -uo pipefail
-phase=${1:?phase: kernels, smoke, nova, checked, rows, 42m, 146m, cap, probe, ab, gate, sm-kernels, sm-rows, pack-rows, host or release}
+phase=${1:?phase: kernels, smoke, table, nova, checked, rows, 42m, 146m, cap, probe, ab, gate, sm-kernels, sm-rows, pack-rows, host or release}
 . tools/device/gpu-env.sh
 export PYTHONUNBUFFERED=1
 out=${OUT:-/tmp}/$phase.jsonl
@@ -243,6 +246,11 @@ PY
       done
       python3 tools/device/transients_probe.py bench-artifacts/train-modelgpt-42m-dtypebf16-batch32 api 2>&1 \
         | grep '^{' | tee -a "$out"
+      ;;
+    table)
+      timeout 150 python3 tools/device/transients_probe.py bench-artifacts/train-modelgpt-146m-dtypebf16-batch16 api 2>&1 |
+        grep '^{' | tee -a "$out"
+      limit=200 bench train --model gpt-146m --dtype bf16 --batch 16
       ;;
     146m)
       bench train --model gpt-146m --dtype bf16 --batch 16

@@ -255,15 +255,32 @@ def _api_probe(step, example, train) -> None:
         for _ in range(6):
             step(*example)
         torch.cuda.synchronize()
-    invokes, launches, kernels = [], [], []
+    invokes, launches, kernels, api = [], [], [], []
     for e in prof.events():
         r = (e.time_range.start, e.time_range.end, e.name)
         if e.device_type == torch.autograd.DeviceType.CUDA:
             kernels.append(r)
         elif e.name == "nova_invoke":
             invokes.append(r)
-        elif e.name == "cuLaunchKernel":
-            launches.append(r)
+        elif e.name.startswith(("cu", "cuda")):
+            api.append(r)
+            if e.name == "cuLaunchKernel":
+                launches.append(r)
+    # Every GPU gap over 100 us (steps 2..5, any kernel or copy): the kernels
+    # either side and the driver calls the host made while the GPU waited.
+    gpu, calls = sorted(kernels), sorted(invokes)
+    start, end = (calls[1][0], calls[-1][0]) if len(calls) > 2 else (0, float("inf"))
+    for a, b in zip(gpu, gpu[1:]):
+        if b[0] - a[1] > 100 and start <= a[1] < end:
+            during = {}
+            for s0, s1, name in api:
+                overlap = min(s1, b[0]) - max(s0, a[1])
+                if overlap > 0:
+                    during[name] = during.get(name, 0) + overlap
+            print(json.dumps({"probe": "api-gap", "gap_us": round(b[0] - a[1]), "after": a[2][:60],
+                              "before": b[2][:60], "in_call": any(s0 <= a[1] < s1 for s0, s1, _ in calls),
+                              "host_calls_us": {k: round(v) for k, v in sorted(during.items(), key=lambda kv: -kv[1])[:6]}}),
+                  flush=True)
     invokes.sort()
     kernels = sorted(k for k in kernels if not k[2].startswith("Memcpy"))
     for i, (s0, s1, _) in enumerate(invokes):
