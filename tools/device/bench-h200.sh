@@ -10,7 +10,7 @@
 #   146m    gpt-146m B16 bf16, every mode, and Nova's profile
 #   table   where a gpt-146m step's host time goes (transients_probe.py api:
 #           GPU gaps over 100 us and the driver calls during them), then
-#           gpt-146m B16 bf16 every mode (each under 200 s)
+#           gpt-146m B16 bf16 every mode (under 420 s)
 #   probe   warm-start time (two processes), the gpt-42m tf32 profile, and a
 #           step with caller transients (bench-artifacts-tr, prepared with
 #           NOVA_STEP_TRANSIENTS=1): direct, ordered, then Nova's train row
@@ -250,7 +250,7 @@ PY
     table)
       timeout 150 python3 tools/device/transients_probe.py bench-artifacts/train-modelgpt-146m-dtypebf16-batch16 api 2>&1 |
         grep '^{' | tee -a "$out"
-      limit=200 bench train --model gpt-146m --dtype bf16 --batch 16
+      limit=420 bench train --model gpt-146m --dtype bf16 --batch 16
       ;;
     146m)
       bench train --model gpt-146m --dtype bf16 --batch 16
