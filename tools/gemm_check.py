@@ -184,26 +184,22 @@ def module_text(case: dict) -> str:
 
 PIPELINE = (
     "builtin.module(nova-configure-kernels{{target={arch} f32-matmul-precision={precision}}}, "
-    "convert-nova-to-iree-kernels{{poison-outputs=true gemm-stmatrix={stmatrix} "
-    "streamk-flags-input={flags_input}}}, "
+    "convert-nova-to-iree-kernels{{poison-outputs=true gemm-stmatrix={stmatrix}}}, "
     "convert-nova-to-linalg, canonicalize, cse)"
 )
 
 
 def prepare(out: Path, target: str) -> None:
     from nova import compiler
-    from nova.pipeline import gemm_stmatrix_enabled, streamk_flags_input_enabled
+    from nova.pipeline import gemm_stmatrix_enabled
     from nova.runtime.iree_compile import compile_to_vmfb
 
     out.mkdir(parents=True, exist_ok=True)
     arch = target.split(":", 1)[1]
     stmatrix = str(gemm_stmatrix_enabled()).lower()
-    flags_input = str(streamk_flags_input_enabled()).lower()
     cases = [_case(spec) for spec in CASES]
     for case in cases:
-        pipeline = PIPELINE.format(
-            arch=arch, precision=PRECISION[case["dtype"]], stmatrix=stmatrix, flags_input=flags_input
-        )
+        pipeline = PIPELINE.format(arch=arch, precision=PRECISION[case["dtype"]], stmatrix=stmatrix)
         text = compiler.run_pipeline(module_text(case), pipeline, allow_unregistered_dialects=True)
         assert "nova_gemm_" in text, f"{case['name']}: the GEMM kernel path was not taken"
         config = text.split("entry_points = [@", 1)[1].split("::", 1)[0]

@@ -69,11 +69,6 @@ struct LowerToLinalgOptions : PassPipelineOptions<LowerToLinalgOptions> {
       *this, "gemm-stmatrix",
       llvm::cl::desc("bf16 GEMM results staged with stmatrix (experimental)"),
       llvm::cl::init(false)};
-  Option<bool> streamKFlagsInput{
-      *this, "streamk-flags-input",
-      llvm::cl::desc("stream-K GEMMs read their zeroed flags as an input, "
-                     "not a tied result (experimental)"),
-      llvm::cl::init(false)};
   Option<std::string> kernelCache{
       *this, "kernel-cache",
       llvm::cl::desc("directory keeping Nova's kernels (PTX) across "
@@ -130,7 +125,6 @@ void buildLowerToLinalgPipeline(OpPassManager &pm,
     kernels.stateInPlace = options.stateInPlace;
     kernels.kernelCache = options.kernelCache;
     kernels.gemmStmatrix = options.gemmStmatrix;
-    kernels.streamKFlagsInput = options.streamKFlagsInput;
     pm.addPass(createConvertNovaToIREEKernels(kernels));
   } else {
     pm.addPass(createNovaDecomposeAttention());

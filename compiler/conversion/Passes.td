@@ -220,13 +220,6 @@ def ConvertNovaToIREEKernels
     Option<"gemmStmatrix", "gemm-stmatrix", "bool", /*default=*/"false",
            "bf16 GEMM results staged for their TMA stores with stmatrix "
            "(experimental until measured on the GPU: NOVA_GEMM_STMATRIX=1)">,
-    Option<"streamKFlagsInput", "streamk-flags-input", "bool",
-           /*default=*/"false",
-           "stream-K GEMMs read their zeroed flags as an input (one fill of "
-           "its own per GEMM, which the kernels leave zero) instead of a "
-           "result tied to zeros each call, so IREE writes their products "
-           "in place (experimental until checked on the GPU: "
-           "NOVA_STREAMK_FLAGS_INPUT=1)">,
     Option<"kernelCache", "kernel-cache", "std::string", /*default=*/"",
            "directory keeping each kernel's PTX across processes (its path "
            "names the compiler build and the target); empty: built once "

@@ -148,11 +148,10 @@ def cache_key(captured: capture.CapturedGraph, target: str, allow_fallback: bool
         extra["step_transients"] = step_transients_enabled()  # changes @step's arguments
         extra["pack_state"] = pack_state_enabled()
     if target.startswith("cuda"):  # CPU matmuls are exact f32 either way
-        from nova.pipeline import compiling_gpu, gemm_stmatrix_enabled, streamk_flags_input_enabled
+        from nova.pipeline import compiling_gpu, gemm_stmatrix_enabled
 
         extra["f32_matmul_precision"] = captured.f32_matmul_precision
         extra["gemm_stmatrix"] = gemm_stmatrix_enabled()
-        extra["streamk_flags_input"] = streamk_flags_input_enabled()
         extra["gpu"] = compiling_gpu(target)  # the configurator plans for it
     return structural_hash(captured.graph_module, extra)
 

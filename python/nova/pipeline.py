@@ -153,8 +153,6 @@ def linalg_pipeline(target: str, f32_matmul_precision: str = "highest", world_si
     if target.startswith("cuda:"):
         if gemm_stmatrix_enabled():
             options.append("gemm-stmatrix=true")
-        if streamk_flags_input_enabled():
-            options.append("streamk-flags-input=true")
         kernels = str(kernel_cache_dir(target))
         if re.fullmatch(r"[^\s{}\"']+", kernels):  # what a pass option value may hold unquoted
             options.append(f"kernel-cache={kernels}")
@@ -167,13 +165,6 @@ def gemm_stmatrix_enabled() -> bool:
     """Whether bf16 GEMM results are staged for their TMA stores with
     stmatrix (NOVA_GEMM_STMATRIX=1; experimental until measured on the GPU)."""
     return os.environ.get("NOVA_GEMM_STMATRIX", "0") == "1"
-
-
-def streamk_flags_input_enabled() -> bool:
-    """Whether stream-K GEMMs read their zeroed flags as an input, which the
-    kernels leave zero, instead of a result tied to zeros each call
-    (NOVA_STREAMK_FLAGS_INPUT=1; experimental until checked on the GPU)."""
-    return os.environ.get("NOVA_STREAMK_FLAGS_INPUT", "0") == "1"
 
 
 def pack_state_enabled() -> bool:

@@ -164,14 +164,11 @@ def test_train_step_adamw_kernel_updates_state_in_place():
     assert "nova_adamw" not in pure and pure.count("math.powf") >= params
 
 
-@pytest.mark.parametrize("flags_input", [False, True])
-def test_stream_k_gemms_keep_their_own_flags(flags_input: bool):
-    """Two stream-K GEMMs of the same shape, each with flags of its own. By
-    default each call zeroes them and the dispatch writes them in place (a
-    tied operand); with streamk-flags-input (NOVA_STREAMK_FLAGS_INPUT=1) it
-    reads them as an input (no tied operand, so IREE writes C where its
-    consumer wants it: no copy), each from its own place even where IREE
-    makes the zeros a constant of the module, and the kernels leave them zero
+def test_stream_k_gemms_keep_their_own_flags():
+    """Two stream-K GEMMs of the same shape, each with flags of its own,
+    read as an input (no tied operand, so IREE writes C where its consumer
+    wants it: no copy), each from its own place even where IREE makes the
+    zeros a constant of the module; the kernels leave them zero
     (tools/gemm_check.py repeats each case on new data on the GPU)."""
     config = (
         "#nova.lowering_config<tile_sizes = [128, 192, 64], warp_layout = [2, 1], mma_shape = [64, 192, 16], "
@@ -185,10 +182,9 @@ def test_stream_k_gemms_keep_their_own_flags(flags_input: bool):
         f"  %1 = nova.matmul %g, %x {{transpose_lhs, lowering_config = {config}}} : {b}, {a} -> {c}\n"
         f"  return %0, %1 : {c}, {c}\n}}\n"
     )
-    option = "{streamk-flags-input=true}" if flags_input else ""
     text = compiler.run_pipeline(
         module,
-        f"builtin.module(convert-nova-to-iree-kernels{option}, convert-nova-to-linalg, canonicalize, cse)",
+        "builtin.module(convert-nova-to-iree-kernels, convert-nova-to-linalg, canonicalize, cse)",
         allow_unregistered_dialects=True,
     )
     text = compiler.run_pipeline(text, "builtin.module()", allow_unregistered_dialects=True, generic_output=True)
@@ -198,8 +194,5 @@ def test_stream_k_gemms_keep_their_own_flags(flags_input: bool):
     assert len(dispatches) == 2
     flags = [re.findall(r"(\w+) (%\w+\[[^\]]*\])", d)[2] for d in dispatches]
     assert flags[0][1] != flags[1][1], flags
-    if flags_input:
-        assert all(access == "ro" for access, _ in flags), flags
-        assert "stream.cmd.copy" not in main
-    else:
-        assert all(access == "rw" for access, _ in flags), flags
+    assert all(access == "ro" for access, _ in flags), flags
+    assert "stream.cmd.copy" not in main

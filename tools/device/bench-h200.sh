@@ -46,17 +46,14 @@
 #           vs eager CUDA on the packed steps, Nova's rows from both,
 #           alternating, the gpt-42m bf16 profile of each, and compile-sdpa's rows
 #   host    one call for a session with little device time: the attention
-#           check, then with bench-artifacts-flags (stream-K flags read as an input) the
-#           gpt-146m check and Nova's row first (its GEMM check passed on the
-#           H100, 2026-12-05), then Nova's gpt-42m and gpt-146m bf16 rows,
+#           check, the gpt-146m check vs eager CUDA, Nova's gpt-42m and gpt-146m bf16 rows,
 #           gpt-146m from bench-artifacts-old (an earlier commit's step),
-#           compile-sdpa's rows, Nova's rows with CUDA graphs
-#           (--cuda_use_streams=false) and the gpt-146m profile. Every command
+#           compile-sdpa's rows and the gpt-146m profile. Every command
 #           under a time limit: one that hangs costs its limit, not the call
 #   release gpt-42m bf16 check vs eager (the released torch state synced
 #           back), gpt-146m bf16 under a 12 GiB cap at B24 and B16 (Nova), and
 #           gpt-146m B16 profiles of Nova and of compile-sdpa
-# Carry .whl, bench-artifacts[, bench-artifacts-sm|-unpacked|-flags|-old] and .nova-commit (tools/device/prepare.sh).
+# Carry .whl, bench-artifacts[, bench-artifacts-sm|-unpacked|-old] and .nova-commit (tools/device/prepare.sh).
 # Results: $OUT/<phase>.jsonl and $OUT/<phase>.log.
 set -uo pipefail
 phase=${1:?phase: kernels, smoke, table, nova, checked, rows, 42m, 146m, cap, probe, ab, gate, sm-kernels, sm-rows, pack-rows, host or release}
@@ -187,19 +184,13 @@ PY
       limit=100  # a hang (IREE's CUDA HAL) costs its limit, not the call
       timeout 200 python3 tools/attention_check.py run --dir bench-artifacts/attention-check |
         tee "${OUT:-/tmp}/attention-check.jsonl"
-      if [ -d bench-artifacts-flags ]; then
-        art=bench-artifacts-flags limit=150 bench check --model gpt-146m --dtype bf16 --batch 16 --steps 6
-        art=bench-artifacts-flags bench train --model gpt-146m --dtype bf16 --batch 16 --modes nova
-      fi
+      limit=150 bench check --model gpt-146m --dtype bf16 --batch 16 --steps 6
       bench train --model gpt-42m --dtype bf16 --batch 32 --modes nova
       bench train --model gpt-146m --dtype bf16 --batch 16 --modes nova
       [ -d bench-artifacts-old ] && art=bench-artifacts-old NOVA_COMMIT=$(cat bench-artifacts-old/.commit) \
         bench train --model gpt-146m --dtype bf16 --batch 16 --modes nova
       bench train --model gpt-42m --dtype bf16 --batch 32 --modes compile-sdpa
       bench train --model gpt-146m --dtype bf16 --batch 16 --modes compile-sdpa
-      for m in "gpt-42m --batch 32" "gpt-146m --batch 16"; do
-        NOVA_IREE_RUNTIME_FLAGS=--cuda_use_streams=false bench train --model $m --dtype bf16 --modes nova
-      done
       bench profile --model gpt-146m --dtype bf16 --batch 16 --steps 2 --top 30
       ;;
     sm-rows)

@@ -8,11 +8,9 @@
 #                       phases sm-kernels and sm-rows)
 #   bench-artifacts-unpacked  (with `unpacked`) the three steps again, compiled
 #                       with NOVA_PACK_STATE=0 (the A/B of phase pack-rows)
-#   bench-artifacts-flags  (with `flags`) the GEMM check and the gpt-146m bf16
-#                       step compiled with NOVA_STREAMK_FLAGS_INPUT=1 (phase host)
 # Each set compiles with an empty kernel cache of its own. Then carry
 # [".whl", "bench-artifacts", "bench-artifacts-<set>", ".nova-commit"] (64 MiB in all).
-#   tools/device/prepare.sh [sm] [unpacked] [flags]
+#   tools/device/prepare.sh [sm] [unpacked]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 nova=.venv/bin/nova
@@ -52,16 +50,7 @@ for set in "$@"; do
       )
       cp .nova-commit bench-artifacts-unpacked/.commit
       ;;
-    flags)
-      rm -rf bench-artifacts-flags
-      (
-        export NOVA_STREAMK_FLAGS_INPUT=1 NOVA_CACHE_DIR=$(mktemp -d)
-        "$nova" bench prepare --models gpt-146m --dtypes bf16 --batch 16 --target $target --out bench-artifacts-flags
-        "$py" tools/gemm_check.py prepare --out bench-artifacts-flags/gemm-check --target $target
-      )
-      cp .nova-commit bench-artifacts-flags/.commit
-      ;;
-    *) echo "unknown set: $set (sm, unpacked, flags)" >&2; exit 2 ;;
+    *) echo "unknown set: $set (sm, unpacked)" >&2; exit 2 ;;
   esac
 done
 du -shc .whl bench-artifacts* | sort -h

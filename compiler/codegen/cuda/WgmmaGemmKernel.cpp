@@ -191,8 +191,8 @@ struct GemmKernel : KernelBuilder {
   /// wait for nothing before they share: the grid completes whatever the
   /// order its CTAs become resident in. Each of this CTA's consumers then
   /// counts itself on the flag too, wrapping at 2 * consumers: the last one
-  /// leaves it 0, so the kernel ends with its flags as it found them (flags
-  /// read as an input, NOVA_STREAMK_FLAGS_INPUT, are zeroed only once).
+  /// leaves it 0, so the kernel ends with its flags as it found them: they
+  /// are an input, zeroed once (a module constant).
   SmallVector<Value> addSharedParts(Value t, Value consumerIndex,
                                     Value thread, ValueRange accs,
                                     int64_t mTiles) {

@@ -213,8 +213,7 @@ struct GemmUse {
 };
 
 LogicalResult lowerToGemmKernel(IRRewriter &rewriter, ModuleOp module,
-                                GemmUse &use, bool poisonOutputs,
-                                bool flagsInput) {
+                                GemmUse &use, bool poisonOutputs) {
   MatmulOp op = use.op;
   const cuda::WgmmaGemmSpec &spec = use.spec;
   const GemmShape &shape = use.shape;
@@ -333,25 +332,20 @@ LogicalResult lowerToGemmKernel(IRRewriter &rewriter, ModuleOp module,
   if (use.epilogue)
     for (BlockArgument arg : cuda::epilogueInputs(op))
       dispatch.input(use.epilogue.getInputs()[arg.getArgNumber()]);
-  // Stream-K's flags (one per CTA) start at zero. Tied to zeros each call
-  // (bound first of the results: tied ones bind before untied ones), or
-  // with `flagsInput` zeros read as an input: IREE places no result of a
-  // dispatch with a tied operand straight into its consumer (the tied zeros
-  // cost gpt-146m 51 weight-gradient copies, 210 MiB a step). An input is
-  // written all the same, and the kernel leaves it zero: each GEMM's is its
-  // own, kept apart by a length of its own (grid + its ordinal), because
-  // CSE and IREE would otherwise share one zero buffer between GEMMs that
-  // may run at once; IREE makes them module constants.
+  // Stream-K's flags (one per CTA) start at zero: zeros read as an input,
+  // which the kernel writes all the same and leaves zero. Not a result tied
+  // to zeros each call: IREE places no result of a dispatch with a tied
+  // operand straight into its consumer (that cost gpt-146m 51
+  // weight-gradient copies, 210 MiB a step). Each GEMM's flags are its own,
+  // kept apart by a length of its own (grid + its ordinal), because CSE and
+  // IREE would otherwise share one zero buffer between GEMMs that may run at
+  // once; IREE makes them module constants.
   if (spec.streamK) {
-    auto flagsType = RankedTensorType::get(
-        {grid + (flagsInput ? use.streamKSite : 0)}, rewriter.getI32Type());
-    Value zeros =
+    auto flagsType =
+        RankedTensorType::get({grid + use.streamKSite}, rewriter.getI32Type());
+    dispatch.input(
         filledTensor(rewriter, loc, flagsType,
-                     arith::ConstantIntOp::create(rewriter, loc, 0, 32));
-    if (flagsInput)
-      dispatch.input(zeros);
-    else
-      dispatch.result(flagsType, zeros);
+                     arith::ConstantIntOp::create(rewriter, loc, 0, 32)));
   }
   if (use.epilogue) {
     for (Type type : use.epilogue.getResultTypes())
@@ -364,8 +358,6 @@ LogicalResult lowerToGemmKernel(IRRewriter &rewriter, ModuleOp module,
     dispatch.constant(v);
   ResultRange results = dispatch.create(
       name, name, arith::ConstantIndexOp::create(rewriter, loc, grid));
-  if (spec.streamK && !flagsInput)
-    results = results.drop_front();
   if (use.epilogue) {
     rewriter.replaceOp(use.epilogue, results.drop_back());
     return success();
@@ -388,8 +380,8 @@ LogicalResult lowerToGemmKernel(IRRewriter &rewriter, ModuleOp module,
 } // namespace
 
 LogicalResult nova_to_iree::injectGemmKernels(ModuleOp module,
-                                              bool poisonOutputs, bool stmatrix,
-                                              bool streamKFlagsInput) {
+                                              bool poisonOutputs,
+                                              bool stmatrix) {
   SmallVector<GemmUse> ops;
   bool failedEpilogue = false;
   module.walk([&](MatmulOp op) {
@@ -444,8 +436,7 @@ LogicalResult nova_to_iree::injectGemmKernels(ModuleOp module,
   buildInParallel(llvm::to_vector(llvm::make_second_range(kernels)));
   IRRewriter rewriter(module.getContext());
   for (GemmUse &use : ops)
-    if (failed(lowerToGemmKernel(rewriter, module, use, poisonOutputs,
-                                 streamKFlagsInput)))
+    if (failed(lowerToGemmKernel(rewriter, module, use, poisonOutputs)))
       return failure();
   return success();
 }

@@ -23,8 +23,8 @@ struct ConvertNovaToIREEKernelsPass
     ModuleOp module = getOperation();
     cuda::setKernelCacheDirectory(kernelCache);
     if (failed(nova_to_iree::injectScatterAddKernels(module)) ||
-        failed(nova_to_iree::injectGemmKernels(
-            module, poisonOutputs, gemmStmatrix, streamKFlagsInput)) ||
+        failed(nova_to_iree::injectGemmKernels(module, poisonOutputs,
+                                               gemmStmatrix)) ||
         failed(nova_to_iree::injectAttentionKernels(module, poisonOutputs)) ||
         failed(
             nova_to_iree::injectCrossEntropyKernels(module, poisonOutputs)) ||

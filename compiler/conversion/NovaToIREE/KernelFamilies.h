@@ -12,10 +12,9 @@ LogicalResult injectScatterAddKernels(ModuleOp module);
 
 /// nova.matmul with a "wgmma_tma" config -> a dispatch of Nova's sm_90 GEMM
 /// (into a NaN-filled output with `poisonOutputs`; bf16 results staged with
-/// stmatrix with `stmatrix`; stream-K flags read as an input with
-/// `streamKFlagsInput`, else tied to zeros).
+/// stmatrix with `stmatrix`).
 LogicalResult injectGemmKernels(ModuleOp module, bool poisonOutputs,
-                                bool stmatrix, bool streamKFlagsInput);
+                                bool stmatrix);
 
 /// nova.attention / nova.attention_backward with a "flash_wgmma" config -> a
 /// dispatch of Nova's sm_90 fused attention (NaN-filled outputs with

@@ -1,6 +1,5 @@
 // RUN: nova-opt %s --split-input-file --allow-unregistered-dialect --convert-nova-to-iree-kernels | FileCheck %s
 // RUN: nova-opt %s --split-input-file --allow-unregistered-dialect --convert-nova-to-iree-kernels=poison-outputs=true | FileCheck %s --check-prefix=POISON
-// RUN: nova-opt %s --split-input-file --allow-unregistered-dialect --convert-nova-to-iree-kernels=streamk-flags-input=true | FileCheck %s --check-prefix=INPUT
 
 // A "wgmma_tma" matmul becomes a dispatch of Nova's GEMM kernel. A bf16
 // rhs stored [K, N] is read as it is (MN-major, "kn" in the kernel's name).
@@ -54,26 +53,20 @@ func.func @tn_split_k(%a: tensor<4096x64xbf16>, %b: tensor<4096x128xbf16>) -> te
 // -----
 
 // Stream-K: the persistent grid's CTAs (persistent_ctas, not the tiles) and
-// their flags, a result tied to zeros and bound before C (poisoned or not),
-// so each call starts with none counted. C is bf16: no partial sums after.
+// their flags, zeros read as an input (a result tied to zeros would keep
+// IREE from placing C in its consumer) that the kernel leaves zero: one fill
+// per GEMM of a length of its own (grid + the GEMM's ordinal), so no two
+// GEMMs share them. C is bf16: no partial sums after.
 // CHECK:       "hal.executable.export"() <{layout = #hal.pipeline.layout<constants = 4, bindings = [#hal.pipeline.binding<storage_buffer, "ReadOnly|Indirect">, #hal.pipeline.binding<storage_buffer, "ReadOnly|Indirect">, #hal.pipeline.binding<storage_buffer, Indirect>, #hal.pipeline.binding<storage_buffer, Indirect>, #hal.pipeline.binding<storage_buffer, Indirect>], flags = Indirect>{{.*}}sym_name = "nova_gemm_bf16_mn_bf16_64x128x64_s4_c1_g1_k1_tma_sk"
 // CHECK-LABEL: func.func @stream_k
-// CHECK:         %[[Z:.+]] = linalg.fill ins(%c0_i32 : i32) outs(%{{.+}} : tensor<7xi32>) -> tensor<7xi32>
-// CHECK:         %[[R:.+]]:3 = "flow.dispatch"(%c7, %{{.+}}, %{{.+}}, %[[Z]], {{.*}}@nova_gemm_bf16_mn_bf16_64x128x64_s4_c1_g1_k1_tma_sk::{{.*}}tied_operands = [2 : index, -1 : index, -1 : index]{{.*}} -> (tensor<7xi32>, tensor<1x64x128xbf16>, tensor<{{[0-9]+}}xi32>)
+// CHECK:         %[[F0:.+]] = linalg.fill ins(%c0_i32 : i32) outs(%{{.+}} : tensor<7xi32>) -> tensor<7xi32>
+// CHECK:         %[[R:.+]]:2 = "flow.dispatch"(%c7, %{{.+}}, %{{.+}}, %[[F0]], {{.*}}@nova_gemm_bf16_mn_bf16_64x128x64_s4_c1_g1_k1_tma_sk::{{.*}}tied_operands = [-1 : index, -1 : index]{{.*}} -> (tensor<1x64x128xbf16>, tensor<{{[0-9]+}}xi32>)
 // CHECK-NOT:     linalg.generic
-// CHECK:         tensor.collapse_shape %[[R]]#1
-// With streamk-flags-input the flags are zeros read as an input (IREE
-// places no result of a dispatch with a tied operand in its consumer): one
-// fill per GEMM of a length of its own (grid + the GEMM's ordinal), so no
-// two GEMMs share them.
-// INPUT-LABEL: func.func @stream_k
-// INPUT:         %[[F0:.+]] = linalg.fill ins(%c0_i32 : i32) outs(%{{.+}} : tensor<7xi32>) -> tensor<7xi32>
-// INPUT:         %[[R:.+]]:2 = "flow.dispatch"(%c7, %{{.+}}, %{{.+}}, %[[F0]], {{.*}}@nova_gemm_bf16_mn_bf16_64x128x64_s4_c1_g1_k1_tma_sk::{{.*}}tied_operands = [-1 : index, -1 : index]{{.*}} -> (tensor<1x64x128xbf16>, tensor<{{[0-9]+}}xi32>)
-// INPUT:         tensor.collapse_shape %[[R]]#0
-// INPUT:         %[[F1:.+]] = linalg.fill ins(%{{.+}} : i32) outs(%{{.+}} : tensor<6xi32>) -> tensor<6xi32>
-// INPUT:         "flow.dispatch"(%c5, %{{.+}}, %{{.+}}, %[[F1]],
+// CHECK:         tensor.collapse_shape %[[R]]#0
+// CHECK:         %[[F1:.+]] = linalg.fill ins(%{{.+}} : i32) outs(%{{.+}} : tensor<6xi32>) -> tensor<6xi32>
+// CHECK:         "flow.dispatch"(%c5, %{{.+}}, %{{.+}}, %[[F1]],
 // POISON-LABEL: func.func @stream_k
-// POISON:         "flow.dispatch"({{.*}}tied_operands = [2 : index, 3 : index, -1 : index]{{.*}} -> (tensor<7xi32>, tensor<1x64x128xbf16>, tensor<{{[0-9]+}}xi32>)
+// POISON:         "flow.dispatch"({{.*}}tied_operands = [3 : index, -1 : index]{{.*}} -> (tensor<1x64x128xbf16>, tensor<{{[0-9]+}}xi32>)
 func.func @stream_k(%a: tensor<4096x64xbf16>, %b: tensor<4096x128xbf16>) -> (tensor<64x128xbf16>, tensor<64x128xbf16>) {
   %0 = nova.matmul %a, %b {transpose_lhs, lowering_config = #nova.lowering_config<tile_sizes = [64, 128, 64], warp_layout = [1, 1], mma_shape = [64, 128, 16], pipeline_stages = 4, swizzle = 128, kernel = "wgmma_tma_stream_k", precision = "bf16", producer_warpgroups = 1, persistent_ctas = 7>} : tensor<4096x64xbf16>, tensor<4096x128xbf16> -> tensor<64x128xbf16>
   %1 = nova.matmul %a, %b {transpose_lhs, lowering_config = #nova.lowering_config<tile_sizes = [64, 128, 64], warp_layout = [1, 1], mma_shape = [64, 128, 16], pipeline_stages = 4, swizzle = 128, kernel = "wgmma_tma_stream_k", precision = "bf16", producer_warpgroups = 1, persistent_ctas = 5>} : tensor<4096x64xbf16>, tensor<4096x128xbf16> -> tensor<64x128xbf16>
