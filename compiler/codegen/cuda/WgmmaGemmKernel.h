@@ -31,8 +31,8 @@
 //   ones (acquire), adds their parts to its accumulators (a fixed order:
 //   deterministic) and runs the epilogue. A CTA waits only for lower ones,
 //   which wait for nothing before they share: the grid completes in any
-//   order of residency. The flags are a result tied to zeros, bound before
-//   C.
+//   order of residency. The flags are an input the kernel leaves zero, bound
+//   before C.
 // - Epilogue: each consumer writes its accumulators, converted, box by box
 //   ([64 rows, 128 bytes], 128B-swizzled) into a ring of two box buffers in
 //   shared memory, and one thread TMA-stores each box (clipped at the edges)
