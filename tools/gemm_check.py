@@ -127,6 +127,17 @@ CASES = [
     ("fwd-f32-exact", "f32x3", "f32", 1, 4096, 3072, 768, False, True, None),
     ("wgrad-f32-exact-tn", "f32x3", "f32", 1, 768, 768, 16384, True, False, None),
     ("odd-f32-exact", "f32x3", "f32", 3, 333, 517, 129, False, False, None),
+    # 2-CTA clusters (B multicast; the kernel's name ends in _x2): the model's
+    # input gradient (B MN-major, two of four boxes a CTA) and forward (B
+    # K-major, half the rows a CTA), cooperative and ping-pong; fewer
+    # clusters than tile pairs with batches, a K tail and f32 out; TF32.
+    ("cluster-coop-16384x768x3072-nn", "bf16", "bf16", 1, 16384, 768, 3072, False, False, dict(COOP, cluster=2)),
+    ("cluster-pp128-16384x3072x768", "bf16", "bf16", 1, 16384, 3072, 768, False, True, dict(PP128, cluster=2)),
+    ("cluster-few-ctas-f32out", "bf16", "f32", 2, 1024, 640, 200, False, True,
+     dict(tile=(128, 128), consumers=2, stages=4, persistent=6, cluster=2, raster=4)),
+    ("cluster-pp-nn-batched", "bf16", "bf16", 3, 512, 256, 136, False, False,
+     dict(PP128, cluster=2, persistent=4)),
+    ("cluster-pp128-tf32", "f32", "f32", 1, 512, 384, 256, False, True, dict(PP128, cluster=2, persistent=4)),
 ]
 
 # The MLIR element type and f32-matmul-precision of each case dtype.
@@ -203,6 +214,7 @@ def prepare(out: Path, target: str) -> None:
         text = compiler.run_pipeline(module_text(case), pipeline, allow_unregistered_dialects=True)
         assert "nova_gemm_" in text, f"{case['name']}: the GEMM kernel path was not taken"
         config = text.split("entry_points = [@", 1)[1].split("::", 1)[0]
+        assert config.endswith("_x2") or not case["name"].startswith("cluster-"), (case["name"], config)
         case["kernel"] = config
         text = compiler.run_pipeline(text, "builtin.module()", allow_unregistered_dialects=True, generic_output=True)
         (out / f"{case['name']}.vmfb").write_bytes(compile_to_vmfb(text, target))

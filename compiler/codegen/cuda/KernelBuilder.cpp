@@ -83,12 +83,12 @@ Value KernelBuilder::matrixDescriptor(Value byteAddress, int64_t leadingBytes) {
 }
 
 void KernelBuilder::tmaLoad(Value dst, Value map, ValueRange coords,
-                            Value barrier) {
+                            Value barrier, Value multicastMask) {
   // The CTA's own shared memory as shared::cluster.
   dst = LLVM::AddrSpaceCastOp::create(
       b, loc, LLVM::LLVMPointerType::get(b.getContext(), 7), dst);
   NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
-      b, loc, dst, map, coords, barrier, ValueRange{}, Value(), Value(),
+      b, loc, dst, map, coords, barrier, ValueRange{}, multicastMask, Value(),
       NVVM::TMALoadMode::TILE, false, nullptr, Value());
 }
 

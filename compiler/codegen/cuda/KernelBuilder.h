@@ -148,8 +148,10 @@ struct KernelBuilder {
   Value matrixDescriptor(Value byteAddress, int64_t leadingBytes);
 
   /// One TMA box load of `map` at `coords` into this CTA's shared `dst`,
-  /// completing on `barrier`'s transaction count.
-  void tmaLoad(Value dst, Value map, ValueRange coords, Value barrier);
+  /// completing on `barrier`'s transaction count; with `multicastMask` (i16)
+  /// into `dst` and onto `barrier` of each CTA of the cluster in the mask.
+  void tmaLoad(Value dst, Value map, ValueRange coords, Value barrier,
+               Value multicastMask = Value());
   void waitParity(Value barrier, Value parity) {
     NVVM::MBarrierTryWaitParityOp::create(b, loc, barrier, parity,
                                           c32(kWaitTicks));

@@ -42,6 +42,9 @@ struct GemmKernel : KernelBuilder {
   Value consumerRow0;
   Value tilesM, tilesN, perBatch, perSplit, kTiles, kPerSplit;
   Value cta, ctas;
+  /// Clusters: this CTA's rank in its pair and the rows of tile pairs (else
+  /// 0 and tilesM): the units are pairs of tiles, one row each.
+  Value clusterRank, unitRowsM;
   /// The units (tiles, or stream-K parts of tiles) this CTA runs:
   /// unitFirst, unitFirst + unitStep, ... below unitEnd (see unit()).
   Value unitFirst, unitEnd, unitStep;
@@ -90,13 +93,16 @@ struct GemmKernel : KernelBuilder {
     Value r = rem(t, perSplit);
     tile.batch = div(r, perBatch);
     r = rem(r, perBatch);
-    // Raster bands of `rasterGroup` tile rows, column-major inside a band.
-    int64_t group = spec.rasterGroup;
+    // Raster bands of `rasterGroup` tile rows (clusters: as many rows in
+    // pairs), column-major inside a band.
+    int64_t group = std::max<int64_t>(1, spec.rasterGroup / spec.clusterM);
     Value span = mul(c32(group), tilesN);
     Value firstM = mul(div(r, span), c32(group));
-    Value rows = min(sub(tilesM, firstM), c32(group));
+    Value rows = min(sub(unitRowsM, firstM), c32(group));
     Value inBand = rem(r, span);
-    tile.row0 = mul(add(firstM, rem(inBand, rows)), c32(spec.tileM));
+    Value unitRow = add(firstM, rem(inBand, rows));
+    tile.row0 = mul(add(mul(unitRow, c32(spec.clusterM)), clusterRank),
+                    c32(spec.tileM));
     tile.col0 = mul(div(inBand, rows), c32(spec.tileN));
     tile.kBegin = mul(tile.split, kPerSplit);
     Value left = arith::MaxSIOp::create(b, loc, sub(kTiles, tile.kBegin),
@@ -307,8 +313,31 @@ struct GemmKernel : KernelBuilder {
         };
         load(aTile(stage), mapA, tl.row0, spec.tileM, spec.aMnMajor,
              spec.transposesA() ? staged : full);
-        load(bTile(stage), mapB, tl.col0, spec.tileN, spec.bMnMajor,
-             spec.transposesB() ? staged : full);
+        if (!spec.multicastsB()) {
+          load(bTile(stage), mapB, tl.col0, spec.tileN, spec.bMnMajor,
+               spec.transposesB() ? staged : full);
+          return;
+        }
+        // This CTA's half of B, into both CTAs' stages at its place: rows
+        // (K-major) or 64-element boxes (MN-major) [rank x tileN / 2, ...).
+        int64_t half = spec.bLoadRows();
+        Value first = mul(clusterRank, c32(half));
+        Value mask = arith::ConstantIntOp::create(b, loc, 3, 16);
+        if (!spec.bMnMajor) {
+          tmaLoad(byteOffset(shared, bTile(stage), mul(first, c32(128))), mapB,
+                  ValueRange{kElem, add(tl.col0, first), tl.batch}, full, mask);
+          return;
+        }
+        int64_t boxRows = 128 / spec.elementBytes();
+        for (int64_t j = 0; j < half / boxRows; ++j) {
+          Value box = add(div(first, c32(boxRows)), c32(j));
+          tmaLoad(
+              byteOffset(shared, bTile(stage),
+                         mul(box, c32(spec.tileK() * 128))),
+              mapB,
+              ValueRange{add(tl.col0, mul(box, c32(boxRows))), kElem, tl.batch},
+              full, mask);
+        }
       });
     });
     if (!spec.transposes())
@@ -390,11 +419,20 @@ struct GemmKernel : KernelBuilder {
     consumerRow0 =
         spec.pingpong ? c32(0) : mul(consumerIndex, c32(mTiles * 64));
     Value aRowBytes = mul(consumerRow0, c32(128)); // 128 bytes per A row
+    // Clusters: the stage is the peer's to refill too (its multicast).
+    Value peer = spec.multicastsB() ? sub(c32(1), clusterRank) : Value();
     auto release = [&](Value it) {
       ifThen(eq(lane, 0), [&] {
-        NVVM::MBarrierArriveOp::create(
-            b, loc, i64, emptyBarrier(rem(it, c32(spec.stages))), Value(),
-            NVVM::MemScopeKind::CTA, false);
+        Value empty = emptyBarrier(rem(it, c32(spec.stages)));
+        NVVM::MBarrierArriveOp::create(b, loc, i64, empty, Value(),
+                                       NVVM::MemScopeKind::CTA, false);
+        if (peer)
+          NVVM::MBarrierArriveOp::create(
+              b, loc, Type(),
+              NVVM::MapaOp::create(
+                  b, loc, LLVM::LLVMPointerType::get(b.getContext(), 7), empty,
+                  peer),
+              Value(), NVVM::MemScopeKind::CLUSTER, false);
       });
     };
 
@@ -406,16 +444,16 @@ struct GemmKernel : KernelBuilder {
     // consumer may wait on a stage more than one round ahead of the loads.
     Value first = unitFirst, end = unitEnd, step = unitStep;
     if (spec.pingpong) {
-      first = add(cta, mul(consumerIndex, ctas));
-      end = total;
-      step = mul(ctas, c32(2));
+      first = add(unitFirst, mul(consumerIndex, unitStep));
+      step = mul(unitStep, c32(2));
     }
     loop(first, end, step, ValueRange{c32(0)},
          [&](Value t, ValueRange args) -> SmallVector<Value> {
            Tile tl = unit(t);
            Value itBegin = args[0];
            if (spec.pingpong) {
-             Value local = div(sub(t, cta), ctas); // the CTA's tile index
+             // The CTA's tile (or pair) index.
+             Value local = div(sub(t, unitFirst), unitStep);
              itBegin = mul(local, kTiles);
              // The other consumer's tiles so far each arrived once.
              ifThen(ugt(local, c32(0)), [&] {
@@ -930,14 +968,18 @@ struct GemmKernel : KernelBuilder {
     ctas = id(gpu::GridDimOp::create(b, loc, gpu::Dimension::x));
     tilesM = ceilDiv(m, spec.tileM);
     tilesN = ceilDiv(n, spec.tileN);
-    perBatch = mul(tilesM, tilesN);
+    bool pairs = spec.multicastsB();
+    clusterRank = pairs ? rem(cta, c32(2)) : c32(0);
+    unitRowsM = pairs ? div(tilesM, c32(2)) : tilesM;
+    perBatch = mul(unitRowsM, tilesN);
     perSplit = mul(perBatch, batch);
     kTiles = ceilDiv(k, spec.tileK());
     kPerSplit = div(add(kTiles, c32(spec.splitK - 1)), c32(spec.splitK));
     Value total = mul(perSplit, c32(spec.splitK));
-    unitFirst = cta;
+    // Clusters: cluster c (CTAs 2c, 2c + 1) takes pairs c, c + ctas / 2, ...
+    unitFirst = pairs ? div(cta, c32(2)) : cta;
     unitEnd = total;
-    unitStep = ctas;
+    unitStep = pairs ? div(ctas, c32(2)) : ctas;
     if (spec.streamK) {
       // CTA c runs K steps [c I / ctas, (c + 1) I / ctas) of all I: the
       // tiles it touches, last first (see unit()).
@@ -977,7 +1019,7 @@ struct GemmKernel : KernelBuilder {
                           spec.elementBytes(), operandType);
       };
       operandMap(mapA, a, m, spec.tileM, spec.aMnMajor);
-      operandMap(mapB, bOperand, n, spec.tileN, spec.bMnMajor);
+      operandMap(mapB, bOperand, n, spec.bLoadRows(), spec.bMnMajor);
       // C (or the partial sums) as [split x batch, M, N] in boxes of one
       // consumer's 64 rows.
       SmallVector<Value> outputs = {c};
@@ -1003,17 +1045,28 @@ struct GemmKernel : KernelBuilder {
           NVVM::MBarrierInitOp::create(b, loc, stagedBarrier(c32(s)), c32(1),
                                        Value());
         // A stage is freed by each warp that reads it: all consumers'
-        // (cooperative) or one consumer's (ping-pong).
+        // (cooperative) or one consumer's (ping-pong), of both CTAs of a
+        // cluster.
         NVVM::MBarrierInitOp::create(
             b, loc, emptyBarrier(c32(s)),
-            c32(4 * (spec.pingpong ? 1 : spec.consumers)), Value());
+            c32(4 * (spec.pingpong ? 1 : spec.consumers) * spec.clusterM),
+            Value());
       }
       for (int64_t i = 0; spec.pingpong && i < spec.consumers; ++i)
         NVVM::MBarrierInitOp::create(b, loc, turnBarrier(c32(i)), c32(1),
                                      Value());
       NVVM::FenceMbarrierInitOp::create(b, loc);
     });
-    gpu::BarrierOp::create(b, loc);
+    // Clusters: the peer's barriers are initialized before any multicast
+    // or remote arrival reaches them.
+    auto clusterBarrier = [&] {
+      NVVM::ClusterArriveOp::create(b, loc, nullptr);
+      NVVM::ClusterWaitOp::create(b, loc, nullptr);
+    };
+    if (spec.multicastsB())
+      clusterBarrier();
+    else
+      gpu::BarrierOp::create(b, loc);
 
     splitRoles(
         tid, spec.movesRegisters(), spec.producerRegisters(),
@@ -1025,6 +1078,9 @@ struct GemmKernel : KernelBuilder {
             generic.push_back(toGeneric(map));
           consumer(tid, total, group, generic);
         });
+    // No CTA leaves while its peer may still arrive on its barriers.
+    if (spec.multicastsB())
+      clusterBarrier();
     gpu::ReturnOp::create(b, loc);
   }
 };
@@ -1095,31 +1151,28 @@ LogicalResult cuda::checkGemmEpilogue(const WgmmaGemmSpec &spec,
 std::string WgmmaGemmSpec::kernelName() const {
   std::string epilogueSuffix =
       epilogue ? llvm::formatv("_e{0:x16}", epilogueHash).str() : "";
-  return llvm::formatv("nova_gemm_{0}{10}_{1}_{2}x{3}x{4}_s{5}_c{6}_g{7}_k{8}{9}{11}{12}",
-                       tf32 ? "tf32" : "bf16",
-                       writesPartials() ? "partial"
-                       : bf16Result     ? "bf16"
-                                        : "f32",
-                       tileM, tileN, tileK(), stages, consumers, rasterGroup,
-                       splitK,
-                       std::string(tmaStore ? "_tma" : "") +
-                           (stmatrix ? "_sm" : "") +
-                           (pingpong ? "_pp" : "") + (streamK ? "_sk" : ""),
-                       aMnMajor || bMnMajor
-                           ? std::string("_") + (aMnMajor ? "m" : "k") +
-                                 (bMnMajor ? "n" : "k")
-                           : std::string(),
-                       promoteEvery ? "_p" + std::to_string(promoteEvery)
-                                    : std::string(),
-                       epilogueSuffix)
+  return llvm::formatv(
+             "nova_gemm_{0}{10}_{1}_{2}x{3}x{4}_s{5}_c{6}_g{7}_k{8}{9}{11}{12}{"
+             "13}",
+             tf32 ? "tf32" : "bf16",
+             writesPartials() ? "partial"
+             : bf16Result     ? "bf16"
+                              : "f32",
+             tileM, tileN, tileK(), stages, consumers, rasterGroup, splitK,
+             std::string(tmaStore ? "_tma" : "") + (stmatrix ? "_sm" : "") +
+                 (pingpong ? "_pp" : "") + (streamK ? "_sk" : ""),
+             aMnMajor || bMnMajor ? std::string("_") + (aMnMajor ? "m" : "k") +
+                                        (bMnMajor ? "n" : "k")
+                                  : std::string(),
+             promoteEvery ? "_p" + std::to_string(promoteEvery) : std::string(),
+             multicastsB() ? "_x2" : "", epilogueSuffix)
       .str();
 }
 
-FailureOr<WgmmaGemmSpec> cuda::wgmmaGemmSpec(LoweringConfigAttr config,
-                                             bool bf16Result, int64_t n,
-                                             bool aMnMajor, bool bMnMajor,
-                                             int64_t sharedMemoryLimit,
-                                             std::string &why) {
+FailureOr<WgmmaGemmSpec>
+cuda::wgmmaGemmSpec(LoweringConfigAttr config, bool bf16Result, int64_t m,
+                    int64_t n, bool aMnMajor, bool bMnMajor,
+                    int64_t sharedMemoryLimit, std::string &why) {
   WgmmaGemmSpec spec;
   if (config.getKernel() != "wgmma_tma" &&
       config.getKernel() != "wgmma_tma_pingpong" &&
@@ -1189,6 +1242,14 @@ FailureOr<WgmmaGemmSpec> cuda::wgmmaGemmSpec(LoweringConfigAttr config,
     why = "the stages need more shared memory than a CTA has";
     return failure();
   }
+  // Clusters where every CTA of the (even) grid has a peer with a tile of
+  // the same columns, and B's half is whole boxes of 8-row swizzle atoms.
+  int64_t bBoxRows = spec.bMnMajor ? 128 / spec.elementBytes() : 8;
+  if (config.getClusterM() == 2 && config.getClusterN() == 1 && !spec.streamK &&
+      spec.splitK == 1 && !spec.transposes() &&
+      config.getPersistentCtas() % 2 == 0 && m % (2 * spec.tileM) == 0 &&
+      spec.tileN % (2 * bBoxRows) == 0)
+    spec.clusterM = 2;
   return spec;
 }
 
@@ -1218,6 +1279,9 @@ OwningOpRef<ModuleOp> cuda::buildWgmmaGemmKernel(MLIRContext *context,
   SmallVector<Type> params(pointers, ptr);
   params.append(4, i32);
   auto func = createKernelFunc(b, name, params, spec.threads());
+  if (spec.multicastsB())
+    func.setKnownClusterSizeAttr(
+        b.getDenseI32ArrayAttr({int32_t(spec.clusterM), 1, 1}));
   GemmKernel(b, loc, spec).body(func, smem);
   return module;
 }

@@ -59,14 +59,23 @@
 //   consumers are unchanged. The producer keeps 72 registers for it
 //   (consumers 216).
 // - Edges: TMA zero-fills out-of-range rows and K.
-// - Not yet: thread-block clusters (the config's cluster_m/cluster_n, TMA
-//   multicast of the shared operand): the kernel ignores the cluster
-//   fields.
+// - Clusters (`cluster_m = 2`, cooperative or ping-pong, one split, no
+//   shared-memory transposes, M a multiple of two tiles): the two CTAs of a
+//   cluster take the two tiles of a pair of tile rows with the same columns,
+//   pair after pair (the persistent grid walks pairs). Each CTA's producer
+//   loads its own A tile and half of the shared B tile, multicast into both
+//   CTAs' stages (TMA `.multicast::cluster`), so B crosses L2 once per pair.
+//   A stage is refilled only when the consumers of both CTAs have freed it:
+//   each consumer warp arrives on its own CTA's empty barrier and on the
+//   peer's (`mapa`, cluster scope). A cluster barrier after the mbarriers'
+//   initialization and before exit keeps the peer's barriers and stages
+//   valid for every remote arrival and multicast. The kernel declares its
+//   cluster shape (`.reqnctapercluster`), so a plain launch runs clusters.
 // - TMA descriptors are made on the device (an IREE dispatch gets only
 //   buffer pointers): each CTA writes its 128-byte tensor maps (A, B and,
-//   for TMA stores, C) into its slot of a scratch binding with `tensormap.replace` (PTX ISA 8.3, no MLIR
-//   op in MLIR 22: one inline instruction per field) and acquires them for
-//   the tensor-map proxy.
+//   for TMA stores, C) into its slot of a scratch binding with
+//   `tensormap.replace` (PTX ISA 8.3, no MLIR op in MLIR 22: one inline
+//   instruction per field) and acquires them for the tensor-map proxy.
 //
 // ABI: parameters (A, B, [the epilogue's other inputs,] [stream-K flags,] C
 // or the epilogue's results, scratch) as global pointers, then M,
@@ -74,8 +83,9 @@
 // its results. Block 128 x (1 + consumers) threads; grid x = CTAs;
 // dynamic shared memory `sharedMemoryBytes()`; scratch of
 // `scratchBytesPerCta()` bytes per CTA (its tensor maps, then with stream-K
-// its partial tile); stream-K flags: one i32 per CTA, zero. Requires the operands' contiguous
-// dims to be multiples of 16 bytes (TMA strides) and 16-byte aligned bases.
+// its partial tile); stream-K flags: one i32 per CTA, zero. Requires the
+// operands' contiguous dims to be multiples of 16 bytes (TMA strides) and
+// 16-byte aligned bases.
 //
 //===----------------------------------------------------------------------===//
 
@@ -104,6 +114,8 @@ struct WgmmaGemmSpec {
   int64_t tileM = 128, tileN = 256, stages = 4, consumers = 2;
   /// Ping-pong: the two consumers take alternate tiles, each all its rows.
   bool pingpong = false;
+  /// CTAs per cluster along M: 2 multicasts B to a pair of CTAs (above).
+  int64_t clusterM = 1;
   int64_t rasterGroup = 1, splitK = 1;
   /// Stream-K: the CTAs split the tiles' K steps evenly (cooperative only).
   bool streamK = false;
@@ -155,6 +167,9 @@ struct WgmmaGemmSpec {
            (pingpong ? 8 * consumers : 0) + (transposes() ? 8 * stages : 0);
   }
   int64_t threads() const { return 128 * (1 + consumers); }
+  bool multicastsB() const { return clusterM == 2; }
+  /// Rows of B a CTA loads per stage (multicast: half the tile's).
+  int64_t bLoadRows() const { return multicastsB() ? tileN / 2 : tileN; }
   /// setmaxnreg's split (see movesRegisters): 128 x p + 256 x c <= 128 x 168
   /// x 3; a transposing producer keeps a box's 32 values and addresses.
   int32_t producerRegisters() const { return transposes() ? 72 : 40; }
@@ -201,12 +216,13 @@ LogicalResult checkGemmEpilogue(const WgmmaGemmSpec &spec,
 
 /// The spec for `config` (kernel "wgmma_tma", "wgmma_tma_pingpong" or
 /// "wgmma_tma_stream_k", precision bf16, tf32 or tf32x3), or failure with
-/// the reason in `why`. `n` is C's row length and `sharedMemoryLimit` the
-/// bytes a CTA may use: the epilogue stores through TMA when both allow it.
+/// the reason in `why`. C is `m` x `n` and `sharedMemoryLimit` the bytes a
+/// CTA may use: the epilogue stores through TMA when both allow it; the
+/// config's 2-CTA clusters run where the kernel can (see the file comment).
 /// `aMnMajor`/`bMnMajor`: the operands' layouts in memory (see
 /// readsMnMajor).
 FailureOr<WgmmaGemmSpec> wgmmaGemmSpec(LoweringConfigAttr config,
-                                       bool bf16Result, int64_t n,
+                                       bool bf16Result, int64_t m, int64_t n,
                                        bool aMnMajor, bool bMnMajor,
                                        int64_t sharedMemoryLimit,
                                        std::string &why);

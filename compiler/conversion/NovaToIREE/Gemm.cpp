@@ -81,7 +81,7 @@ FailureOr<cuda::WgmmaGemmSpec> kernelSpec(MatmulOp op, GemmShape &shape) {
   bool aMnMajor = readAsStored(problem->aMnMajor, false);
   bool bMnMajor = readAsStored(problem->bMnMajor, true);
   FailureOr<cuda::WgmmaGemmSpec> spec = cuda::wgmmaGemmSpec(
-      config, out.isBF16(), shape.n, aMnMajor, bMnMajor,
+      config, out.isBF16(), shape.m, shape.n, aMnMajor, bMnMajor,
       target.getSharedMemoryPerSm() - cuda::kReservedSharedMemory, why);
   if (failed(spec) || (spec->tf32 ? !element.isF32() : !element.isBF16()))
     return failure();

@@ -123,7 +123,7 @@ func.func @tf32_nn_unaligned(%a: tensor<128x64xf32>, %b: tensor<64x98xf32>) -> t
 // CHECK:         "flow.dispatch"{{.*}}@nova_gemm_tf32_mk_f32_128x256x32_s4_c2_g4_k1_tma_sk::
 // CHECK-LABEL: func.func @tf32_input_gradient
 // CHECK:         "flow.dispatch"(%c576, %arg1, %c768_i32, %c3072_i32, {{.*}}@nova_transpose_f32_tf32::
-// CHECK:         "flow.dispatch"{{.*}}@nova_gemm_tf32_f32_256x128x32_s4_c2_g8_k1_tma::
+// CHECK:         "flow.dispatch"{{.*}}@nova_gemm_tf32_f32_256x128x32_s4_c2_g8_k1_tma_x2::
 func.func @tf32_weight_gradient(%g: tensor<16384x3072xf32>, %x: tensor<16384x768xf32>) -> tensor<3072x768xf32> {
   %0 = nova.matmul %g, %x {transpose_lhs, lowering_config = #nova.lowering_config<tile_sizes = [128, 256, 32], warp_layout = [2, 1], mma_shape = [64, 256, 8], pipeline_stages = 4, swizzle = 128, kernel = "wgmma_tma_stream_k", precision = "tf32", producer_warpgroups = 1, persistent_ctas = 132, raster_group = 4>} : tensor<16384x3072xf32>, tensor<16384x768xf32> -> tensor<3072x768xf32>
   return %0 : tensor<3072x768xf32>
