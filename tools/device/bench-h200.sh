@@ -8,6 +8,10 @@
 #           (--cuda_use_streams=false) and inline execution
 #   42m     gpt-42m B32 bf16 and tf32, every mode (Nova and all peers)
 #   146m    gpt-146m B16 bf16, every mode, and Nova's profile
+#   clusters  the GEMM check's 2-CTA cluster cases (bench-artifacts), then
+#           if they pass the gpt-146m and gpt-42m bf16 checks vs eager CUDA,
+#           Nova's bf16 rows from bench-artifacts and bench-artifacts-old (an
+#           earlier commit's steps) and the bf16 matmul sweep
 #   table   where a gpt-146m step's host time goes (transients_probe.py api:
 #           GPU gaps over 100 us and the driver calls during them), then
 #           gpt-146m B16 bf16 every mode (under 420 s)
@@ -56,7 +60,7 @@
 # Carry .whl, bench-artifacts[, bench-artifacts-sm|-unpacked|-old] and .nova-commit (tools/device/prepare.sh).
 # Results: $OUT/<phase>.jsonl and $OUT/<phase>.log.
 set -uo pipefail
-phase=${1:?phase: kernels, smoke, table, nova, checked, rows, 42m, 146m, cap, probe, ab, gate, sm-kernels, sm-rows, pack-rows, host or release}
+phase=${1:?phase: kernels, smoke, clusters, table, nova, checked, rows, 42m, 146m, cap, probe, ab, gate, sm-kernels, sm-rows, pack-rows, host or release}
 . tools/device/gpu-env.sh
 export PYTHONUNBUFFERED=1
 out=${OUT:-/tmp}/$phase.jsonl
@@ -237,6 +241,35 @@ PY
       done
       python3 tools/device/transients_probe.py bench-artifacts/train-modelgpt-42m-dtypebf16-batch32 api 2>&1 \
         | grep '^{' | tee -a "$out"
+      ;;
+    clusters)
+      # The cluster GEMMs (kernel names ending _x2) against f64 first: a
+      # deadlock costs its limit. Then, if all pass, the steps.
+      python3 - <<'PY'
+import json, os
+from pathlib import Path
+src, dst = Path("bench-artifacts/gemm-check"), Path("/tmp/gemm-check-x2")
+dst.mkdir(exist_ok=True)
+spec = json.loads((src / "cases.json").read_text())
+spec["cases"] = [c for c in spec["cases"] if "_x2" in c["kernel"]]
+for c in spec["cases"]:
+    link = dst / f"{c['name']}.vmfb"
+    if not link.exists():
+        os.symlink((src / link.name).resolve(), link)
+(dst / "cases.json").write_text(json.dumps(spec))
+print(len(spec["cases"]), "cluster cases")
+PY
+      if timeout 300 python3 tools/gemm_check.py run --dir /tmp/gemm-check-x2 | tee "${OUT:-/tmp}/gemm-check-x2.jsonl"; then
+        limit=150
+        bench check --model gpt-146m --dtype bf16 --batch 16 --steps 6
+        bench check --model gpt-42m --dtype bf16 --batch 32 --steps 12
+        limit=100
+        for a in bench-artifacts bench-artifacts-old; do
+          NOVA_COMMIT=$(cat $a/.commit) art=$a bench train --model gpt-42m --dtype bf16 --batch 32 --modes nova
+          NOVA_COMMIT=$(cat $a/.commit) art=$a bench train --model gpt-146m --dtype bf16 --batch 16 --modes nova
+        done
+        limit=200 bench matmul --dtype bf16
+      else echo "cluster GEMM check failed"; fi
       ;;
     table)
       timeout 150 python3 tools/device/transients_probe.py bench-artifacts/train-modelgpt-146m-dtypebf16-batch16 api 2>&1 |
