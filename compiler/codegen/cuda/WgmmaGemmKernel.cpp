@@ -419,7 +419,10 @@ struct GemmKernel : KernelBuilder {
     consumerRow0 =
         spec.pingpong ? c32(0) : mul(consumerIndex, c32(mTiles * 64));
     Value aRowBytes = mul(consumerRow0, c32(128)); // 128 bytes per A row
-    // Clusters: the stage is the peer's to refill too (its multicast).
+    // Clusters: the stage is the peer's to refill too (its multicast). The
+    // arrival releases at CTA scope, as the local one: the stage's reads are
+    // done (wgmma waited for), and a cluster-scope release would wait for
+    // every memory operation of the warp, in the MMA loop.
     Value peer = spec.multicastsB() ? sub(c32(1), clusterRank) : Value();
     auto release = [&](Value it) {
       ifThen(eq(lane, 0), [&] {
@@ -432,7 +435,7 @@ struct GemmKernel : KernelBuilder {
               NVVM::MapaOp::create(
                   b, loc, LLVM::LLVMPointerType::get(b.getContext(), 7), empty,
                   peer),
-              Value(), NVVM::MemScopeKind::CLUSTER, false);
+              Value(), NVVM::MemScopeKind::CTA, false);
       });
     };
 

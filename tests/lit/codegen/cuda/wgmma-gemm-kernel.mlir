@@ -61,7 +61,7 @@
 // CHECK-DAG:  wgmma.wait_group.sync.aligned 1;
 // CHECK-DAG:  mbarrier.arrive.shared.b64
 // CHECK-DAG:  mapa.shared::cluster.u64
-// CHECK-DAG:  mbarrier.arrive.release.cluster.shared::cluster.b64 _,
+// CHECK-DAG:  mbarrier.arrive.shared::cluster.b64 _,
 // CHECK-DAG:  wgmma.wait_group.sync.aligned 0;
 // CHECK-DAG:  cp.async.bulk.wait_group.read 0;
 // CHECK-DAG:  cp.async.bulk.wait_group.read 1;
