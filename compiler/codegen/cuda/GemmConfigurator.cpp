@@ -417,12 +417,16 @@ cuda::configureGemm(const GemmProblem &problem, TargetAttr target,
   int64_t tilesM = ceilDiv(problem.m, c.bm), tilesN = ceilDiv(problem.n, c.bn);
   int64_t ctas = c.plan.tiles * c.splitK;
   // More CTAs than SMs: a persistent grid (one CTA per SM; the stages fill
-  // shared memory) walks the tiles, and pairs of CTAs along M share B's
-  // loads through TMA multicast.
+  // shared memory) walks the tiles.
   int64_t persistent = hopper && ctas > sms ? sms : 0;
   if (c.streamK)
     persistent = std::min<int64_t>(sms, c.plan.tiles * kSteps);
-  int64_t clusterM = hopper && ctas >= sms && tilesM >= 2 ? 2 : 1;
+  // No clusters: B's multicast between pairs of CTAs along M (the kernel
+  // runs them, see WgmmaGemmKernel.h) measured no faster for the
+  // cooperative kernel (the tensor pipes, not L2, bound it: 686 against 690
+  // TFLOP/s at 16384x768x3072) and 10% slower for ping-pong (H100,
+  // 2026-12-05).
+  int64_t clusterM = 1;
   // A wave of `sms` tiles laid out as g tile rows x sms/g columns touches
   // g*BM + (sms/g)*BN operand rows per K step; g = sqrt(sms*BN/BM) minimizes
   // it (rounded down to a power of two, at most the tile rows and 16).

@@ -71,6 +71,8 @@
 //   initialization and before exit keeps the peer's barriers and stages
 //   valid for every remote arrival and multicast. The kernel declares its
 //   cluster shape (`.reqnctapercluster`), so a plain launch runs clusters.
+//   The configurator asks for none: they measured no faster (see
+//   docs/configurator.md).
 // - TMA descriptors are made on the device (an IREE dispatch gets only
 //   buffer pointers): each CTA writes its 128-byte tensor maps (A, B and,
 //   for TMA stores, C) into its slot of a scratch binding with

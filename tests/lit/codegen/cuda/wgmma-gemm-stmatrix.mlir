@@ -8,7 +8,7 @@
 
 // The forward (ping-pong 128x128: a consumer holds two m64 subtiles of two
 // [64 x 64] boxes; four x4 a box).
-// CHECK-LABEL: .visible .entry nova_gemm_bf16_bf16_128x128x64_s6_c2_g8_k1_tma_sm_pp_x2(
+// CHECK-LABEL: .visible .entry nova_gemm_bf16_bf16_128x128x64_s6_c2_g8_k1_tma_sm_pp(
 // CHECK-NOT:   st.shared.b32
 // CHECK-COUNT-4: stmatrix.sync.aligned.m8n8.x4.shared.b16 [%rd{{[0-9]+}}], {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}};
 // CHECK-NEXT:  fence.proxy.async.shared::cta;
