@@ -51,7 +51,6 @@ A device-side failure of call k is raised by the next `enqueue` or `wait()`
 
 from __future__ import annotations
 
-import ctypes
 import logging
 import queue
 import threading
@@ -60,11 +59,12 @@ from typing import Callable
 import iree.runtime as rt
 import torch
 
+from .cuda_driver import CudaDriver
+
 _log = logging.getLogger(__name__)
 
 __all__ = ["Timeline", "HostTimeline", "CudaStreamTimeline", "timeline_for"]
 
-_CU_STREAM_WAIT_VALUE_GEQ = 0x0
 
 
 class Timeline:
@@ -122,7 +122,7 @@ class CudaStreamTimeline(Timeline):
         # blocks): then the next one is ordered after torch's stream here.
         self._blocking = False
         self._release_lock = threading.Lock()
-        self._cuda = _CudaDriver()
+        self._cuda = CudaDriver()
         # Pinned, device-mapped word torch's stream waits on (host writes only).
         self._flag = torch.zeros(1, dtype=torch.int32, pin_memory=True)
         self._flag_host = self._flag.numpy()
@@ -227,37 +227,6 @@ class CudaStreamTimeline(Timeline):
         jobs = getattr(self, "_jobs", None)
         if jobs is not None:
             jobs.put(None)
-
-
-class _CudaDriver:
-    """The two CUDA driver calls torch does not expose."""
-
-    def __init__(self) -> None:
-        self._lib = ctypes.CDLL("libcuda.so.1")
-        self._wait = self._lib.cuStreamWaitValue32_v2
-        self._wait.argtypes = [ctypes.c_void_p, ctypes.c_uint64, ctypes.c_uint32, ctypes.c_uint]
-        self._write = self._lib.cuStreamWriteValue32_v2
-        self._write.argtypes = [ctypes.c_void_p, ctypes.c_uint64, ctypes.c_uint32, ctypes.c_uint]
-        self._get_pointer = self._lib.cuMemHostGetDevicePointer_v2
-        self._get_pointer.argtypes = [ctypes.POINTER(ctypes.c_uint64), ctypes.c_void_p, ctypes.c_uint]
-
-    def _check(self, status: int, what: str) -> None:
-        if status != 0:
-            raise RuntimeError(f"nova: {what} failed with CUDA driver error {status}")
-
-    def host_device_pointer(self, host_pointer: int) -> int:
-        pointer = ctypes.c_uint64()
-        self._check(self._get_pointer(ctypes.byref(pointer), ctypes.c_void_p(host_pointer), 0),
-                    "cuMemHostGetDevicePointer")
-        return pointer.value
-
-    def stream_wait_value(self, stream: int, address: int, value: int) -> None:
-        self._check(self._wait(ctypes.c_void_p(stream), address, value & 0xFFFFFFFF, _CU_STREAM_WAIT_VALUE_GEQ),
-                    "cuStreamWaitValue32")
-
-    def stream_write_value(self, stream: int, address: int, value: int) -> None:
-        # Default flags: a system-wide memory fence before the write.
-        self._check(self._write(ctypes.c_void_p(stream), address, value & 0xFFFFFFFF, 0), "cuStreamWriteValue32")
 
 
 def timeline_for(device_kind: str, device: rt.HalDevice) -> Timeline:

@@ -54,13 +54,17 @@
 #           gpt-146m from bench-artifacts-old (an earlier commit's step),
 #           compile-sdpa's rows and the gpt-146m profile. Every command
 #           under a time limit: one that hangs costs its limit, not the call
+#   pool    IREE's CUDA memory pool kept between steps (runtime/cuda_pool.py)
+#           against IREE's release threshold 0: transients_probe.py pool on
+#           gpt-146m and gpt-42m bf16 (one process each, rounds of both
+#           settings), then Nova's and compile-sdpa's gpt-146m rows
 #   release gpt-42m bf16 check vs eager (the released torch state synced
 #           back), gpt-146m bf16 under a 12 GiB cap at B24 and B16 (Nova), and
 #           gpt-146m B16 profiles of Nova and of compile-sdpa
 # Carry .whl, bench-artifacts[, bench-artifacts-sm|-unpacked|-old] and .nova-commit (tools/device/prepare.sh).
 # Results: $OUT/<phase>.jsonl and $OUT/<phase>.log.
 set -uo pipefail
-phase=${1:?phase: kernels, smoke, clusters, table, nova, checked, rows, 42m, 146m, cap, probe, ab, gate, sm-kernels, sm-rows, pack-rows, host or release}
+phase=${1:?phase: pool, kernels, smoke, clusters, table, nova, checked, rows, 42m, 146m, cap, probe, ab, gate, sm-kernels, sm-rows, pack-rows, host or release}
 . tools/device/gpu-env.sh
 export PYTHONUNBUFFERED=1
 out=${OUT:-/tmp}/$phase.jsonl
@@ -99,6 +103,13 @@ PY
 {
   nvidia-smi --query-gpu=name,driver_version,memory.used,clocks.sm --format=csv
   case $phase in
+    pool)
+      for a in train-modelgpt-146m-dtypebf16-batch16 train-modelgpt-42m-dtypebf16-batch32; do
+        timeout 120 python3 tools/device/transients_probe.py bench-artifacts/$a pool | grep -v '^reflection' | tee -a "$out"
+      done
+      limit=80 bench train --model gpt-146m --dtype bf16 --batch 16 --modes nova
+      limit=100 bench train --model gpt-146m --dtype bf16 --batch 16 --modes compile-sdpa
+      ;;
     kernels)
       python3 tools/gemm_check.py run --dir bench-artifacts/gemm-check | tee "${OUT:-/tmp}/gemm-check.jsonl"
       bench matmul --dtype bf16
