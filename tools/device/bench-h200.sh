@@ -105,7 +105,8 @@ PY
   case $phase in
     pool)
       for a in train-modelgpt-146m-dtypebf16-batch16 train-modelgpt-42m-dtypebf16-batch32; do
-        timeout 120 python3 tools/device/transients_probe.py bench-artifacts/$a pool | grep -v '^reflection' | tee -a "$out"
+        timeout 120 python3 tools/device/transients_probe.py bench-artifacts/$a pool 2>&1 | tee /dev/stderr |
+          grep '^{"probe"' >> "${OUT:-/tmp}/pool-probe.jsonl"
       done
       limit=80 bench train --model gpt-146m --dtype bf16 --batch 16 --modes nova
       limit=100 bench train --model gpt-146m --dtype bf16 --batch 16 --modes compile-sdpa
