@@ -9,8 +9,8 @@ memory. IREE exports no pointer of a pooled buffer, so a CUDA module that
 Nova compiled carries `@nova_buffer_address` (nova-add-buffer-address): Nova's
 kernel writes the device address of a buffer allocated here from that pool,
 the driver names the pool (cuPointerGetAttribute), and its release threshold
-is raised so it keeps what it has reserved. `NOVA_CUDA_POOL_RETAIN=0` leaves
-IREE's setting.
+is raised so it keeps what it has reserved. Experimental until measured on
+the GPU: `NOVA_CUDA_POOL_RETAIN=1` turns it on.
 """
 
 from __future__ import annotations
@@ -40,9 +40,9 @@ _KEEP_ALL = (1 << 64) - 1
 
 
 def retain_enabled() -> bool:
-    """Whether CUDA sessions keep IREE's pool memory (NOVA_CUDA_POOL_RETAIN,
-    default 1)."""
-    return os.environ.get(RETAIN_ENV, "1") != "0"
+    """Whether CUDA sessions keep IREE's pool memory (NOVA_CUDA_POOL_RETAIN=1;
+    off by default until measured on the GPU)."""
+    return os.environ.get(RETAIN_ENV, "0") == "1"
 
 
 def retain_pool_memory(session: "Session") -> Optional[int]:
@@ -69,7 +69,7 @@ def retain_pool_memory(session: "Session") -> Optional[int]:
             _log.warning("nova: IREE's queue allocation at 0x%x is not pool memory", pointer)
             return None
         driver.set_release_threshold(pool, _KEEP_ALL)
-    except (RuntimeError, ValueError, OSError) as e:
+    except Exception as e:  # an optimization: the calls run without it
         _log.warning("nova: could not keep IREE's CUDA memory pool (%s); each call maps its transients", e)
         return None
     finally:

@@ -882,6 +882,10 @@ def report(rows: list[dict[str, Any]]) -> str:
     return "\n".join(out)
 
 
+# NOVA_* variables that name things rather than switch behaviour.
+_NOT_SWITCHES = ("NOVA_COMMIT", "NOVA_IREE_RUNTIME_FLAGS", "NOVA_CACHE_DIR", "NOVA_DUMP_IR", "NOVA_OPT")
+
+
 def _environment() -> dict[str, Any]:
     env: dict[str, Any] = {
         "date": datetime.date.today().isoformat(),
@@ -889,6 +893,9 @@ def _environment() -> dict[str, Any]:
         "gpu": torch.cuda.get_device_name(0) if torch.cuda.is_available() else None,
         "commit": os.environ.get("NOVA_COMMIT"),
         "runtime_flags": os.environ.get("NOVA_IREE_RUNTIME_FLAGS", ""),
+        # Nova's switches in effect (README), e.g. NOVA_CUDA_POOL_RETAIN.
+        "nova_env": {k: v for k, v in sorted(os.environ.items())
+                     if k.startswith("NOVA_") and k not in _NOT_SWITCHES},
     }
     from importlib.metadata import version
 

@@ -92,6 +92,6 @@ def test_failure_is_logged_and_the_buffer_freed(driver: type[_Driver], session: 
 
 def test_switch(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv(cuda_pool.RETAIN_ENV, raising=False)
-    assert cuda_pool.retain_enabled()
-    monkeypatch.setenv(cuda_pool.RETAIN_ENV, "0")
     assert not cuda_pool.retain_enabled()
+    monkeypatch.setenv(cuda_pool.RETAIN_ENV, "1")
+    assert cuda_pool.retain_enabled()

@@ -57,7 +57,8 @@
 #   pool    IREE's CUDA memory pool kept between steps (runtime/cuda_pool.py)
 #           against IREE's release threshold 0: transients_probe.py pool on
 #           gpt-146m and gpt-42m bf16 (one process each, rounds of both
-#           settings), then Nova's and compile-sdpa's gpt-146m rows
+#           settings), then Nova's gpt-146m rows with and without
+#           NOVA_CUDA_POOL_RETAIN=1 and compile-sdpa's
 #   release gpt-42m bf16 check vs eager (the released torch state synced
 #           back), gpt-146m bf16 under a 12 GiB cap at B24 and B16 (Nova), and
 #           gpt-146m B16 profiles of Nova and of compile-sdpa
@@ -105,9 +106,11 @@ PY
   case $phase in
     pool)
       for a in train-modelgpt-146m-dtypebf16-batch16 train-modelgpt-42m-dtypebf16-batch32; do
-        timeout 120 python3 tools/device/transients_probe.py bench-artifacts/$a pool 2>&1 | tee /dev/stderr |
+        NOVA_CUDA_POOL_RETAIN=1 timeout 120 python3 tools/device/transients_probe.py bench-artifacts/$a pool 2>&1 |
+          tee /dev/stderr |
           grep '^{"probe"' >> "${OUT:-/tmp}/pool-probe.jsonl"
       done
+      NOVA_CUDA_POOL_RETAIN=1 limit=80 bench train --model gpt-146m --dtype bf16 --batch 16 --modes nova
       limit=80 bench train --model gpt-146m --dtype bf16 --batch 16 --modes nova
       limit=100 bench train --model gpt-146m --dtype bf16 --batch 16 --modes compile-sdpa
       ;;
