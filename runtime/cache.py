@@ -166,6 +166,32 @@ class ExecutableCache:
                 return True
         return self._meta_path(key).exists() and self._payload_path(key).exists()
 
+    def record_alias(self, alias: str, key: str, info: dict) -> None:
+        """Files entry `key` also under `alias`, with `info` (JSON): what a
+        caller needs to use the entry without what `key` was computed from
+        (nova.jit: a capture key, and the step's layout)."""
+        _check_key(alias)
+        _check_key(key)
+        record = {"format": _FORMAT, "alias": alias, "key": key, "info": info}
+        path = self._alias_path(alias)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        _atomic_write(path, json.dumps(record, indent=1).encode())
+
+    def resolve_alias(self, alias: str) -> Optional[tuple[str, dict]]:
+        """(key, info) recorded under `alias` while its entry exists, else
+        None (an unreadable record is ignored)."""
+        _check_key(alias)
+        try:
+            record = json.loads(self._alias_path(alias).read_text())
+        except (OSError, ValueError):
+            return None
+        if not isinstance(record, dict) or record.get("format") != _FORMAT or record.get("alias") != alias:
+            return None
+        key, info = record.get("key"), record.get("info")
+        if not isinstance(key, str) or not _KEY_RE.fullmatch(key) or not isinstance(info, dict):
+            return None
+        return (key, info) if self.contains(key) else None
+
     def info(self) -> CacheInfo:
         with self._lock:
             return CacheInfo(
@@ -262,6 +288,9 @@ class ExecutableCache:
             yield
         finally:
             os.close(fd)  # closing the descriptor releases the flock
+
+    def _alias_path(self, alias: str) -> Path:
+        return self.directory / "aliases" / f"{alias}.json"
 
     def _payload_path(self, key: str) -> Path:
         return self.directory / f"{key}.vmfb"

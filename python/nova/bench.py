@@ -793,15 +793,18 @@ def report(rows: list[dict[str, Any]]) -> str:
         stages = list(dict.fromkeys(k for r in compile_rows for k in r["stage_seconds"]))
         out += [
             "Compile seconds on the build box (each row a new process; the second one finds the first one's "
-            "kernels in the kernel cache, but compiles the step again):\n",
-            "| model | dtype | process | kernels cached | capture | " + " | ".join(stages) + " | compile total |",
-            "|---|---|---|---|---|" + "---|" * len(stages) + "---|",
+            "kernels in the kernel cache, but compiles the step again; capture key: what a warm nova.jit "
+            "computes instead of capturing):\n",
+            "| model | dtype | process | kernels cached | capture | capture key | " + " | ".join(stages)
+            + " | compile total |",
+            "|---|---|---|---|---|---|" + "---|" * len(stages) + "---|",
         ]
         for r in compile_rows:
             cells = " | ".join(_num(r["stage_seconds"].get(k), ".2f") for k in stages)
             out.append(
                 f"| {r['model']} | {r['dtype']} | {r['process']} | {r['kernels_cached_before']} of "
-                f"{r['kernels_cached_after']} | {r['capture_s']:.2f} | {cells} | {r['compile_s']:.2f} |"
+                f"{r['kernels_cached_after']} | {r['capture_s']:.2f} | {_num(r.get('capture_key_s'), '.3f')} | "
+                f"{cells} | {r['compile_s']:.2f} |"
             )
         out.append("")
     matmul_rows = [r for r in rows if r["bench"] == "matmul"]

@@ -6,7 +6,8 @@ fresh cache directory: the first finds no kernels there (a first compile:
 every Nova kernel built), the second finds the first one's kernels
 (`nova.pipeline.kernel_cache_dir`) but compiles the step again. A process
 times nova.jit's capture (no source locations, as nova.jit captures) and
-each compile stage (`nova.pipeline.compile_captured`).
+each compile stage (`nova.pipeline.compile_captured`), and the capture key
+a warm process computes instead of capturing (`nova.capture_key`).
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ import torch
 
 
 def _worker(model_name: str, dtype: str, batch: int, target: str) -> dict[str, Any]:
-    from nova import bench, capture
+    from nova import bench, capture, capture_key
     from nova.pipeline import compile_captured, kernel_cache_dir
 
     torch.set_float32_matmul_precision("high" if dtype == "tf32" else "highest")
@@ -36,12 +37,17 @@ def _worker(model_name: str, dtype: str, batch: int, target: str) -> dict[str, A
         autocast_dtype=torch.bfloat16 if dtype == "bf16" else None, stack_traces=False,
     )  # fmt: skip
     capture_s = time.perf_counter() - start
+    # What a warm nova.jit computes instead of capturing (nova.capture_key).
+    start = time.perf_counter()
+    capture_key.train_step_capture_key(model, optimizer, None, tuple(example), {"target": target, "dtype": dtype})
+    capture_key_s = time.perf_counter() - start
     _, report = compile_captured(captured, target, name=type(model).__name__)
     return {
         "bench": "compile", "model": model_name, "dtype": dtype, "batch": batch, "target": target,
         "kernels_cached_before": kernels_before,
         "kernels_cached_after": len(list(kernel_cache_dir(target).glob("*.ptx"))),
         "capture_s": round(capture_s, 3),
+        "capture_key_s": round(capture_key_s, 4),
         "stage_seconds": {k: round(v, 3) for k, v in report.stage_seconds.items()},
         "compile_s": round(report.total_seconds, 3),
         "cpu_count": os.cpu_count(),

@@ -26,7 +26,7 @@ import logging
 import sys
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +35,7 @@ from torch import Tensor, nn
 
 import nova
 from nova import capture, distributed, index_checks
+from nova.capture_key import train_step_capture_key
 from nova.progress import announce
 from nova.released_storage import ReleasedStorage
 from nova.runtime import Session, TrainProgram, Zeros, default_cache, structural_hash, toolchain_version
@@ -130,30 +131,39 @@ def _check_tensors(args: Sequence[Any], what: str) -> None:
             raise TypeError(f"{what}: argument {i} is {type(a).__name__}, expected a torch.Tensor")
 
 
-def cache_key(captured: capture.CapturedGraph, target: str, allow_fallback: bool) -> str:
-    """The executable cache key of `captured` compiled for `target`: the
-    graph's structure and everything else the compiled code depends on."""
-    extra = {
+def compile_context(target: str, allow_fallback: bool, train: bool, world_size: int,
+                    f32_matmul_precision: str) -> dict[str, Any]:
+    """Everything but the graph that a compiled program depends on (part of
+    its cache key and of a train step's capture key)."""
+    context: dict[str, Any] = {
         "target": target,
         "nova": nova.__version__,
         "toolchain": toolchain_version(),
         "compiler": compiler_fingerprint(),
         "allow_fallback": allow_fallback,
-        "abi": TRAIN_STEP_ABI if captured.train_layout is not None else "function",
-        "world_size": captured.world_size,
+        "abi": TRAIN_STEP_ABI if train else "function",
+        "world_size": world_size,
     }
-    if captured.train_layout is not None:
+    if train:
         from nova.pipeline import pack_state_enabled, step_transients_enabled
 
-        extra["step_transients"] = step_transients_enabled()  # changes @step's arguments
-        extra["pack_state"] = pack_state_enabled()
+        context["step_transients"] = step_transients_enabled()  # changes @step's arguments
+        context["pack_state"] = pack_state_enabled()
     if target.startswith("cuda"):  # CPU matmuls are exact f32 either way
         from nova.pipeline import compiling_gpu, gemm_stmatrix_enabled
 
-        extra["f32_matmul_precision"] = captured.f32_matmul_precision
-        extra["gemm_stmatrix"] = gemm_stmatrix_enabled()
-        extra["gpu"] = compiling_gpu(target)  # the configurator plans for it
-    return structural_hash(captured.graph_module, extra)
+        context["f32_matmul_precision"] = f32_matmul_precision
+        context["gemm_stmatrix"] = gemm_stmatrix_enabled()
+        context["gpu"] = compiling_gpu(target)  # the configurator plans for it
+    return context
+
+
+def cache_key(captured: capture.CapturedGraph, target: str, allow_fallback: bool) -> str:
+    """The executable cache key of `captured` compiled for `target`: the
+    graph's structure and everything else the compiled code depends on."""
+    return structural_hash(captured.graph_module, compile_context(
+        target, allow_fallback, captured.train_layout is not None, captured.world_size,
+        captured.f32_matmul_precision))
 
 
 def _is_compile_error(e: BaseException) -> bool:
@@ -191,9 +201,46 @@ class _Compiler:
         vmfb = cache.get_or_compile(key, compile_fn, metadata=metadata)
         session = Session(vmfb, runtime_device(target))
         if captured.train_layout is None:
-            return Program(None, session, key)
-        plan = cache.metadata(key).get("memory_plan")
-        return train_program(captured.train_layout, session, captured.output_specs[0].dtype, key, plan)
+            program = Program(None, session, key)
+        else:
+            plan = cache.metadata(key).get("memory_plan")
+            program = train_program(captured.train_layout, session, captured.output_specs[0].dtype, key, plan)
+        program.index_bounds = index_checks.index_bounds(captured)
+        return program
+
+    def load_cached(self, key: str, info: dict[str, Any], device: torch.device) -> Program | None:
+        """The train step cached under `key` (found by its capture key), from
+        the `info` recorded with it (`cached_step_info`); None if its entry
+        went missing meanwhile."""
+        target = self.target or default_target(device)
+        cache = default_cache()
+        try:
+            vmfb = cache.get_or_compile(key, _no_compile)
+        except _EntryMissing:
+            return None
+        session = Session(vmfb, runtime_device(target))
+        program = train_program(_layout_from_json(info["layout"]), session, _TORCH_DTYPES[info["loss_dtype"]], key,
+                                cache.metadata(key).get("memory_plan"))
+        program.index_bounds = [index_checks.IndexBound(**b) for b in info["index_bounds"]]
+        return program
+
+
+class _EntryMissing(Exception):
+    pass
+
+
+def _no_compile() -> bytes:
+    raise _EntryMissing
+
+
+def cached_step_info(captured: capture.CapturedGraph, program: Program) -> dict[str, Any]:
+    """What `_Compiler.load_cached` needs of a capture, as JSON."""
+    assert captured.train_layout is not None
+    return {
+        "layout": asdict(captured.train_layout),
+        "loss_dtype": DTYPE_NAMES[captured.output_specs[0].dtype],
+        "index_bounds": [asdict(b) for b in program.index_bounds],
+    }
 
 
 class TrainStep:
@@ -330,9 +377,21 @@ class TrainStep:
         if program is not None:
             default_cache().record_reuse()
         else:
-            log.info("nova.jit: new batch signature %s: capturing", signature)
             self._check_world()
             self._sync_released()  # capture reads the model as torch holds it
+            first = next(self.model.parameters(), None)  # none: capture says so
+            device = first.device if first is not None else torch.device("cpu")
+            name = type(self.model).__name__
+            capture_key = self._capture_key(batch, device) if first is not None else None
+            cached = default_cache().resolve_alias(capture_key) if capture_key else None
+            if cached is not None:
+                start = time.perf_counter()
+                program = self._compiler.load_cached(*cached, device)
+                if program is not None:
+                    announce(f"nova: {name}: found by capture key, loaded in {time.perf_counter() - start:.2f}s")
+                    self._programs[signature] = program
+                    return program
+            log.info("nova.jit: new batch signature %s: capturing", signature)
 
             def capture_step(stack_traces: bool) -> capture.CapturedGraph:
                 return capture.capture_train_step(
@@ -352,9 +411,7 @@ class TrainStep:
             # compile is captured again with them, so its error names the
             # user's line.
             captured = capture_step(stack_traces=False)
-            announce(f"nova: {type(self.model).__name__}: capture {time.perf_counter() - start:.2f}s")
-            device = next(self.model.parameters()).device
-            name = type(self.model).__name__
+            announce(f"nova: {name}: capture {time.perf_counter() - start:.2f}s")
             try:
                 program = self._compiler.load(captured, device, name=name)
             except Exception as e:
@@ -363,9 +420,19 @@ class TrainStep:
                 log.info("nova.jit: compiling failed; capturing again with source locations for the error")
                 captured = capture_step(stack_traces=True)
                 program = self._compiler.load(captured, device, name=name)
-            program.index_bounds = index_checks.index_bounds(captured)
+            if capture_key:
+                default_cache().record_alias(capture_key, program.key, cached_step_info(captured, program))
             self._programs[signature] = program
         return program
+
+    def _capture_key(self, batch: Sequence[Tensor], device: torch.device) -> str | None:
+        """This step's capture key for `batch` (nova.capture_key)."""
+        target = self._compiler.target or default_target(device)
+        options = compile_context(target, self._compiler.allow_fallback, True, self.world.size,
+                                  capture.f32_matmul_precision())
+        options.update(autocast_dtype=str(self.autocast_dtype), max_grad_norm=self.max_grad_norm,
+                       gradient_accumulation_steps=self.gradient_accumulation_steps)
+        return train_step_capture_key(self.model, self.optimizer, self.loss_fn, tuple(batch), options)
 
     def _check_world(self) -> None:
         if self.world.size == 1:
@@ -429,7 +496,6 @@ class CompiledFunction:
             device = args[0].device if args else torch.device("cpu")
             name = getattr(self.fn, "__name__", type(self.fn).__name__)
             program = self._compiler.load(captured, device, name=name)
-            program.index_bounds = index_checks.index_bounds(captured)
             self._programs[signature] = program
         if args:
             program.check_indices(args)

@@ -21,5 +21,6 @@ def test_compile_bench_rows_of_a_first_and_a_second_process(fresh_cache):
             "iree-compile",
         ]  # fmt: skip
         assert row["capture_s"] > 0 and abs(row["compile_s"] - sum(row["stage_seconds"].values())) < 0.01
+        assert 0 < row["capture_key_s"] < row["capture_s"]
     table = bench.report([{**r, "date": "2026-12-04", "cpu_count": 2} for r in rows])
     assert "| gpt-tiny | bf16 | second | " in table and "the build box (2 CPUs)" in table
