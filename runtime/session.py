@@ -65,6 +65,7 @@ import math
 import os
 import re
 import shlex
+import time
 from typing import Any, Callable, Optional, Sequence, Union
 
 import numpy as np
@@ -156,6 +157,7 @@ class Session:
         parameter_scope: str = "",
     ):
         _parse_runtime_flags()
+        start = time.perf_counter()
         if isinstance(device, str):
             self._uri = device
             self._config = rt.Config(driver_name=device)
@@ -163,6 +165,7 @@ class Session:
             self._uri = "<device>"
             self._config = rt.Config(device=device)
         self._device: rt.HalDevice = self._config.device
+        device_s = time.perf_counter() - start  # the first session on a URI makes the device
         self._kind = "cuda" if self._uri.startswith("cuda") else "cpu"
         self._cuda_index = _cuda_index(self._uri) or 0
         self._zero_copy = zero_copy
@@ -179,8 +182,12 @@ class Session:
                 )
             )
         # copy_buffer: the bytes object need not be aligned or outlive us.
+        start = time.perf_counter()
         self._module = rt.VmModule.copy_buffer(self._config.vm_instance, vmfb)
         self._context.add_vm_module(self._module)
+        # The module's initializers: its executables (the driver compiles CUDA
+        # PTX here unless its cache has it), globals and recorded commands.
+        load_s = time.perf_counter() - start
         self._functions: dict[str, rt.VmFunction] = {}
         self._warned_import = False
         # IREE's CUDA pool keeps a call's transients for the next call.
@@ -188,8 +195,8 @@ class Session:
             retain_pool_memory(self) if self._kind == "cuda" and retain_enabled() else None
         )
         _log.info(
-            "nova session on %s: module %s, functions %s",
-            self._uri, self._module.name, self.function_names,
+            "nova session on %s: module %s, functions %s; device %.2fs, module load %.2fs",
+            self._uri, self._module.name, self.function_names, device_s, load_s,
         )
 
     # -- introspection --------------------------------------------------------

@@ -58,7 +58,8 @@
 #           against IREE's release threshold 0: transients_probe.py pool on
 #           gpt-146m and gpt-42m bf16 (one process each, rounds of both
 #           settings), then Nova's gpt-146m rows with and without
-#           NOVA_CUDA_POOL_RETAIN=1 and compile-sdpa's
+#           NOVA_CUDA_POOL_RETAIN=1 and compile-sdpa's, where the host time of
+#           a gpt-146m step goes with the pool kept (api), and two loads
 #   release gpt-42m bf16 check vs eager (the released torch state synced
 #           back), gpt-146m bf16 under a 12 GiB cap at B24 and B16 (Nova), and
 #           gpt-146m B16 profiles of Nova and of compile-sdpa
@@ -113,6 +114,10 @@ PY
       NOVA_CUDA_POOL_RETAIN=1 limit=80 bench train --model gpt-146m --dtype bf16 --batch 16 --modes nova
       limit=80 bench train --model gpt-146m --dtype bf16 --batch 16 --modes nova
       limit=100 bench train --model gpt-146m --dtype bf16 --batch 16 --modes compile-sdpa
+      # Where a step's host time goes with the pool kept, and a warm load's seconds.
+      a=bench-artifacts/train-modelgpt-146m-dtypebf16-batch16
+      NOVA_CUDA_POOL_RETAIN=1 timeout 150 python3 tools/device/transients_probe.py $a api 2>&1
+      for i in 1 2; do timeout 90 python3 tools/device/transients_probe.py $a load 2>&1 | grep -v '^reflection'; done
       ;;
     kernels)
       python3 tools/gemm_check.py run --dir bench-artifacts/gemm-check | tee "${OUT:-/tmp}/gemm-check.jsonl"

@@ -59,6 +59,10 @@ def main() -> None:
     import nova
 
     artifact, mode = Path(sys.argv[1]), sys.argv[2]
+    import logging
+
+    logging.basicConfig(level=logging.WARNING, format="%(name)s: %(message)s")
+    logging.getLogger("nova.runtime").setLevel(logging.INFO)  # the session's load seconds, the pool
     t0 = time.perf_counter()
     torch.zeros(1, device="cuda")
     torch_s = time.perf_counter() - t0
