@@ -69,6 +69,11 @@ struct LowerToLinalgOptions : PassPipelineOptions<LowerToLinalgOptions> {
       *this, "gemm-stmatrix",
       llvm::cl::desc("bf16 GEMM results staged with stmatrix (experimental)"),
       llvm::cl::init(false)};
+  Option<bool> attentionHeadGroups{
+      *this, "attention-head-groups",
+      llvm::cl::desc("attention backward work handed out dynamically in "
+                     "groups of heads (experimental)"),
+      llvm::cl::init(false)};
   Option<std::string> kernelCache{
       *this, "kernel-cache",
       llvm::cl::desc("directory keeping Nova's kernels (PTX) across "
@@ -117,6 +122,7 @@ void buildLowerToLinalgPipeline(OpPassManager &pm,
     configure.f32MatmulPrecision = options.f32MatmulPrecision;
     configure.smCount = options.smCount;
     configure.sharedMemoryPerSm = options.sharedMemoryPerSm;
+    configure.attentionHeadGroups = options.attentionHeadGroups;
     pm.addPass(createNovaConfigureKernels(configure));
     pm.addPass(createNovaDecomposeAttention());
     pm.addPass(createNovaDecomposeCrossEntropy());

@@ -136,6 +136,7 @@ struct ConfigureKernelsPass
       auto type = cast<RankedTensorType>(query.getType());
       cuda::AttentionProblem problem;
       problem.backward = bool(backward);
+      problem.headGroups = attentionHeadGroups;
       problem.causal = forward ? forward.getCausal() : backward.getCausal();
       problem.hasMask = bool(forward ? forward.getMask() : backward.getMask());
       Type element = type.getElementType();

@@ -389,7 +389,11 @@ def NovaConfigureKernels : Pass<"nova-configure-kernels", "::mlir::ModuleOp"> {
            /*default=*/"\"highest\"",
            "torch's float32 matmul precision: highest, high or medium">,
     Option<"remarks", "remarks", "bool", /*default=*/"false",
-           "Emit a remark per matmul with the model's numbers">
+           "Emit a remark per matmul with the model's numbers">,
+    Option<"attentionHeadGroups", "attention-head-groups", "bool",
+           /*default=*/"false",
+           "Attention backward kernels hand out their work dynamically in "
+           "groups of heads (raster_group; experimental)">
   ];
   let dependentDialects = ["::mlir::nova::NovaDialect"];
 }

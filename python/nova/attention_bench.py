@@ -104,8 +104,8 @@ def pack_heads(*xs):
 # As nova-lower-to-linalg configures a step: an attention op Nova has no
 # kernel for is decomposed, and its matmuls configured in turn.
 _PIPELINE = (
-    "builtin.module(nova-configure-kernels{{target={arch} f32-matmul-precision=high}}, "
-    "nova-decompose-attention, nova-configure-kernels{{target={arch} f32-matmul-precision=high}}, "
+    "builtin.module(nova-configure-kernels{{target={arch} f32-matmul-precision=high{groups}}}, "
+    "nova-decompose-attention, nova-configure-kernels{{target={arch} f32-matmul-precision=high{groups}}}, "
     "convert-nova-to-iree-kernels{{poison-outputs=true}}, "
     "convert-nova-to-linalg, canonicalize, cse)"
 )
@@ -113,17 +113,20 @@ _PIPELINE = (
 
 def compile_case(
     b: int, h: int, t: int, d: int, causal: bool, target: str, packed: bool = False, dtype: str = "bf16",
-    backward_kernel: bool = True,
+    backward_kernel: bool = True, head_groups: bool = False,
 ) -> tuple[bytes, list[str]]:
     """The case's vmfb for `target` and the Nova kernels it dispatches; fails
     if the forward did not take Nova's kernel, or the backward did not (with
-    `backward_kernel`) or did (without)."""
+    `backward_kernel`) or did (without). `head_groups`: the backward hands out
+    its work in groups of heads (NOVA_ATTENTION_HEAD_GROUPS)."""
     from nova import compiler
     from nova.runtime.iree_compile import compile_to_vmfb
 
     arch = target.split(":", 1)[1]
     text = compiler.run_pipeline(
-        module_text(b, h, t, d, causal, packed, dtype), _PIPELINE.format(arch=arch), allow_unregistered_dialects=True
+        module_text(b, h, t, d, causal, packed, dtype),
+        _PIPELINE.format(arch=arch, groups=" attention-head-groups=true" if head_groups else ""),
+        allow_unregistered_dialects=True,
     )
     kernels = sorted({part.split("::", 1)[0] for part in text.split("entry_points = [@")[1:]})
     if not any("attention_fwd" in k for k in kernels):

@@ -153,6 +153,8 @@ def linalg_pipeline(target: str, f32_matmul_precision: str = "highest", world_si
     if target.startswith("cuda:"):
         if gemm_stmatrix_enabled():
             options.append("gemm-stmatrix=true")
+        if attention_head_groups_enabled():
+            options.append("attention-head-groups=true")
         kernels = str(kernel_cache_dir(target))
         if re.fullmatch(r"[^\s{}\"']+", kernels):  # what a pass option value may hold unquoted
             options.append(f"kernel-cache={kernels}")
@@ -165,6 +167,13 @@ def gemm_stmatrix_enabled() -> bool:
     """Whether bf16 GEMM results are staged for their TMA stores with
     stmatrix (NOVA_GEMM_STMATRIX=1; experimental until measured on the GPU)."""
     return os.environ.get("NOVA_GEMM_STMATRIX", "0") == "1"
+
+
+def attention_head_groups_enabled() -> bool:
+    """Whether attention backward kernels hand out their work dynamically in
+    groups of heads (NOVA_ATTENTION_HEAD_GROUPS=1; experimental until
+    measured on the GPU)."""
+    return os.environ.get("NOVA_ATTENTION_HEAD_GROUPS", "0") == "1"
 
 
 def pack_state_enabled() -> bool:

@@ -115,22 +115,27 @@ def test_gemm_kernels_do_not_spill(case, stmatrix, tmp_path):
         assert _spilled_bytes(ptx, tmp_path) == 0, name
 
 
+@pytest.mark.parametrize("head_groups", [False, True], ids=["static", "head-groups"])
 @pytest.mark.parametrize("causal", [True, False], ids=["causal", "full"])
 @pytest.mark.parametrize(("d", "dtype"), [(64, "bf16"), (128, "bf16"), (64, "f32"), (128, "f32")])
-def test_attention_kernels_register_budget(d, dtype, causal, tmp_path):
+def test_attention_kernels_register_budget(d, dtype, causal, head_groups, tmp_path):
     """The forwards never spill. The backward's consumers hold dK and dV (D / 2
     f32 registers each) beside S and dP of a 64-query block (32 each): at
     D = 64 all of it fits their 240 registers (what is left, a word or three
     outside the MMA loop); at D = 128 they cannot: ~380 bytes of stores and
     ~590 of loads (a known cost: smaller query blocks would need 64-byte
     swizzled bf16 tiles). TF32 at D = 128 has a forward kernel only (one Q
-    tile); its backward is left for the decomposition."""
+    tile); its backward is left for the decomposition. Work handed out in
+    groups of heads (an atomic counter) keeps the same budgets."""
     configure = "target=sm_90" + (" f32-matmul-precision=high" if dtype == "f32" else "")
+    if head_groups:
+        configure += " attention-head-groups=true"
     kernels = _kernels(_attention(d, causal, dtype), configure)
     forward = [n for n in kernels if n.startswith("nova_attention_fwd_")]
     backward = [n for n in kernels if n.startswith("nova_attention_bwd_")]
     has_backward = not (dtype == "f32" and d == 128)
     assert len(forward) == 1 and len(backward) == int(has_backward), kernels.keys()
+    assert all(("_hg" in n) == head_groups for n in backward), backward
     assert _spilled_bytes(kernels[forward[0]], tmp_path) == 0
     if has_backward:
         budget = D64_BACKWARD_SPILL_BUDGET if d == 64 else 1024

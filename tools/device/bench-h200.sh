@@ -60,13 +60,18 @@
 #           settings), then Nova's gpt-146m rows with and without
 #           NOVA_CUDA_POOL_RETAIN=1 and compile-sdpa's, where the host time of
 #           a gpt-146m step goes with the pool kept (api), and two loads
+#   hg      attention backward work in groups of heads (bench-artifacts-hg,
+#           prepared with NOVA_ATTENTION_HEAD_GROUPS=1): the attention check
+#           (its _hg cases run twice), then if it passes the gpt-146m and
+#           gpt-42m bf16 checks vs eager CUDA on bench-artifacts-hg, Nova's
+#           rows from both sets alternating, and both gpt-146m profiles
 #   release gpt-42m bf16 check vs eager (the released torch state synced
 #           back), gpt-146m bf16 under a 12 GiB cap at B24 and B16 (Nova), and
 #           gpt-146m B16 profiles of Nova and of compile-sdpa
 # Carry .whl, bench-artifacts[, bench-artifacts-sm|-unpacked|-old] and .nova-commit (tools/device/prepare.sh).
 # Results: $OUT/<phase>.jsonl and $OUT/<phase>.log.
 set -uo pipefail
-phase=${1:?phase: pool, kernels, smoke, clusters, table, nova, checked, rows, 42m, 146m, cap, probe, ab, gate, sm-kernels, sm-rows, pack-rows, host or release}
+phase=${1:?phase: pool, hg, kernels, smoke, clusters, table, nova, checked, rows, 42m, 146m, cap, probe, ab, gate, sm-kernels, sm-rows, pack-rows, host or release}
 . tools/device/gpu-env.sh
 export PYTHONUNBUFFERED=1
 out=${OUT:-/tmp}/$phase.jsonl
@@ -118,6 +123,23 @@ PY
       a=bench-artifacts/train-modelgpt-146m-dtypebf16-batch16
       NOVA_CUDA_POOL_RETAIN=1 timeout 150 python3 tools/device/transients_probe.py $a api 2>&1
       for i in 1 2; do timeout 90 python3 tools/device/transients_probe.py $a load 2>&1 | grep -v '^reflection'; done
+      ;;
+    hg)
+      python3 tools/attention_check.py run --dir bench-artifacts/attention-check |
+        tee "${OUT:-/tmp}/attention-check.jsonl"
+      if python3 - "${OUT:-/tmp}/attention-check.jsonl" <<'PY'
+import json, sys
+summary = [json.loads(l) for l in open(sys.argv[1]) if l.startswith('{"cases"')]
+sys.exit(0 if summary and summary[-1]["failed"] == 0 else 1)
+PY
+      then
+        art=bench-artifacts-hg limit=150 bench check --model gpt-146m --dtype bf16 --batch 16 --steps 6
+        art=bench-artifacts-hg limit=120 bench check --model gpt-42m --dtype bf16 --batch 32 --steps 12
+        limit=100 ab_rows bench-artifacts bench-artifacts-hg
+        for a in bench-artifacts bench-artifacts-hg; do
+          art=$a limit=120 bench profile --model gpt-146m --dtype bf16 --batch 16 --steps 3 --top 12
+        done
+      fi
       ;;
     kernels)
       python3 tools/gemm_check.py run --dir bench-artifacts/gemm-check | tee "${OUT:-/tmp}/gemm-check.jsonl"

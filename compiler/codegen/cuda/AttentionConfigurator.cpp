@@ -132,6 +132,12 @@ cuda::configureAttention(const AttentionProblem &problem, TargetAttr target,
                  (problem.causal ? 0.5 : 1.0);
   plan.estimateUs = flops / (peakTflops * 1e12) * 1e6 *
                     double(target.getSmCount()) / double(ctas);
+  // The heads whose key blocks the CTAs hold at once: a group's Q, dO and
+  // dQ accumulator are read and reduced into while they are in L2.
+  int64_t rasterGroup = 1;
+  if (problem.backward && problem.headGroups)
+    rasterGroup = std::clamp<int64_t>(ctas / ceilDiv(problem.t, spec.blockM), 2,
+                                      std::max<int64_t>(2, problem.batchHeads));
   SmallVector<int64_t> tile = {spec.blockM, spec.blockN, problem.headDim};
   SmallVector<int64_t> mma = {
       64, problem.backward ? problem.headDim : spec.blockN, spec.kStep()};
@@ -139,6 +145,6 @@ cuda::configureAttention(const AttentionProblem &problem, TargetAttr target,
       context, tile, /*warp_layout=*/{FlashAttentionSpec::kConsumers, 1}, mma,
       spec.stages, /*swizzle=*/128, "flash_wgmma", tf32 ? "tf32" : "bf16",
       /*producer_warpgroups=*/1, /*cluster_m=*/1, /*cluster_n=*/1,
-      /*split_k=*/1, ctas, /*raster_group=*/1, /*min_ctas_per_sm=*/0);
+      /*split_k=*/1, ctas, rasterGroup, /*min_ctas_per_sm=*/0);
   return plan;
 }

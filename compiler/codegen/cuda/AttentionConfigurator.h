@@ -27,6 +27,9 @@ struct AttentionProblem {
   int64_t batchHeads = 1, t = 0, headDim = 0;
   bool causal = false, backward = false, hasMask = false;
   std::optional<GemmPrecision> precision;
+  /// Backward: hand out work in groups of heads (raster_group; experimental,
+  /// see FlashAttentionSpec::headGroup).
+  bool headGroups = false;
 };
 
 struct AttentionPlan {

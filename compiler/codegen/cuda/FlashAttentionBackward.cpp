@@ -30,8 +30,8 @@ namespace {
 
 struct BackwardKernel : AttentionBuilder {
   using AttentionBuilder::AttentionBuilder;
-  Value q, k, v, dout, kt, qt, dot, lse, delta, dqAcc, dk, dv, scratch, scale,
-      scaleLog2;
+  Value q, k, v, dout, kt, qt, dot, lse, delta, counter, dqAcc, dk, dv, scratch,
+      scale, scaleLog2;
   HeadsLayout qLayout, kLayout, vLayout, doLayout, dqLayout, dkLayout,
       dvLayout, ktLayout, qtLayout, dotLayout;
   Value keyBlocks, queryBlocks, items;
@@ -73,9 +73,51 @@ struct BackwardKernel : AttentionBuilder {
            spec.scoreTileBytes();
   }
 
+  /// The current item's index, from the producer to the consumers
+  /// (headGroup), after the mbarriers.
+  Value itemSlot() { return sharedAt(barrierOffset() + 16 + 16 * spec.stages); }
+
   /// Work item `w`: key block (the causal ones with the most queries
-  /// first) and head.
-  std::pair<Value, Value> item(Value w) { return {div(w, bh), rem(w, bh)}; }
+  /// first) and head; with headGroup, in groups of that many heads.
+  std::pair<Value, Value> item(Value w) {
+    if (!spec.headGroup)
+      return {div(w, bh), rem(w, bh)};
+    Value groupItems = mul(keyBlocks, c32(spec.headGroup));
+    Value group = div(w, groupItems);
+    Value r = sub(w, mul(group, groupItems));
+    Value first = mul(group, c32(spec.headGroup));
+    Value heads = min(c32(spec.headGroup), sub(bh, first));
+    return {div(r, heads), add(first, rem(r, heads))};
+  }
+
+  /// The items of this CTA, iteration state (Q/dO stage count, K/V phase
+  /// count) carried from (0, 0). `next(it, w)` waits for the item's turn and
+  /// returns its index: given as `w` in the static order (CTA c takes c,
+  /// c + CTAs, ...); with headGroup it fetches one (past `items`: none
+  /// left). `body(w, it)` returns the next state.
+  template <typename Next, typename Body>
+  void forEachItem(Value cta, Value ctas, Next &&next, Body &&body) {
+    SmallVector<Value> init = {c32(0), c32(0)};
+    if (!spec.headGroup) {
+      loop(cta, items, ctas, init,
+           [&](Value w, ValueRange it) -> SmallVector<Value> {
+             return body(next(it, w), it);
+           });
+      return;
+    }
+    auto op = scf::WhileOp::create(b, loc, TypeRange{i32, i32, i32}, init);
+    Block *before = b.createBlock(&op.getBefore(), {}, {i32, i32}, {loc, loc});
+    Value w = next(before->getArguments(), Value());
+    scf::ConditionOp::create(
+        b, loc, ult(w, items),
+        ValueRange{before->getArgument(0), before->getArgument(1), w});
+    Block *after =
+        b.createBlock(&op.getAfter(), {}, {i32, i32, i32}, {loc, loc, loc});
+    SmallVector<Value> yields =
+        body(after->getArgument(2), after->getArguments().take_front(2));
+    scf::YieldOp::create(b, loc, yields);
+    b.setInsertionPointAfter(op);
+  }
   /// The first query block that sees key block `kb`.
   Value firstQueryBlock(Value kb) {
     return spec.causal ? div(mul(kb, c32(spec.blockM)), c32(spec.blockN))
@@ -85,54 +127,71 @@ struct BackwardKernel : AttentionBuilder {
   void producer(Value tid, Value cta, Value ctas, Value mapK, Value mapV,
                 Value mapQ, Value mapDo, Value mapKt, Value mapQt,
                 Value mapDot) {
+    // Each item waits for the consumers to free K and V (and, with
+    // headGroup, to have read the last item's index), then takes the next
+    // from the counter: uinc_wrap at items + CTAs - 1, as every CTA's last
+    // fetch finds none, leaves it zero for the next launch. Past the
+    // items, the slot tells the consumers so and K/V's barrier completes
+    // with no bytes.
+    auto next = [&](ValueRange it, Value w) -> Value {
+      waitFreed(kvEmpty(), andI(it[1], c32(1)));
+      if (!spec.headGroup)
+        return w;
+      Value limit = sub(add(items, ctas), c32(1));
+      Value fetched = LLVM::AtomicRMWOp::create(
+          b, loc, LLVM::AtomicBinOp::uinc_wrap, counter, limit,
+          LLVM::AtomicOrdering::monotonic, "device", /*alignment=*/4);
+      LLVM::StoreOp::create(b, loc, fetched, itemSlot(), 4);
+      ifThen(cmp(arith::CmpIPredicate::uge, fetched, items),
+             [&] { expectBytes(kvFull(), 0); });
+      return fetched;
+    };
     ifThen(eq(tid, 0), [&] {
-      loop(cta, items, ctas, ValueRange{c32(0), c32(0)},
-           [&](Value w, ValueRange it) -> SmallVector<Value> {
-             auto [kb, head] = item(w);
-             waitFreed(kvEmpty(), andI(it[1], c32(1)));
-             expectBytes(kvFull(), spec.residentBytes());
-             Value keyRow = mul(kb, c32(spec.blockM));
-             for (int64_t dc = 0; dc < spec.chunks(); ++dc) {
-               int64_t block = dc * spec.blockM * 128;
-               Value column = c32(spec.blockColumns() * dc);
-               tmaLoad(sharedAt(block), mapK,
-                       headsCoords(column, keyRow, head), kvFull());
-               tmaLoad(sharedAt(keysTile() + block), mapV,
-                       headsCoords(column, keyRow, head), kvFull());
-             }
-             for (int64_t kc = 0; spec.tf32 && kc < spec.blockM / 32; ++kc)
-               tmaLoad(sharedAt(2 * keysTile() + kc * spec.headDim * 128),
-                       mapKt, {add(keyRow, c32(32 * kc)), c32(0), head},
-                       kvFull());
-             ValueRange end = loop(
-                 firstQueryBlock(kb), queryBlocks, c32(1), ValueRange{it[0]},
-                 [&](Value qb, ValueRange st) -> SmallVector<Value> {
-                   auto [stage, parity] = ringSlot(st[0], spec.stages);
-                   waitFreed(empty(stage), parity);
-                   expectBytes(full(stage), spec.stageBytes());
-                   Value row = mul(qb, c32(spec.blockN));
-                   for (int64_t dc = 0; dc < spec.chunks(); ++dc) {
-                     Value block = c32(dc * spec.blockN * 128);
-                     Value column = c32(spec.blockColumns() * dc);
-                     tmaLoad(byteOffset(shared, qTile(stage), block), mapQ,
-                             headsCoords(column, row, head), full(stage));
-                     tmaLoad(byteOffset(shared, doTile(stage), block), mapDo,
-                             headsCoords(column, row, head), full(stage));
-                   }
-                   for (int64_t qc = 0; spec.tf32 && qc < spec.blockN / 32;
-                        ++qc) {
-                     Value block = c32(qc * spec.headDim * 128);
-                     SmallVector<Value> at = {add(row, c32(32 * qc)), c32(0),
-                                              head};
-                     tmaLoad(byteOffset(shared, qtTile(stage), block), mapQt,
-                             at, full(stage));
-                     tmaLoad(byteOffset(shared, dotTile(stage), block), mapDot,
-                             at, full(stage));
-                   }
-                   return {add(st[0], c32(1))};
-                 });
-             return {end[0], add(it[1], c32(1))};
-           });
+      forEachItem(
+          cta, ctas, next, [&](Value w, ValueRange it) -> SmallVector<Value> {
+            auto [kb, head] = item(w);
+            expectBytes(kvFull(), spec.residentBytes());
+            Value keyRow = mul(kb, c32(spec.blockM));
+            for (int64_t dc = 0; dc < spec.chunks(); ++dc) {
+              int64_t block = dc * spec.blockM * 128;
+              Value column = c32(spec.blockColumns() * dc);
+              tmaLoad(sharedAt(block), mapK, headsCoords(column, keyRow, head),
+                      kvFull());
+              tmaLoad(sharedAt(keysTile() + block), mapV,
+                      headsCoords(column, keyRow, head), kvFull());
+            }
+            for (int64_t kc = 0; spec.tf32 && kc < spec.blockM / 32; ++kc)
+              tmaLoad(sharedAt(2 * keysTile() + kc * spec.headDim * 128), mapKt,
+                      {add(keyRow, c32(32 * kc)), c32(0), head}, kvFull());
+            ValueRange end = loop(
+                firstQueryBlock(kb), queryBlocks, c32(1), ValueRange{it[0]},
+                [&](Value qb, ValueRange st) -> SmallVector<Value> {
+                  auto [stage, parity] = ringSlot(st[0], spec.stages);
+                  waitFreed(empty(stage), parity);
+                  expectBytes(full(stage), spec.stageBytes());
+                  Value row = mul(qb, c32(spec.blockN));
+                  for (int64_t dc = 0; dc < spec.chunks(); ++dc) {
+                    Value block = c32(dc * spec.blockN * 128);
+                    Value column = c32(spec.blockColumns() * dc);
+                    tmaLoad(byteOffset(shared, qTile(stage), block), mapQ,
+                            headsCoords(column, row, head), full(stage));
+                    tmaLoad(byteOffset(shared, doTile(stage), block), mapDo,
+                            headsCoords(column, row, head), full(stage));
+                  }
+                  for (int64_t qc = 0; spec.tf32 && qc < spec.blockN / 32;
+                       ++qc) {
+                    Value block = c32(qc * spec.headDim * 128);
+                    SmallVector<Value> at = {add(row, c32(32 * qc)), c32(0),
+                                             head};
+                    tmaLoad(byteOffset(shared, qtTile(stage), block), mapQt, at,
+                            full(stage));
+                    tmaLoad(byteOffset(shared, dotTile(stage), block), mapDot,
+                            at, full(stage));
+                  }
+                  return {add(st[0], c32(1))};
+                });
+            return {end[0], add(it[1], c32(1))};
+          });
     });
   }
 
@@ -251,203 +310,211 @@ struct BackwardKernel : AttentionBuilder {
     // products, so the tensor cores have the next block's work queued while
     // block j's dQ goes out, and its probabilities start as soon as they
     // are done.
-    loop(cta, items, ctas, ValueRange{c32(0), c32(0)},
-         [&](Value w, ValueRange it) -> SmallVector<Value> {
-           auto [kb, head] = item(w);
-           waitParity(kvFull(), andI(it[1], c32(1)));
-           Value keyBase = add(add(mul(kb, c32(keys)), mul(c, c32(64))),
-                               add(mul(warp, c32(16)), div(lane, c32(4))));
-           Value headRow = mul(head, t);
-           Value firstBlock = firstQueryBlock(kb);
-           auto [stage0, parity0] = ringSlot(it[0], spec.stages);
-           waitParity(full(stage0), parity0);
-           auto [sT0, dpT0] = issueScores(stage0);
-           NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
-           // Waited for before the loop: in flight across its entry, ptxas
-           // would serialize every wgmma of the kernel (C7518).
-           Value firstColumn = fetchColumn(firstBlock, headRow);
-           NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
-           storeColumn(firstColumn, rem(it[0], c32(2)));
-           namedBarrier(barrierId, 128);
-           SmallVector<Value> init = {zeroAcc(d), zeroAcc(d), it[0], sT0, dpT0};
-           ValueRange end = loop(
-               firstBlock, queryBlocks, c32(1), init,
-               [&](Value qb, ValueRange st) -> SmallVector<Value> {
-                 Value dkAcc = st[0], dvAcc = st[1], stIt = st[2];
-                 Value sT = st[3], dpT = st[4];
-                 auto [stage, parity] = ringSlot(stIt, spec.stages);
-                 Value queryBase = add(mul(qb, c32(n)),
-                                       mul(rem(lane, c32(4)), c32(2)));
-                 auto [lse2, dlt] = readColumns(rem(stIt, c32(2)));
-                 NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
-                 Value keyEnd = add(mul(kb, c32(keys)), c32(keys));
-                 Value diagonal = ult(mul(qb, c32(n)), keyEnd);
-                 Value edge = orI(ugt(mul(add(qb, c32(1)), c32(n)), t),
-                                  ugt(keyEnd, t));
-                 Value needsMask = spec.causal ? orI(diagonal, edge) : edge;
-                 SmallVector<Type> types(2, sType);
-                 auto branch = scf::IfOp::create(b, loc, types, needsMask,
-                                                 /*withElse=*/true);
-                 {
-                   OpBuilder::InsertionGuard guard(b);
-                   for (bool masked : {true, false}) {
-                     b.setInsertionPointToStart(masked ? branch.thenBlock()
-                                                       : branch.elseBlock());
-                     auto [p, ds] = probabilities(sT, dpT, lse2, dlt, keyBase,
-                                                  queryBase, masked);
-                     scf::YieldOp::create(
-                         b, loc, ValueRange{pack(sType, p), pack(sType, ds)});
-                   }
-                 }
-                 // The previous block's P^T and dS^T have been read.
-                 namedBarrier(barrierId, 128);
-                 storeSwizzled(pTile, unpack(branch.getResult(0), n), n,
-                               element, spec.tf32);
-                 SmallVector<Value> ds = unpack(branch.getResult(1), n);
-                 storeSwizzled(dsTile, ds, n, element, spec.tf32);
-                 if (spec.tf32)
-                   storeTransposed(dsTransposed, ds, n, /*roundTf32=*/true);
-                 fenceAsyncShared();
-                 namedBarrier(barrierId, 128);
-                 // The next block's stage, waited for while no wgmma is in
-                 // flight (a wait loop between them would serialize them,
-                 // ptxas C7518). The last block waits on its own stage
-                 // again: a completed phase, it passes at once. With three
-                 // stages or more the next block's S^T and dP^T go out
-                 // behind this block's products; with two, the stage would
-                 // be needed half a block after it is freed (TF32 lost 15%
-                 // so): they go out once dV and dK are done.
-                 bool early = spec.stages >= 3;
-                 Value nextIt = add(stIt, c32(1));
-                 Value nextBlock = add(qb, c32(1));
-                 Value hasNext = ult(nextBlock, queryBlocks);
-                 auto [followingStage, followingParity] =
-                     ringSlot(nextIt, spec.stages);
-                 Value nextStage = select(hasNext, followingStage, stage);
-                 auto waitNextStage = [&] {
-                   waitParity(full(nextStage),
-                              select(hasNext, followingParity, parity));
-                 };
-                 if (early)
-                   waitNextStage();
-                 // dQ = dS K (this consumer's keys), then dV += P^T dO and
-                 // dK += dS^T Q over the block's queries: two wgmma groups,
-                 // so dQ's way out runs under the dV and dK products.
-                 // TF32 reads K-major only: Q^T and dO^T for dK and dV, and
-                 // dQ^T = K^T dS^T (queries along N) instead of dQ.
-                 NVVM::WgmmaFenceAlignedOp::create(b, loc);
-                 Value dq = LLVM::UndefOp::create(
-                     b, loc, spec.tf32 ? accType(n) : dType);
-                 for (int64_t ks = 0; ks < 64 / spec.kStep(); ++ks)
-                   dq = spec.tf32
-                            ? mma(dq, n, kMajor(ktColumns, d, 0, ks),
-                                  kMajor(dsTransposed, n, 0, ks), false, false,
-                                  ks > 0)
-                            : mma(dq, d, mnMajor(dsTile, 64, 0, ks),
-                                  mnMajor(kRows, keys, 0, ks), true, true,
-                                  ks > 0);
-                 NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
-                 for (int64_t ks = 0; ks < n / spec.kStep(); ++ks) {
-                   if (spec.tf32) {
-                     dvAcc = mma(dvAcc, d, kMajor(pTile, 64, 0, ks),
-                                 kMajor(dotTile(stage), d, 0, ks), false,
-                                 false, true);
-                     dkAcc = mma(dkAcc, d, kMajor(dsTile, 64, 0, ks),
-                                 kMajor(qtTile(stage), d, 0, ks), false,
-                                 false, true);
-                     continue;
-                   }
-                   dvAcc = mma(dvAcc, d, kMajor(pTile, 64, 0, ks),
-                               mnMajor(doTile(stage), n, 0, ks), false, true,
-                               true);
-                   dkAcc = mma(dkAcc, d, kMajor(dsTile, 64, 0, ks),
-                               mnMajor(qTile(stage), n, 0, ks), false, true,
-                               true);
-                 }
-                 NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
-                 // The next block's S^T and dP^T. The last block's
-                 // "next" recomputes its own (discarded): wgmma in a branch
-                 // would be serialized (ptxas C7520).
-                 Value nextS, nextDp;
-                 if (early) {
-                   std::tie(nextS, nextDp) = issueScores(nextStage);
-                   NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
-                 }
-                 Value nextColumn = fetchColumn(nextBlock, headRow);
-                 NVVM::WgmmaWaitGroupSyncOp::create(b, loc, early ? 2 : 1);
-                 // dQ (f32, scaled) += this block's part: through shared
-                 // memory, one TMA reduce-add per 32 columns (rows past T
-                 // clipped), after the previous block's has read it.
-                 // Only thread 0 has bulk groups; the others pass at once
-                 // (no branch while wgmmas are in flight).
-                 Value first = eq(thread, 0);
-                 NVVM::CpAsyncBulkWaitGroupOp::create(
-                     b, loc, b.getI32IntegerAttr(0), b.getUnitAttr());
-                 namedBarrier(barrierId, 128);
-                 SmallVector<Value> scaled = unpack(dq, spec.tf32 ? n : d);
-                 for (Value &x : scaled)
-                   x = fmul(x, scale);
-                 if (spec.tf32)
-                   storeTransposed(dqTile, scaled, n, /*roundTf32=*/false);
-                 else
-                   storeSwizzled(dqTile, scaled, d, f32);
-                 // The next block's lse and Delta, read after this barrier.
-                 storeColumn(nextColumn, rem(nextIt, c32(2)));
-                 fenceAsyncShared();
-                 namedBarrier(barrierId, 128);
-                 ifThen(first, [&] {
-                   MLIRContext *context = b.getContext();
-                   for (int64_t j = 0; j < d / 32; ++j)
-                     NVVM::CpAsyncBulkTensorReduceOp::create(
-                         b, loc, mapDq, byteOffset(shared, dqTile, c32(j * n * 128)),
-                         NVVM::TMAReduxKindAttr::get(context, NVVM::TMAReduxKind::ADD),
-                         NVVM::TMAStoreModeAttr::get(context, NVVM::TMAStoreMode::TILE),
-                         headsCoords(c32(32 * j), mul(qb, c32(n)), head), Value());
-                   NVVM::CpAsyncBulkCommitGroupOp::create(b, loc);
-                 });
-                 NVVM::WgmmaWaitGroupSyncOp::create(b, loc, early ? 1 : 0);
-                 if (!early) {
-                   waitNextStage();
-                   std::tie(nextS, nextDp) = issueScores(nextStage);
-                   NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
-                 }
-                 arrivePerWarp(empty(stage));
-                 return {dkAcc, dvAcc, nextIt, nextS, nextDp};
-               });
-           // The last block's discarded S^T and dP^T.
-           NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
-           arrivePerWarp(kvEmpty());
-           // dK (scaled) and dV for the keys below T.
-           for (int64_t h = 0; h < 2; ++h) {
-             Value key = add(keyBase, c32(8 * h));
-             ifThen(ult(key, t), [&] {
-               Value dkRow = rowIndex(dkLayout, head, key);
-               Value dvRow = rowIndex(dvLayout, head, key);
-               for (int64_t i = 0; i < d / 8; ++i) {
-                 int64_t reg = 4 * i + 2 * h;
-                 Value col = wide(fragmentCol(i, 0));
-                 for (auto [acc, out, factor, address] :
-                      {std::tuple{end[0], dk, scale, add(dkRow, col)},
-                       {end[1], dv, cf(1.0), add(dvRow, col)}}) {
-                   Value x = fmul(get(acc, reg), factor),
-                         y = fmul(get(acc, reg + 1), factor);
-                   Value pair =
-                       spec.tf32 ? vector::FromElementsOp::create(
-                                       b, loc, VectorType::get({2}, f32),
-                                       ValueRange{x, y})
-                                       .getResult()
-                                 : bf16Pair(x, y);
-                   LLVM::StoreOp::create(
-                       b, loc, pair,
-                       LLVM::GEPOp::create(b, loc, global, element, out,
-                                           ValueRange{address}),
-                       2 * spec.elementBytes());
-                 }
-               }
-             });
-           }
-           return {end[2], add(it[1], c32(1))};
-         });
+    auto next = [&](ValueRange it, Value w) -> Value {
+      waitParity(kvFull(), andI(it[1], c32(1)));
+      if (spec.headGroup)
+        w = LLVM::LoadOp::create(b, loc, i32, itemSlot(), 4);
+      return w;
+    };
+    forEachItem(
+        cta, ctas, next, [&](Value w, ValueRange it) -> SmallVector<Value> {
+          auto [kb, head] = item(w);
+          Value keyBase = add(add(mul(kb, c32(keys)), mul(c, c32(64))),
+                              add(mul(warp, c32(16)), div(lane, c32(4))));
+          Value headRow = mul(head, t);
+          Value firstBlock = firstQueryBlock(kb);
+          auto [stage0, parity0] = ringSlot(it[0], spec.stages);
+          waitParity(full(stage0), parity0);
+          auto [sT0, dpT0] = issueScores(stage0);
+          NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
+          // Waited for before the loop: in flight across its entry, ptxas
+          // would serialize every wgmma of the kernel (C7518).
+          Value firstColumn = fetchColumn(firstBlock, headRow);
+          NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
+          storeColumn(firstColumn, rem(it[0], c32(2)));
+          namedBarrier(barrierId, 128);
+          SmallVector<Value> init = {zeroAcc(d), zeroAcc(d), it[0], sT0, dpT0};
+          ValueRange end = loop(
+              firstBlock, queryBlocks, c32(1), init,
+              [&](Value qb, ValueRange st) -> SmallVector<Value> {
+                Value dkAcc = st[0], dvAcc = st[1], stIt = st[2];
+                Value sT = st[3], dpT = st[4];
+                auto [stage, parity] = ringSlot(stIt, spec.stages);
+                Value queryBase =
+                    add(mul(qb, c32(n)), mul(rem(lane, c32(4)), c32(2)));
+                auto [lse2, dlt] = readColumns(rem(stIt, c32(2)));
+                NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
+                Value keyEnd = add(mul(kb, c32(keys)), c32(keys));
+                Value diagonal = ult(mul(qb, c32(n)), keyEnd);
+                Value edge =
+                    orI(ugt(mul(add(qb, c32(1)), c32(n)), t), ugt(keyEnd, t));
+                Value needsMask = spec.causal ? orI(diagonal, edge) : edge;
+                SmallVector<Type> types(2, sType);
+                auto branch = scf::IfOp::create(b, loc, types, needsMask,
+                                                /*withElse=*/true);
+                {
+                  OpBuilder::InsertionGuard guard(b);
+                  for (bool masked : {true, false}) {
+                    b.setInsertionPointToStart(masked ? branch.thenBlock()
+                                                      : branch.elseBlock());
+                    auto [p, ds] = probabilities(sT, dpT, lse2, dlt, keyBase,
+                                                 queryBase, masked);
+                    scf::YieldOp::create(
+                        b, loc, ValueRange{pack(sType, p), pack(sType, ds)});
+                  }
+                }
+                // The previous block's P^T and dS^T have been read.
+                namedBarrier(barrierId, 128);
+                storeSwizzled(pTile, unpack(branch.getResult(0), n), n, element,
+                              spec.tf32);
+                SmallVector<Value> ds = unpack(branch.getResult(1), n);
+                storeSwizzled(dsTile, ds, n, element, spec.tf32);
+                if (spec.tf32)
+                  storeTransposed(dsTransposed, ds, n, /*roundTf32=*/true);
+                fenceAsyncShared();
+                namedBarrier(barrierId, 128);
+                // The next block's stage, waited for while no wgmma is in
+                // flight (a wait loop between them would serialize them,
+                // ptxas C7518). The last block waits on its own stage
+                // again: a completed phase, it passes at once. With three
+                // stages or more the next block's S^T and dP^T go out
+                // behind this block's products; with two, the stage would
+                // be needed half a block after it is freed (TF32 lost 15%
+                // so): they go out once dV and dK are done.
+                bool early = spec.stages >= 3;
+                Value nextIt = add(stIt, c32(1));
+                Value nextBlock = add(qb, c32(1));
+                Value hasNext = ult(nextBlock, queryBlocks);
+                auto [followingStage, followingParity] =
+                    ringSlot(nextIt, spec.stages);
+                Value nextStage = select(hasNext, followingStage, stage);
+                auto waitNextStage = [&] {
+                  waitParity(full(nextStage),
+                             select(hasNext, followingParity, parity));
+                };
+                if (early)
+                  waitNextStage();
+                // dQ = dS K (this consumer's keys), then dV += P^T dO and
+                // dK += dS^T Q over the block's queries: two wgmma groups,
+                // so dQ's way out runs under the dV and dK products.
+                // TF32 reads K-major only: Q^T and dO^T for dK and dV, and
+                // dQ^T = K^T dS^T (queries along N) instead of dQ.
+                NVVM::WgmmaFenceAlignedOp::create(b, loc);
+                Value dq = LLVM::UndefOp::create(
+                    b, loc, spec.tf32 ? accType(n) : dType);
+                for (int64_t ks = 0; ks < 64 / spec.kStep(); ++ks)
+                  dq = spec.tf32 ? mma(dq, n, kMajor(ktColumns, d, 0, ks),
+                                       kMajor(dsTransposed, n, 0, ks), false,
+                                       false, ks > 0)
+                                 : mma(dq, d, mnMajor(dsTile, 64, 0, ks),
+                                       mnMajor(kRows, keys, 0, ks), true, true,
+                                       ks > 0);
+                NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
+                for (int64_t ks = 0; ks < n / spec.kStep(); ++ks) {
+                  if (spec.tf32) {
+                    dvAcc = mma(dvAcc, d, kMajor(pTile, 64, 0, ks),
+                                kMajor(dotTile(stage), d, 0, ks), false, false,
+                                true);
+                    dkAcc = mma(dkAcc, d, kMajor(dsTile, 64, 0, ks),
+                                kMajor(qtTile(stage), d, 0, ks), false, false,
+                                true);
+                    continue;
+                  }
+                  dvAcc =
+                      mma(dvAcc, d, kMajor(pTile, 64, 0, ks),
+                          mnMajor(doTile(stage), n, 0, ks), false, true, true);
+                  dkAcc =
+                      mma(dkAcc, d, kMajor(dsTile, 64, 0, ks),
+                          mnMajor(qTile(stage), n, 0, ks), false, true, true);
+                }
+                NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
+                // The next block's S^T and dP^T. The last block's
+                // "next" recomputes its own (discarded): wgmma in a branch
+                // would be serialized (ptxas C7520).
+                Value nextS, nextDp;
+                if (early) {
+                  std::tie(nextS, nextDp) = issueScores(nextStage);
+                  NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
+                }
+                Value nextColumn = fetchColumn(nextBlock, headRow);
+                NVVM::WgmmaWaitGroupSyncOp::create(b, loc, early ? 2 : 1);
+                // dQ (f32, scaled) += this block's part: through shared
+                // memory, one TMA reduce-add per 32 columns (rows past T
+                // clipped), after the previous block's has read it.
+                // Only thread 0 has bulk groups; the others pass at once
+                // (no branch while wgmmas are in flight).
+                Value first = eq(thread, 0);
+                NVVM::CpAsyncBulkWaitGroupOp::create(
+                    b, loc, b.getI32IntegerAttr(0), b.getUnitAttr());
+                namedBarrier(barrierId, 128);
+                SmallVector<Value> scaled = unpack(dq, spec.tf32 ? n : d);
+                for (Value &x : scaled)
+                  x = fmul(x, scale);
+                if (spec.tf32)
+                  storeTransposed(dqTile, scaled, n, /*roundTf32=*/false);
+                else
+                  storeSwizzled(dqTile, scaled, d, f32);
+                // The next block's lse and Delta, read after this barrier.
+                storeColumn(nextColumn, rem(nextIt, c32(2)));
+                fenceAsyncShared();
+                namedBarrier(barrierId, 128);
+                ifThen(first, [&] {
+                  MLIRContext *context = b.getContext();
+                  for (int64_t j = 0; j < d / 32; ++j)
+                    NVVM::CpAsyncBulkTensorReduceOp::create(
+                        b, loc, mapDq,
+                        byteOffset(shared, dqTile, c32(j * n * 128)),
+                        NVVM::TMAReduxKindAttr::get(context,
+                                                    NVVM::TMAReduxKind::ADD),
+                        NVVM::TMAStoreModeAttr::get(context,
+                                                    NVVM::TMAStoreMode::TILE),
+                        headsCoords(c32(32 * j), mul(qb, c32(n)), head),
+                        Value());
+                  NVVM::CpAsyncBulkCommitGroupOp::create(b, loc);
+                });
+                NVVM::WgmmaWaitGroupSyncOp::create(b, loc, early ? 1 : 0);
+                if (!early) {
+                  waitNextStage();
+                  std::tie(nextS, nextDp) = issueScores(nextStage);
+                  NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
+                }
+                arrivePerWarp(empty(stage));
+                return {dkAcc, dvAcc, nextIt, nextS, nextDp};
+              });
+          // The last block's discarded S^T and dP^T.
+          NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
+          arrivePerWarp(kvEmpty());
+          // dK (scaled) and dV for the keys below T.
+          for (int64_t h = 0; h < 2; ++h) {
+            Value key = add(keyBase, c32(8 * h));
+            ifThen(ult(key, t), [&] {
+              Value dkRow = rowIndex(dkLayout, head, key);
+              Value dvRow = rowIndex(dvLayout, head, key);
+              for (int64_t i = 0; i < d / 8; ++i) {
+                int64_t reg = 4 * i + 2 * h;
+                Value col = wide(fragmentCol(i, 0));
+                for (auto [acc, out, factor, address] :
+                     {std::tuple{end[0], dk, scale, add(dkRow, col)},
+                      {end[1], dv, cf(1.0), add(dvRow, col)}}) {
+                  Value x = fmul(get(acc, reg), factor),
+                        y = fmul(get(acc, reg + 1), factor);
+                  Value pair = spec.tf32
+                                   ? vector::FromElementsOp::create(
+                                         b, loc, VectorType::get({2}, f32),
+                                         ValueRange{x, y})
+                                         .getResult()
+                                   : bf16Pair(x, y);
+                  LLVM::StoreOp::create(
+                      b, loc, pair,
+                      LLVM::GEPOp::create(b, loc, global, element, out,
+                                          ValueRange{address}),
+                      2 * spec.elementBytes());
+                }
+              }
+            });
+          }
+          return {end[2], add(it[1], c32(1))};
+        });
     // The last dQ reduce-adds must have read shared memory before exit.
     ifThen(eq(thread, 0), [&] {
       NVVM::CpAsyncBulkWaitGroupOp::create(b, loc, b.getI32IntegerAttr(0),
@@ -469,6 +536,8 @@ struct BackwardKernel : AttentionBuilder {
     }
     lse = entry.getArgument(next++);
     delta = entry.getArgument(next++);
+    if (spec.headGroup)
+      counter = entry.getArgument(next++);
     if (!spec.packedQuery)
       dqAcc = entry.getArgument(next++);
     // With packedGrads dV shares dK's binding (its layout has its offset),
@@ -561,7 +630,8 @@ cuda::buildFlashAttentionBackward(MLIRContext *context,
   int64_t transposes = spec.tf32 ? 3 : 0;
   gpu::GPUFuncOp func = AttentionBuilder::createKernel(
       b, spec,
-      (spec.packedGrads ? 9 : 10) + transposes - (spec.packedQuery ? 1 : 0),
+      (spec.packedGrads ? 9 : 10) + transposes - (spec.packedQuery ? 1 : 0) +
+          (spec.headGroup ? 1 : 0),
       4 + (7 + transposes) * 3, smem);
   BackwardKernel(b, b.getUnknownLoc(), spec).body(func, smem);
   return module;

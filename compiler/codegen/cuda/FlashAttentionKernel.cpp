@@ -14,14 +14,15 @@ using namespace mlir::nova;
 using namespace mlir::nova::cuda;
 
 std::string FlashAttentionSpec::kernelName() const {
-  return llvm::formatv("nova_attention_{0}_d{1}_{2}x{3}_s{4}{5}{6}{7}{8}",
+  return llvm::formatv("nova_attention_{0}_d{1}_{2}x{3}_s{4}{5}{6}{7}{8}{9}",
                        backward ? "bwd" : "fwd", headDim, blockM, blockN,
                        stages, causal ? "_causal" : "",
                        packedQuery   ? "_qkv"
                        : packedGrads ? "_kv"
                                      : "",
                        tf32 ? "_tf32" : "",
-                       !backward && queryBuffers == 1 ? "_q1" : "")
+                       !backward && queryBuffers == 1 ? "_q1" : "",
+                       headGroup ? "_hg" + std::to_string(headGroup) : "")
       .str();
 }
 
@@ -63,6 +64,9 @@ cuda::flashAttentionSpec(LoweringConfigAttr config, bool backward, bool causal,
     why = "tile, head dim or stages out of the kernel's range";
     return failure();
   }
+  // raster_group: the backward's heads per group of its dynamic order.
+  if (backward && config.getRasterGroup() > 1)
+    spec.headGroup = config.getRasterGroup();
   spec.fitQueryBuffers(sharedMemoryLimit);
   if (spec.sharedMemoryBytes() > sharedMemoryLimit) {
     why = "the stages need more shared memory than a CTA has";

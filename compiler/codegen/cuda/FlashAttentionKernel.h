@@ -47,7 +47,8 @@
 // f32 bits, H, then offset, row and head stride of Q, K, V (V^T), O);
 // backward (Q, K, V, dO, [TF32: K^T, Q^T, dO^T,] LSE, Delta, dQ f32
 // accumulator, dK, dV - one binding for both with packedGrads, for all
-// three with packedQuery -, scratch;
+// three with packedQuery -, scratch; with headGroup the item counter (u32)
+// comes after Delta;
 // T, BH, scale bits, H, then the strides of Q, K, V, dO, dQ, dK, dV[, K^T,
 // Q^T, dO^T]). Block 384 threads, grid x = CTAs, dynamic
 // shared memory `sharedMemoryBytes()`, `kDescriptorBytesPerCta` of scratch
@@ -91,6 +92,14 @@ struct FlashAttentionSpec {
   /// Forward: Q tiles, 2 (the next item's Q loads while this one runs) or 1
   /// (TF32 at head dim 128, where two leave room for two stages only).
   int64_t queryBuffers = 2;
+  /// Backward: 0, CTA c takes items c, c + CTAs, ... (key blocks with the
+  /// most queries first, heads inner). G > 0: items come from an atomic
+  /// counter (one more binding, zero before and after each launch), in
+  /// groups of G heads, each group's key blocks with the most queries
+  /// first: a head's key blocks run at about the same time, so its Q, dO
+  /// and dQ accumulator are read and reduced into in L2 rather than once per
+  /// key block from memory; the counter balances what static groups cannot.
+  int64_t headGroup = 0;
 
   static constexpr int64_t kConsumers = 2;
   int64_t elementBytes() const { return tf32 ? 4 : 2; }
@@ -136,6 +145,7 @@ struct FlashAttentionSpec {
     return kConsumers * (tiles * scoreTileBytes() + dqTileBytes() +
                          columnBytes());
   }
+  /// The mbarriers, then (backward) the current item's index (4 bytes).
   int64_t barrierBytes() const { return 8 * (4 + 2 * stages); }
   int64_t sharedMemoryBytes() const {
     return residentBytes() + stages * stageBytes() + scratchTileBytes() +

@@ -526,10 +526,12 @@ std::optional<PackedGrads> packedGradsOf(AttentionBackwardOp op,
 LogicalResult lowerBackward(IRRewriter &rewriter, ModuleOp module,
                             AttentionBackwardOp op,
                             cuda::FlashAttentionSpec spec, bool poison,
-                            DenseMap<Value, Value> &copies) {
+                            DenseMap<Value, Value> &copies, int64_t site) {
   Heads heads = headsOf(op.getQuery());
   std::optional<PackedGrads> packed = packedGradsOf(op, heads, spec);
   SmallVector<bool> readOnly(spec.tf32 ? 9 : 6, true);
+  if (spec.headGroup)
+    readOnly.push_back(false); // the item counter
   readOnly.append(spec.packedQuery ? 2 : spec.packedGrads ? 3 : 4, false);
   if (failed(declareKernel(module, op, spec, readOnly, spec.tf32 ? 10 : 7)))
     return failure();
@@ -581,6 +583,15 @@ LogicalResult lowerBackward(IRRewriter &rewriter, ModuleOp module,
   if (failed(delta))
     return failure();
   dispatch.input(*delta);
+  // The item counter starts at zero, read as an input that the kernel
+  // leaves zero (as stream-K's flags: Gemm.cpp); a length of its own per
+  // site keeps CSE and IREE from sharing one between kernels.
+  if (spec.headGroup) {
+    auto counterType = RankedTensorType::get({1 + site}, rewriter.getI32Type());
+    dispatch.input(
+        filledTensor(rewriter, loc, counterType,
+                     arith::ConstantIntOp::create(rewriter, loc, 0, 32)));
+  }
   // dQ accumulates (TMA reduce-adds) into zeros.
   Value zero = scalarConstant(rewriter, loc, f32, 0);
   if (spec.packedQuery) {
@@ -701,6 +712,7 @@ LogicalResult nova_to_iree::injectAttentionKernels(ModuleOp module,
   IRRewriter rewriter(module.getContext());
   SmallVector<Operation *> producers;
   DenseMap<Value, Value> roundedCopies; // bases rounded to TF32 here
+  int64_t backwardSites = 0;
   for (auto &[op, spec] : ops) {
     for (Value operand : op->getOperands())
       if (Operation *def = operand.getDefiningOp())
@@ -710,7 +722,8 @@ LogicalResult nova_to_iree::injectAttentionKernels(ModuleOp module,
             ? lowerForward(rewriter, module, cast<AttentionOp>(op), spec,
                            poisonOutputs, roundedCopies)
             : lowerBackward(rewriter, module, cast<AttentionBackwardOp>(op),
-                            spec, poisonOutputs, roundedCopies);
+                            spec, poisonOutputs, roundedCopies,
+                            backwardSites++);
     if (failed(lowered))
       return failure();
   }

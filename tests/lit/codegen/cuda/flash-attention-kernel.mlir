@@ -1,4 +1,6 @@
 // RUN: nova-opt %s --allow-unregistered-dialect --nova-configure-kernels=target=sm_90 --convert-nova-to-iree-kernels | %python %lit_tools/print-executable-objects.py | FileCheck %s
+// RUN: nova-opt %s --allow-unregistered-dialect --nova-configure-kernels="target=sm_90 attention-head-groups=true" --convert-nova-to-iree-kernels | %python %lit_tools/print-executable-objects.py | FileCheck %s --check-prefix=HG
+// RUN: nova-opt %s --allow-unregistered-dialect --nova-configure-kernels="target=sm_90 attention-head-groups=true" --convert-nova-to-iree-kernels | FileCheck %s --check-prefix=HGIR
 
 // Nova's sm_90 fused attention, forward and backward, generated through
 // gpu/nvvm from the configurator's choice and serialized by MLIR: PTX 8.3 for
@@ -52,6 +54,31 @@
 // CHECK-DAG:  cp.reduce.async.bulk.tensor.4d.global.shared::cta.add.tile.bulk_group
 // CHECK-DAG:  cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
 // CHECK-DAG:  fence.proxy.async.shared::cta;
+
+// With attention-head-groups the backward takes its items from a counter
+// (one more binding, after Delta: zeros read as an input), in groups of the
+// heads whose key blocks its 16 CTAs hold at once (16 / 2 key blocks = 8):
+// the producer fetches with atom.inc wrapping at items + CTAs - 1 (so the
+// counter ends each launch at zero), passes the index to the consumers
+// through shared memory after the mbarriers, and past the items completes
+// K/V's barrier with no bytes; the consumers read it once K and V are in.
+// The forward is unchanged.
+// HG-LABEL: .visible .entry nova_attention_bwd_d64_128x64_s3_causal_hg8(
+// HG-COUNT-11: .param .u64 .ptr .global
+// HG-COUNT-25: .param .u32
+// HG:      mbarrier.try_wait.parity.shared.b64
+// HG-NEXT: @P1 bra.uni DONE;
+// HG:      ld.shared.b32 {{%r[0-9]+}}, [nova_attention_shared+[[SLOT:[0-9]+]]];
+// HG:      setmaxnreg.dec.sync.aligned.u32 24;
+// HG:      %nctaid.x
+// HG:      atom.global.inc.u32 [[W:%r[0-9]+]], [{{%rd[0-9]+}}], {{%r[0-9]+}};
+// HG-NEXT: st.shared.b32 [nova_attention_shared+[[SLOT]]], [[W]];
+// HG-NEXT: setp.ge.u32 {{%p[0-9]+}}, [[W]], {{%r[0-9]+}};
+// HG:      .entry nova_attention_fwd_d64_128x128_s3_causal(
+// HGIR-LABEL: func.func @attention
+// HGIR:       %[[EMPTY:.+]] = tensor.empty() : tensor<1xi32>
+// HGIR-NEXT:  %[[COUNTER:.+]] = linalg.fill ins(%{{.+}} : i32) outs(%[[EMPTY]] : tensor<1xi32>)
+// HGIR:       "flow.dispatch"(%{{.+}}, %arg0, %arg1, %arg2, %arg3, %{{.+}}, %{{.+}}, %[[COUNTER]], {{.*}}) <{entry_points = [@nova_attention_bwd_d64_128x64_s3_causal_hg8::@nova_attention_bwd_d64_128x64_s3_causal_hg8]
 
 // The forward: S = Q K^T (m64n128k16, K-major), the online softmax's row
 // max over a lane quad (shfl.sync.bfly) and exp2, P through shared memory,
