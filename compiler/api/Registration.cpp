@@ -71,7 +71,7 @@ struct LowerToLinalgOptions : PassPipelineOptions<LowerToLinalgOptions> {
       llvm::cl::init(false)};
   Option<bool> attentionHeadGroups{
       *this, "attention-head-groups",
-      llvm::cl::desc("attention backward work handed out dynamically in "
+      llvm::cl::desc("attention kernels' work handed out dynamically in "
                      "groups of heads (experimental)"),
       llvm::cl::init(false)};
   Option<std::string> kernelCache{

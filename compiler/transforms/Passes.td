@@ -392,8 +392,8 @@ def NovaConfigureKernels : Pass<"nova-configure-kernels", "::mlir::ModuleOp"> {
            "Emit a remark per matmul with the model's numbers">,
     Option<"attentionHeadGroups", "attention-head-groups", "bool",
            /*default=*/"false",
-           "Attention backward kernels hand out their work dynamically in "
-           "groups of heads (raster_group; experimental)">
+           "Attention kernels hand out their work dynamically in groups of "
+           "heads (raster_group; experimental)">
   ];
   let dependentDialects = ["::mlir::nova::NovaDialect"];
 }

@@ -117,8 +117,8 @@ def compile_case(
 ) -> tuple[bytes, list[str]]:
     """The case's vmfb for `target` and the Nova kernels it dispatches; fails
     if the forward did not take Nova's kernel, or the backward did not (with
-    `backward_kernel`) or did (without). `head_groups`: the backward hands out
-    its work in groups of heads (NOVA_ATTENTION_HEAD_GROUPS)."""
+    `backward_kernel`) or did (without). `head_groups`: the kernels hand out
+    their work in groups of heads (NOVA_ATTENTION_HEAD_GROUPS)."""
     from nova import compiler
     from nova.runtime.iree_compile import compile_to_vmfb
 

@@ -170,7 +170,7 @@ def gemm_stmatrix_enabled() -> bool:
 
 
 def attention_head_groups_enabled() -> bool:
-    """Whether attention backward kernels hand out their work dynamically in
+    """Whether Nova's attention kernels hand out their work dynamically in
     groups of heads (NOVA_ATTENTION_HEAD_GROUPS=1; experimental until
     measured on the GPU)."""
     return os.environ.get("NOVA_ATTENTION_HEAD_GROUPS", "0") == "1"

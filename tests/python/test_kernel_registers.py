@@ -135,7 +135,7 @@ def test_attention_kernels_register_budget(d, dtype, causal, head_groups, tmp_pa
     backward = [n for n in kernels if n.startswith("nova_attention_bwd_")]
     has_backward = not (dtype == "f32" and d == 128)
     assert len(forward) == 1 and len(backward) == int(has_backward), kernels.keys()
-    assert all(("_hg" in n) == head_groups for n in backward), backward
+    assert all(("_hg" in n) == head_groups for n in forward + backward), forward + backward
     assert _spilled_bytes(kernels[forward[0]], tmp_path) == 0
     if has_backward:
         budget = D64_BACKWARD_SPILL_BUDGET if d == 64 else 1024

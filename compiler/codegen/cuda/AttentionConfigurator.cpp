@@ -80,6 +80,16 @@ cuda::configureAttention(const AttentionProblem &problem, TargetAttr target,
   spec.blockM = 128;
   spec.blockN =
       FlashAttentionSpec::stepRows(problem.backward, tf32, problem.headDim);
+  // One CTA per SM walks the items: (query or key block of 128, head).
+  int64_t blocks = ceilDiv(problem.t, spec.blockM);
+  int64_t items = problem.batchHeads * blocks;
+  int64_t ctas = std::min(items, target.getSmCount());
+  // Head groups: the heads whose blocks the CTAs hold at once, so that what
+  // a head's blocks share is read while it is in L2 (set first: the
+  // forward's item slots take shared memory).
+  if (problem.headGroups)
+    spec.headGroup = std::clamp<int64_t>(
+        ctas / blocks, 2, std::max<int64_t>(2, problem.batchHeads));
   // A block's work on one SM, in cycles: both consumers' MMAs (2 in the
   // forward, 5 in the backward, of 64 x blockN x D each) plus their
   // exponentials.
@@ -125,19 +135,12 @@ cuda::configureAttention(const AttentionProblem &problem, TargetAttr target,
   }
   AttentionPlan plan;
   plan.queryBuffers = spec.queryBuffers;
-  plan.items = problem.batchHeads * ceilDiv(problem.t, spec.blockM);
-  int64_t ctas = std::min(plan.items, target.getSmCount());
+  plan.items = items;
   double flops = (problem.backward ? 5.0 : 2.0) * 2.0 * problem.batchHeads *
                  problem.t * problem.t * problem.headDim *
                  (problem.causal ? 0.5 : 1.0);
   plan.estimateUs = flops / (peakTflops * 1e12) * 1e6 *
                     double(target.getSmCount()) / double(ctas);
-  // The heads whose key blocks the CTAs hold at once: a group's Q, dO and
-  // dQ accumulator are read and reduced into while they are in L2.
-  int64_t rasterGroup = 1;
-  if (problem.backward && problem.headGroups)
-    rasterGroup = std::clamp<int64_t>(ctas / ceilDiv(problem.t, spec.blockM), 2,
-                                      std::max<int64_t>(2, problem.batchHeads));
   SmallVector<int64_t> tile = {spec.blockM, spec.blockN, problem.headDim};
   SmallVector<int64_t> mma = {
       64, problem.backward ? problem.headDim : spec.blockN, spec.kStep()};
@@ -145,6 +148,7 @@ cuda::configureAttention(const AttentionProblem &problem, TargetAttr target,
       context, tile, /*warp_layout=*/{FlashAttentionSpec::kConsumers, 1}, mma,
       spec.stages, /*swizzle=*/128, "flash_wgmma", tf32 ? "tf32" : "bf16",
       /*producer_warpgroups=*/1, /*cluster_m=*/1, /*cluster_n=*/1,
-      /*split_k=*/1, ctas, rasterGroup, /*min_ctas_per_sm=*/0);
+      /*split_k=*/1, ctas, std::max<int64_t>(1, spec.headGroup),
+      /*min_ctas_per_sm=*/0);
   return plan;
 }

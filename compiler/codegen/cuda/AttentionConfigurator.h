@@ -27,8 +27,8 @@ struct AttentionProblem {
   int64_t batchHeads = 1, t = 0, headDim = 0;
   bool causal = false, backward = false, hasMask = false;
   std::optional<GemmPrecision> precision;
-  /// Backward: hand out work in groups of heads (raster_group; experimental,
-  /// see FlashAttentionSpec::headGroup).
+  /// Hand out the work in groups of heads (raster_group; experimental, see
+  /// FlashAttentionSpec::headGroup).
   bool headGroups = false;
 };
 

@@ -80,44 +80,11 @@ struct BackwardKernel : AttentionBuilder {
   /// Work item `w`: key block (the causal ones with the most queries
   /// first) and head; with headGroup, in groups of that many heads.
   std::pair<Value, Value> item(Value w) {
-    if (!spec.headGroup)
-      return {div(w, bh), rem(w, bh)};
-    Value groupItems = mul(keyBlocks, c32(spec.headGroup));
-    Value group = div(w, groupItems);
-    Value r = sub(w, mul(group, groupItems));
-    Value first = mul(group, c32(spec.headGroup));
-    Value heads = min(c32(spec.headGroup), sub(bh, first));
-    return {div(r, heads), add(first, rem(r, heads))};
+    if (spec.headGroup)
+      return groupedItem(w, keyBlocks);
+    return {div(w, bh), rem(w, bh)};
   }
 
-  /// The items of this CTA, iteration state (Q/dO stage count, K/V phase
-  /// count) carried from (0, 0). `next(it, w)` waits for the item's turn and
-  /// returns its index: given as `w` in the static order (CTA c takes c,
-  /// c + CTAs, ...); with headGroup it fetches one (past `items`: none
-  /// left). `body(w, it)` returns the next state.
-  template <typename Next, typename Body>
-  void forEachItem(Value cta, Value ctas, Next &&next, Body &&body) {
-    SmallVector<Value> init = {c32(0), c32(0)};
-    if (!spec.headGroup) {
-      loop(cta, items, ctas, init,
-           [&](Value w, ValueRange it) -> SmallVector<Value> {
-             return body(next(it, w), it);
-           });
-      return;
-    }
-    auto op = scf::WhileOp::create(b, loc, TypeRange{i32, i32, i32}, init);
-    Block *before = b.createBlock(&op.getBefore(), {}, {i32, i32}, {loc, loc});
-    Value w = next(before->getArguments(), Value());
-    scf::ConditionOp::create(
-        b, loc, ult(w, items),
-        ValueRange{before->getArgument(0), before->getArgument(1), w});
-    Block *after =
-        b.createBlock(&op.getAfter(), {}, {i32, i32, i32}, {loc, loc, loc});
-    SmallVector<Value> yields =
-        body(after->getArgument(2), after->getArguments().take_front(2));
-    scf::YieldOp::create(b, loc, yields);
-    b.setInsertionPointAfter(op);
-  }
   /// The first query block that sees key block `kb`.
   Value firstQueryBlock(Value kb) {
     return spec.causal ? div(mul(kb, c32(spec.blockM)), c32(spec.blockN))
@@ -129,26 +96,21 @@ struct BackwardKernel : AttentionBuilder {
                 Value mapDot) {
     // Each item waits for the consumers to free K and V (and, with
     // headGroup, to have read the last item's index), then takes the next
-    // from the counter: uinc_wrap at items + CTAs - 1, as every CTA's last
-    // fetch finds none, leaves it zero for the next launch. Past the
-    // items, the slot tells the consumers so and K/V's barrier completes
-    // with no bytes.
+    // from the counter. Past the items, the slot tells the consumers so and
+    // K/V's barrier completes with no bytes.
     auto next = [&](ValueRange it, Value w) -> Value {
       waitFreed(kvEmpty(), andI(it[1], c32(1)));
       if (!spec.headGroup)
         return w;
-      Value limit = sub(add(items, ctas), c32(1));
-      Value fetched = LLVM::AtomicRMWOp::create(
-          b, loc, LLVM::AtomicBinOp::uinc_wrap, counter, limit,
-          LLVM::AtomicOrdering::monotonic, "device", /*alignment=*/4);
-      LLVM::StoreOp::create(b, loc, fetched, itemSlot(), 4);
+      Value fetched = fetchItem(counter, items, ctas, itemSlot());
       ifThen(cmp(arith::CmpIPredicate::uge, fetched, items),
              [&] { expectBytes(kvFull(), 0); });
       return fetched;
     };
     ifThen(eq(tid, 0), [&] {
       forEachItem(
-          cta, ctas, next, [&](Value w, ValueRange it) -> SmallVector<Value> {
+          cta, ctas, items, next,
+          [&](Value w, ValueRange it) -> SmallVector<Value> {
             auto [kb, head] = item(w);
             expectBytes(kvFull(), spec.residentBytes());
             Value keyRow = mul(kb, c32(spec.blockM));
@@ -317,7 +279,8 @@ struct BackwardKernel : AttentionBuilder {
       return w;
     };
     forEachItem(
-        cta, ctas, next, [&](Value w, ValueRange it) -> SmallVector<Value> {
+        cta, ctas, items, next,
+        [&](Value w, ValueRange it) -> SmallVector<Value> {
           auto [kb, head] = item(w);
           Value keyBase = add(add(mul(kb, c32(keys)), mul(c, c32(64))),
                               add(mul(warp, c32(16)), div(lane, c32(4))));

@@ -58,6 +58,60 @@ struct AttentionBuilder : KernelBuilder {
   AttentionBuilder(OpBuilder &b, Location loc, const FlashAttentionSpec &spec)
       : KernelBuilder(b, loc), spec(spec) {}
 
+  /// With spec.headGroup: item `w`'s (block, head), in groups of that many
+  /// heads, each group's `blocks` blocks in order, heads inner.
+  std::pair<Value, Value> groupedItem(Value w, Value blocks) {
+    Value groupItems = mul(blocks, c32(spec.headGroup));
+    Value group = div(w, groupItems);
+    Value r = sub(w, mul(group, groupItems));
+    Value first = mul(group, c32(spec.headGroup));
+    Value groupHeads = min(c32(spec.headGroup), sub(bh, first));
+    return {div(r, groupHeads), add(first, rem(r, groupHeads))};
+  }
+
+  /// This CTA's work items of `items`, an iteration state of two counters
+  /// carried from (0, 0). `next(it, w)` waits for the item's turn and
+  /// returns its index: `w` in the static order (CTA c takes c, c + CTAs,
+  /// ...); with spec.headGroup it fetches one (past `items`: none left,
+  /// the loop ends). `body(w, it)` returns the next state.
+  template <typename Next, typename Body>
+  void forEachItem(Value cta, Value ctas, Value items, Next &&next,
+                   Body &&body) {
+    SmallVector<Value> init = {c32(0), c32(0)};
+    if (!spec.headGroup) {
+      loop(cta, items, ctas, init,
+           [&](Value w, ValueRange it) -> SmallVector<Value> {
+             return body(next(it, w), it);
+           });
+      return;
+    }
+    auto op = scf::WhileOp::create(b, loc, TypeRange{i32, i32, i32}, init);
+    Block *before = b.createBlock(&op.getBefore(), {}, {i32, i32}, {loc, loc});
+    Value w = next(before->getArguments(), Value());
+    scf::ConditionOp::create(
+        b, loc, ult(w, items),
+        ValueRange{before->getArgument(0), before->getArgument(1), w});
+    Block *after =
+        b.createBlock(&op.getAfter(), {}, {i32, i32, i32}, {loc, loc, loc});
+    SmallVector<Value> yields =
+        body(after->getArgument(2), after->getArguments().take_front(2));
+    scf::YieldOp::create(b, loc, yields);
+    b.setInsertionPointAfter(op);
+  }
+
+  /// With spec.headGroup: the next item from the counter at `counter`,
+  /// stored at `slot` for the consumers. uinc_wrap at items + CTAs - 1:
+  /// every CTA's last fetch finds none, so the counter ends each launch at
+  /// zero.
+  Value fetchItem(Value counter, Value items, Value ctas, Value slot) {
+    Value limit = sub(add(items, ctas), c32(1));
+    Value fetched = LLVM::AtomicRMWOp::create(
+        b, loc, LLVM::AtomicBinOp::uinc_wrap, counter, limit,
+        LLVM::AtomicOrdering::monotonic, "device", /*alignment=*/4);
+    LLVM::StoreOp::create(b, loc, fetched, slot, 4);
+    return fetched;
+  }
+
   /// The m64nN f32 accumulator type (N / 2 registers per thread).
   Type accType(int64_t n);
   Value zeroAcc(int64_t n) { return LLVM::ZeroOp::create(b, loc, accType(n)); }

@@ -25,7 +25,7 @@ namespace {
 
 struct ForwardKernel : AttentionBuilder {
   using AttentionBuilder::AttentionBuilder;
-  Value q, k, v, o, lse, scratch, scaleLog2;
+  Value q, k, v, counter, o, lse, scratch, scaleLog2;
   HeadsLayout qLayout, kLayout, vLayout, oLayout;
   Value qBlocks, kBlocks, items;
 
@@ -59,11 +59,20 @@ struct ForwardKernel : AttentionBuilder {
                     mul(s, c32(spec.stageBytes())));
   }
 
+  /// With headGroup, the index of the item in Q tile `buffer`, after the
+  /// mbarriers (one per tile).
+  Value itemSlot(Value buffer) {
+    return sharedAt(barrierOffset() + 32 + 16 * spec.stages,
+                    mul(buffer, c32(4)));
+  }
+
   /// Work item `w`: query block (the causal diagonal's longest rows first)
-  /// and head.
+  /// and head; with headGroup, in groups of that many heads.
   std::pair<Value, Value> item(Value w) {
-    Value qb = sub(sub(qBlocks, c32(1)), div(w, bh));
-    return {qb, rem(w, bh)};
+    auto [i, head] = spec.headGroup
+                         ? groupedItem(w, qBlocks)
+                         : std::pair<Value, Value>{div(w, bh), rem(w, bh)};
+    return {sub(sub(qBlocks, c32(1)), i), head};
   }
   /// Key blocks query block `qb` attends to (TF32 steps half blocks).
   Value keyBlocks(Value qb) {
@@ -75,47 +84,60 @@ struct ForwardKernel : AttentionBuilder {
 
   void producer(Value tid, Value cta, Value ctas, Value mapQ, Value mapK,
                 Value mapV) {
+    // Each item waits for its Q tile to be free (with headGroup, its slot
+    // read too), then takes the next from the counter into the tile's
+    // slot. Past the items, the slot tells the consumers so and the tile's
+    // barrier completes with no bytes.
+    auto next = [&](ValueRange it, Value w) -> Value {
+      auto [buffer, parity] = qSlot(it[1]);
+      waitFreed(qEmpty(buffer), parity);
+      if (!spec.headGroup)
+        return w;
+      Value fetched = fetchItem(counter, items, ctas, itemSlot(buffer));
+      ifThen(cmp(arith::CmpIPredicate::uge, fetched, items),
+             [&] { expectBytes(qFull(buffer), 0); });
+      return fetched;
+    };
     ifThen(eq(tid, 0), [&] {
-      loop(cta, items, ctas, ValueRange{c32(0), c32(0)},
-           [&](Value w, ValueRange it) -> SmallVector<Value> {
-             auto [qb, head] = item(w);
-             auto [buffer, parity] = qSlot(it[1]);
-             waitFreed(qEmpty(buffer), parity);
-             expectBytes(qFull(buffer), spec.tileBytes(spec.blockM));
-             for (int64_t dc = 0; dc < spec.chunks(); ++dc)
-               tmaLoad(byteOffset(shared, qTile(buffer),
-                                  c32(dc * spec.blockM * 128)),
-                       mapQ,
-                       headsCoords(c32(spec.blockColumns() * dc),
-                                   mul(qb, c32(spec.blockM)), head),
-                       qFull(buffer));
-             ValueRange end = loop(
-                 c32(0), keyBlocks(qb), c32(1), ValueRange{it[0]},
-                 [&](Value j, ValueRange kv) -> SmallVector<Value> {
-                   auto [stage, parity] = ringSlot(kv[0], spec.stages);
-                   waitFreed(kvEmpty(stage), parity);
-                   Value full = kvFull(stage);
-                   expectBytes(full, spec.stageBytes());
-                   Value row = mul(j, c32(spec.blockN));
-                   for (int64_t dc = 0; dc < spec.chunks(); ++dc) {
-                     int64_t block = dc * spec.blockN * 128;
-                     Value column = c32(spec.blockColumns() * dc);
-                     tmaLoad(byteOffset(shared, kTile(stage), c32(block)), mapK,
-                             headsCoords(column, row, head), full);
-                     if (!spec.tf32)
-                       tmaLoad(byteOffset(shared, vTile(stage), c32(block)),
-                               mapV, headsCoords(column, row, head), full);
-                   }
-                   // V^T: the block's keys as column blocks of [D, 32].
-                   for (int64_t kc = 0; spec.tf32 && kc < spec.blockN / 32; ++kc)
-                     tmaLoad(byteOffset(shared, vTile(stage),
-                                        c32(kc * spec.headDim * 128)),
-                             mapV, {add(row, c32(32 * kc)), c32(0), head},
-                             full);
-                   return {add(kv[0], c32(1))};
-                 });
-             return {end[0], add(it[1], c32(1))};
-           });
+      forEachItem(
+          cta, ctas, items, next,
+          [&](Value w, ValueRange it) -> SmallVector<Value> {
+            auto [qb, head] = item(w);
+            Value buffer = qSlot(it[1]).first;
+            expectBytes(qFull(buffer), spec.tileBytes(spec.blockM));
+            for (int64_t dc = 0; dc < spec.chunks(); ++dc)
+              tmaLoad(byteOffset(shared, qTile(buffer),
+                                 c32(dc * spec.blockM * 128)),
+                      mapQ,
+                      headsCoords(c32(spec.blockColumns() * dc),
+                                  mul(qb, c32(spec.blockM)), head),
+                      qFull(buffer));
+            ValueRange end = loop(
+                c32(0), keyBlocks(qb), c32(1), ValueRange{it[0]},
+                [&](Value j, ValueRange kv) -> SmallVector<Value> {
+                  auto [stage, parity] = ringSlot(kv[0], spec.stages);
+                  waitFreed(kvEmpty(stage), parity);
+                  Value full = kvFull(stage);
+                  expectBytes(full, spec.stageBytes());
+                  Value row = mul(j, c32(spec.blockN));
+                  for (int64_t dc = 0; dc < spec.chunks(); ++dc) {
+                    int64_t block = dc * spec.blockN * 128;
+                    Value column = c32(spec.blockColumns() * dc);
+                    tmaLoad(byteOffset(shared, kTile(stage), c32(block)), mapK,
+                            headsCoords(column, row, head), full);
+                    if (!spec.tf32)
+                      tmaLoad(byteOffset(shared, vTile(stage), c32(block)),
+                              mapV, headsCoords(column, row, head), full);
+                  }
+                  // V^T: the block's keys as column blocks of [D, 32].
+                  for (int64_t kc = 0; spec.tf32 && kc < spec.blockN / 32; ++kc)
+                    tmaLoad(byteOffset(shared, vTile(stage),
+                                       c32(kc * spec.headDim * 128)),
+                            mapV, {add(row, c32(32 * kc)), c32(0), head}, full);
+                  return {add(kv[0], c32(1))};
+                });
+            return {end[0], add(it[1], c32(1))};
+          });
     });
   }
 
@@ -262,65 +284,73 @@ struct ForwardKernel : AttentionBuilder {
     Value zero = cf(0.0);
     Type oType = accType(d);
 
-    loop(cta, items, ctas, ValueRange{c32(0), c32(0)},
-         [&](Value w, ValueRange it) -> SmallVector<Value> {
-           auto [qb, head] = item(w);
-           Value nkv = keyBlocks(qb);
-           Value lastBlock = sub(nkv, c32(1));
-           // With two Q tiles, the next item's Q loads into the other one
-           // meanwhile.
-           auto [buffer, parity] = qSlot(it[1]);
-           waitParity(qFull(buffer), parity);
-           Value qBase = byteOffset(shared, qTile(buffer), mul(c, c32(64 * 128)));
-           Value rowBase = add(add(mul(qb, c32(spec.blockM)), mul(c, c32(64))),
-                               add(mul(warp, c32(16)), div(lane, c32(4))));
-           // Block 0: its scores alone.
-           auto [stage0, parity0] = ringSlot(it[0], spec.stages);
-           waitParity(kvFull(stage0), parity0);
-           NVVM::WgmmaFenceAlignedOp::create(b, loc);
-           Value s0 = issueScores(qBase, stage0);
-           NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
-           ifThen(eq(lastBlock, 0), [&] { arrivePerWarp(qEmpty(buffer)); });
-           SoftmaxStep first =
-               softmax(s0, c32(0), qb, rowBase, minusInf, minusInf, zero, zero);
-           storeP(pTile, barrierId, first.p);
-           SmallVector<Value> init = {zeroAcc(d), first.m[0], first.m[1],
-                                      first.l[0], first.l[1], it[0]};
-           // Blocks 1..: S_j with the previous block's P V.
-           ValueRange end = loop(
-               c32(1), nkv, c32(1), init,
-               [&](Value j, ValueRange st) -> SmallVector<Value> {
-                 Value previous = st[5], kvIt = add(previous, c32(1));
-                 Value prevStage = ringSlot(previous, spec.stages).first;
-                 auto [stage, parity] = ringSlot(kvIt, spec.stages);
-                 waitParity(kvFull(stage), parity);
-                 NVVM::WgmmaFenceAlignedOp::create(b, loc);
-                 Value s = issueScores(qBase, stage);
-                 Value acc = issueValues(st[0], pTile, prevStage);
-                 NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 1);
-                 ifThen(cmp(arith::CmpIPredicate::eq, j, lastBlock),
-                        [&] { arrivePerWarp(qEmpty(buffer)); });
-                 SoftmaxStep step =
-                     softmax(s, j, qb, rowBase, st[1], st[2], st[3], st[4]);
-                 NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
-                 arrivePerWarp(kvEmpty(prevStage));
-                 SmallVector<Value> ov = unpack(acc, d);
-                 for (int64_t r = 0; r < d / 2; ++r)
-                   ov[r] = fmul(ov[r], step.alpha[r / 2 % 2]);
-                 storeP(pTile, barrierId, step.p);
-                 return {pack(oType, ov), step.m[0], step.m[1], step.l[0],
-                         step.l[1], kvIt};
-               });
-           // The last block's P V.
-           Value lastStage = ringSlot(end[5], spec.stages).first;
-           NVVM::WgmmaFenceAlignedOp::create(b, loc);
-           Value acc = issueValues(end[0], pTile, lastStage);
-           NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
-           arrivePerWarp(kvEmpty(lastStage));
-           SmallVector<Value> out = {acc, end[1], end[2], end[3], end[4]};
-           epilogue(out, rowBase, head);
-           return {add(end[5], c32(1)), add(it[1], c32(1))};
-         });
+    // With two Q tiles, the next item's Q loads into the other one
+    // meanwhile.
+    auto next = [&](ValueRange it, Value w) -> Value {
+      auto [buffer, parity] = qSlot(it[1]);
+      waitParity(qFull(buffer), parity);
+      if (spec.headGroup)
+        w = LLVM::LoadOp::create(b, loc, i32, itemSlot(buffer), 4);
+      return w;
+    };
+    forEachItem(
+        cta, ctas, items, next,
+        [&](Value w, ValueRange it) -> SmallVector<Value> {
+          auto [qb, head] = item(w);
+          Value nkv = keyBlocks(qb);
+          Value lastBlock = sub(nkv, c32(1));
+          Value buffer = qSlot(it[1]).first;
+          Value qBase =
+              byteOffset(shared, qTile(buffer), mul(c, c32(64 * 128)));
+          Value rowBase = add(add(mul(qb, c32(spec.blockM)), mul(c, c32(64))),
+                              add(mul(warp, c32(16)), div(lane, c32(4))));
+          // Block 0: its scores alone.
+          auto [stage0, parity0] = ringSlot(it[0], spec.stages);
+          waitParity(kvFull(stage0), parity0);
+          NVVM::WgmmaFenceAlignedOp::create(b, loc);
+          Value s0 = issueScores(qBase, stage0);
+          NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
+          ifThen(eq(lastBlock, 0), [&] { arrivePerWarp(qEmpty(buffer)); });
+          SoftmaxStep first =
+              softmax(s0, c32(0), qb, rowBase, minusInf, minusInf, zero, zero);
+          storeP(pTile, barrierId, first.p);
+          SmallVector<Value> init = {zeroAcc(d), first.m[0], first.m[1],
+                                     first.l[0], first.l[1], it[0]};
+          // Blocks 1..: S_j with the previous block's P V.
+          ValueRange end =
+              loop(c32(1), nkv, c32(1), init,
+                   [&](Value j, ValueRange st) -> SmallVector<Value> {
+                     Value previous = st[5], kvIt = add(previous, c32(1));
+                     Value prevStage = ringSlot(previous, spec.stages).first;
+                     auto [stage, parity] = ringSlot(kvIt, spec.stages);
+                     waitParity(kvFull(stage), parity);
+                     NVVM::WgmmaFenceAlignedOp::create(b, loc);
+                     Value s = issueScores(qBase, stage);
+                     Value acc = issueValues(st[0], pTile, prevStage);
+                     NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 1);
+                     ifThen(cmp(arith::CmpIPredicate::eq, j, lastBlock),
+                            [&] { arrivePerWarp(qEmpty(buffer)); });
+                     SoftmaxStep step =
+                         softmax(s, j, qb, rowBase, st[1], st[2], st[3], st[4]);
+                     NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
+                     arrivePerWarp(kvEmpty(prevStage));
+                     SmallVector<Value> ov = unpack(acc, d);
+                     for (int64_t r = 0; r < d / 2; ++r)
+                       ov[r] = fmul(ov[r], step.alpha[r / 2 % 2]);
+                     storeP(pTile, barrierId, step.p);
+                     return {pack(oType, ov), step.m[0], step.m[1],
+                             step.l[0],       step.l[1], kvIt};
+                   });
+          // The last block's P V.
+          Value lastStage = ringSlot(end[5], spec.stages).first;
+          NVVM::WgmmaFenceAlignedOp::create(b, loc);
+          Value acc = issueValues(end[0], pTile, lastStage);
+          NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
+          arrivePerWarp(kvEmpty(lastStage));
+          SmallVector<Value> out = {acc, end[1], end[2], end[3], end[4]};
+          epilogue(out, rowBase, head);
+          return {add(end[5], c32(1)), add(it[1], c32(1))};
+        });
   }
 
   /// O / l (bf16, or f32 for TF32) and lse = (m + log2 l) ln 2 for the
@@ -365,15 +395,18 @@ struct ForwardKernel : AttentionBuilder {
     q = entry.getArgument(0);
     k = entry.getArgument(1);
     v = entry.getArgument(2);
-    o = entry.getArgument(3);
-    lse = entry.getArgument(4);
-    scratch = entry.getArgument(5);
+    unsigned next = 3;
+    if (spec.headGroup)
+      counter = entry.getArgument(next++);
+    o = entry.getArgument(next++);
+    lse = entry.getArgument(next++);
+    scratch = entry.getArgument(next++);
     // softmax(scale S) = 2^(scale log2(e) S - max) / sum.
-    scaleLog2 = fmul(readShape(entry, 6), cf(1.4426950408889634));
-    qLayout = layoutArgument(entry, 10);
-    kLayout = layoutArgument(entry, 13);
-    vLayout = layoutArgument(entry, 16);
-    oLayout = layoutArgument(entry, 19);
+    scaleLog2 = fmul(readShape(entry, next), cf(1.4426950408889634));
+    qLayout = layoutArgument(entry, next + 4);
+    kLayout = layoutArgument(entry, next + 7);
+    vLayout = layoutArgument(entry, next + 10);
+    oLayout = layoutArgument(entry, next + 13);
     smem = LLVM::AddressOfOp::create(b, loc, smemGlobal);
 
     Value tid = id(gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x));
@@ -434,7 +467,8 @@ cuda::buildFlashAttentionForward(MLIRContext *context,
   OwningOpRef<ModuleOp> module =
       createKernelModule(b, spec.kernelName(), "sm_90a", "+ptx83");
   LLVM::GlobalOp smem;
-  gpu::GPUFuncOp func = AttentionBuilder::createKernel(b, spec, 6, 4 + 4 * 3, smem);
+  gpu::GPUFuncOp func = AttentionBuilder::createKernel(
+      b, spec, spec.headGroup ? 7 : 6, 4 + 4 * 3, smem);
   ForwardKernel(b, b.getUnknownLoc(), spec).body(func, smem);
   return module;
 }

@@ -64,8 +64,8 @@ cuda::flashAttentionSpec(LoweringConfigAttr config, bool backward, bool causal,
     why = "tile, head dim or stages out of the kernel's range";
     return failure();
   }
-  // raster_group: the backward's heads per group of its dynamic order.
-  if (backward && config.getRasterGroup() > 1)
+  // raster_group: heads per group of the dynamic order.
+  if (config.getRasterGroup() > 1)
     spec.headGroup = config.getRasterGroup();
   spec.fitQueryBuffers(sharedMemoryLimit);
   if (spec.sharedMemoryBytes() > sharedMemoryLimit) {

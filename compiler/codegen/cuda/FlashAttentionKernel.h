@@ -43,7 +43,8 @@
 // stores dS transposed besides dS^T. The forward steps 64 keys (32 at head
 // dim 128, one Q tile), the backward 32 queries.
 //
-// ABI: forward (Q, K, V or V^T, O, LSE, tensor-map scratch; T, BH, scale as
+// ABI: forward (Q, K, V or V^T, [the item counter with headGroup,] O, LSE,
+// tensor-map scratch; T, BH, scale as
 // f32 bits, H, then offset, row and head stride of Q, K, V (V^T), O);
 // backward (Q, K, V, dO, [TF32: K^T, Q^T, dO^T,] LSE, Delta, dQ f32
 // accumulator, dK, dV - one binding for both with packedGrads, for all
@@ -92,13 +93,14 @@ struct FlashAttentionSpec {
   /// Forward: Q tiles, 2 (the next item's Q loads while this one runs) or 1
   /// (TF32 at head dim 128, where two leave room for two stages only).
   int64_t queryBuffers = 2;
-  /// Backward: 0, CTA c takes items c, c + CTAs, ... (key blocks with the
-  /// most queries first, heads inner). G > 0: items come from an atomic
-  /// counter (one more binding, zero before and after each launch), in
-  /// groups of G heads, each group's key blocks with the most queries
-  /// first: a head's key blocks run at about the same time, so its Q, dO
-  /// and dQ accumulator are read and reduced into in L2 rather than once per
-  /// key block from memory; the counter balances what static groups cannot.
+  /// 0: CTA c takes items c, c + CTAs, ... (the backward's key blocks with
+  /// the most queries first, the forward's query blocks with the longest
+  /// rows first; heads inner). G > 0: items come from an atomic counter
+  /// (one more binding, zero before and after each launch), in groups of G
+  /// heads, each group's blocks in that order: a head's blocks run at about
+  /// the same time, so what they share (the backward's Q, dO and dQ
+  /// accumulator, the forward's K and V) is read in L2 rather than once per
+  /// block from memory; the counter balances what static groups cannot.
   int64_t headGroup = 0;
 
   static constexpr int64_t kConsumers = 2;
@@ -145,8 +147,12 @@ struct FlashAttentionSpec {
     return kConsumers * (tiles * scoreTileBytes() + dqTileBytes() +
                          columnBytes());
   }
-  /// The mbarriers, then (backward) the current item's index (4 bytes).
-  int64_t barrierBytes() const { return 8 * (4 + 2 * stages); }
+  /// The mbarriers, then with headGroup the current item's index (the
+  /// backward's fits in their last 16 bytes; the forward's, one per Q tile,
+  /// takes 8 more).
+  int64_t barrierBytes() const {
+    return 8 * (4 + 2 * stages) + (!backward && headGroup ? 8 : 0);
+  }
   int64_t sharedMemoryBytes() const {
     return residentBytes() + stages * stageBytes() + scratchTileBytes() +
            barrierBytes();

@@ -461,11 +461,25 @@ RankedTensorType scratchType(MLIRContext *context, int64_t ctas) {
       IntegerType::get(context, 32));
 }
 
+/// A zero i32 tensor of length 1 + `site` read as an input: a head-group
+/// kernel's item counter, which the kernel leaves zero (as stream-K's flags:
+/// Gemm.cpp); a length of its own per site keeps CSE and IREE from sharing
+/// one between kernels.
+Value itemCounter(IRRewriter &rewriter, Location loc, int64_t site) {
+  auto type = RankedTensorType::get({1 + site}, rewriter.getI32Type());
+  return filledTensor(rewriter, loc, type,
+                      arith::ConstantIntOp::create(rewriter, loc, 0, 32));
+}
+
 LogicalResult lowerForward(IRRewriter &rewriter, ModuleOp module,
                            AttentionOp op, const cuda::FlashAttentionSpec &spec,
-                           bool poison, DenseMap<Value, Value> &copies) {
-  if (failed(declareKernel(module, op, spec,
-                           {true, true, true, false, false, false}, 4)))
+                           bool poison, DenseMap<Value, Value> &copies,
+                           int64_t site) {
+  SmallVector<bool> readOnly = {true, true, true};
+  if (spec.headGroup)
+    readOnly.push_back(false); // the item counter
+  readOnly.append({false, false, false});
+  if (failed(declareKernel(module, op, spec, readOnly, 4)))
     return failure();
   Location loc = op.getLoc();
   rewriter.setInsertionPoint(op);
@@ -490,6 +504,8 @@ LogicalResult lowerForward(IRRewriter &rewriter, ModuleOp module,
   KernelDispatchBuilder dispatch(rewriter, loc, poison);
   for (const Strided &x : {q, k, v})
     dispatch.input(x.base);
+  if (spec.headGroup)
+    dispatch.input(itemCounter(rewriter, loc, site));
   dispatch.result(outType);
   dispatch.result(RankedTensorType::get({heads.bh(), heads.t}, f32));
   dispatch.scratch(scratchType(rewriter.getContext(), ctas));
@@ -583,15 +599,8 @@ LogicalResult lowerBackward(IRRewriter &rewriter, ModuleOp module,
   if (failed(delta))
     return failure();
   dispatch.input(*delta);
-  // The item counter starts at zero, read as an input that the kernel
-  // leaves zero (as stream-K's flags: Gemm.cpp); a length of its own per
-  // site keeps CSE and IREE from sharing one between kernels.
-  if (spec.headGroup) {
-    auto counterType = RankedTensorType::get({1 + site}, rewriter.getI32Type());
-    dispatch.input(
-        filledTensor(rewriter, loc, counterType,
-                     arith::ConstantIntOp::create(rewriter, loc, 0, 32)));
-  }
+  if (spec.headGroup)
+    dispatch.input(itemCounter(rewriter, loc, site));
   // dQ accumulates (TMA reduce-adds) into zeros.
   Value zero = scalarConstant(rewriter, loc, f32, 0);
   if (spec.packedQuery) {
@@ -712,7 +721,7 @@ LogicalResult nova_to_iree::injectAttentionKernels(ModuleOp module,
   IRRewriter rewriter(module.getContext());
   SmallVector<Operation *> producers;
   DenseMap<Value, Value> roundedCopies; // bases rounded to TF32 here
-  int64_t backwardSites = 0;
+  int64_t sites = 0;                    // of head-group kernels' counters
   for (auto &[op, spec] : ops) {
     for (Value operand : op->getOperands())
       if (Operation *def = operand.getDefiningOp())
@@ -720,10 +729,9 @@ LogicalResult nova_to_iree::injectAttentionKernels(ModuleOp module,
     LogicalResult lowered =
         isa<AttentionOp>(op)
             ? lowerForward(rewriter, module, cast<AttentionOp>(op), spec,
-                           poisonOutputs, roundedCopies)
+                           poisonOutputs, roundedCopies, sites++)
             : lowerBackward(rewriter, module, cast<AttentionBackwardOp>(op),
-                            spec, poisonOutputs, roundedCopies,
-                            backwardSites++);
+                            spec, poisonOutputs, roundedCopies, sites++);
     if (failed(lowered))
       return failure();
   }

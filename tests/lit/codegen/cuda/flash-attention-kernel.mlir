@@ -56,13 +56,13 @@
 // CHECK-DAG:  fence.proxy.async.shared::cta;
 
 // With attention-head-groups the backward takes its items from a counter
-// (one more binding, after Delta: zeros read as an input), in groups of the
-// heads whose key blocks its 16 CTAs hold at once (16 / 2 key blocks = 8):
+// (one more binding, after Delta: zeros read as an input, a length of its
+// own per kernel), in groups of the heads whose key blocks its 16 CTAs
+// hold at once (16 / 2 key blocks = 8):
 // the producer fetches with atom.inc wrapping at items + CTAs - 1 (so the
 // counter ends each launch at zero), passes the index to the consumers
 // through shared memory after the mbarriers, and past the items completes
 // K/V's barrier with no bytes; the consumers read it once K and V are in.
-// The forward is unchanged.
 // HG-LABEL: .visible .entry nova_attention_bwd_d64_128x64_s3_causal_hg8(
 // HG-COUNT-11: .param .u64 .ptr .global
 // HG-COUNT-25: .param .u32
@@ -74,10 +74,22 @@
 // HG:      atom.global.inc.u32 [[W:%r[0-9]+]], [{{%rd[0-9]+}}], {{%r[0-9]+}};
 // HG-NEXT: st.shared.b32 [nova_attention_shared+[[SLOT]]], [[W]];
 // HG-NEXT: setp.ge.u32 {{%p[0-9]+}}, [[W]], {{%r[0-9]+}};
-// HG:      .entry nova_attention_fwd_d64_128x128_s3_causal(
+// The forward likewise (8 = 16 CTAs / 2 query blocks), one index slot per
+// Q tile after its mbarriers (which take 80 bytes here: Q full and empty
+// for two tiles, K/V full and empty for three stages).
+// HG-LABEL: .visible .entry nova_attention_fwd_d64_128x128_s3_causal_hg8(
+// HG-COUNT-7: .param .u64 .ptr .global
+// HG-COUNT-16: .param .u32
+// HG:      mbarrier.init.shared.b64 [nova_attention_shared+[[BARRIERS:[0-9]+]]]
+// HG:      ld.shared.b32 {{%r[0-9]+}}, [nova_attention_shared+[[FSLOT:[0-9]+]]];
+// HG:      atom.global.inc.u32 [[FW:%r[0-9]+]], [{{%rd[0-9]+}}], {{%r[0-9]+}};
+// HG-NEXT: st.shared.b32 [{{%rd[0-9]+}}+[[FSLOT]]], [[FW]];
 // HGIR-LABEL: func.func @attention
-// HGIR:       %[[EMPTY:.+]] = tensor.empty() : tensor<1xi32>
-// HGIR-NEXT:  %[[COUNTER:.+]] = linalg.fill ins(%{{.+}} : i32) outs(%[[EMPTY]] : tensor<1xi32>)
+// HGIR:       %[[FEMPTY:.+]] = tensor.empty() : tensor<1xi32>
+// HGIR-NEXT:  %[[FCOUNTER:.+]] = linalg.fill ins(%{{.+}} : i32) outs(%[[FEMPTY]] : tensor<1xi32>)
+// HGIR:       "flow.dispatch"(%{{.+}}, %arg0, %arg1, %arg2, %[[FCOUNTER]], {{.*}}) <{entry_points = [@nova_attention_fwd_d64_128x128_s3_causal_hg8::@nova_attention_fwd_d64_128x128_s3_causal_hg8]
+// HGIR:       %[[EMPTY:.+]] = tensor.empty() : tensor<2xi32>
+// HGIR-NEXT:  %[[COUNTER:.+]] = linalg.fill ins(%{{.+}} : i32) outs(%[[EMPTY]] : tensor<2xi32>)
 // HGIR:       "flow.dispatch"(%{{.+}}, %arg0, %arg1, %arg2, %arg3, %{{.+}}, %{{.+}}, %[[COUNTER]], {{.*}}) <{entry_points = [@nova_attention_bwd_d64_128x64_s3_causal_hg8::@nova_attention_bwd_d64_128x64_s3_causal_hg8]
 
 // The forward: S = Q K^T (m64n128k16, K-major), the online softmax's row
