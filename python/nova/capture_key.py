@@ -94,6 +94,9 @@ def train_step_capture_key(
     except _Unkeyable as e:
         log.info("nova.jit: no capture key (%s): capturing", e)
         return None
+    except Exception as e:  # a value whose inspection fails: capture as without the key
+        log.info("nova.jit: no capture key (%s: %s): capturing", type(e).__name__, e)
+        return None
     return keyer.hexdigest()
 
 
@@ -111,8 +114,11 @@ def _distribution_version(top_level: str) -> str | None:
     names = _packages().get(top_level)
     if not names:
         return None
-    dist = importlib.metadata.distribution(names[0])
-    direct = dist.read_text("direct_url.json")
+    try:
+        dist = importlib.metadata.distribution(names[0])
+        direct = dist.read_text("direct_url.json")
+    except (importlib.metadata.PackageNotFoundError, OSError, ValueError):
+        return None  # keyed as the user's own code
     if direct and json.loads(direct).get("dir_info", {}).get("editable"):
         return None  # installed from a working tree the user may edit
     return f"{dist.metadata['Name']}=={dist.version}"

@@ -97,9 +97,20 @@ def test_what_the_capture_reads_changes_the_key(change: str, monkeypatch: pytest
     assert _key(model, optimizer, batch, options, loss_fn) not in (base, None)
 
 
+class _Opaque:
+    """An attribute whose inspection fails."""
+
+    @property
+    def __dict__(self):
+        raise RuntimeError("opaque")
+
+
 def test_unkeyable_values_and_the_switch(monkeypatch: pytest.MonkeyPatch) -> None:
     model = Net()
     model.table = torch.randn(512, 1024)  # traced as a constant, too large to key by value
+    assert _key(model) is None
+    model = Net()
+    model.opaque = _Opaque()  # no crash: captured as without the key
     assert _key(model) is None
     monkeypatch.setenv(capture_key.ENV, "0")
     assert _key() is None
