@@ -102,10 +102,7 @@ struct BackwardKernel : AttentionBuilder {
       waitFreed(kvEmpty(), andI(it[1], c32(1)));
       if (!spec.headGroup)
         return w;
-      Value fetched = fetchItem(counter, items, ctas, itemSlot());
-      ifThen(cmp(arith::CmpIPredicate::uge, fetched, items),
-             [&] { expectBytes(kvFull(), 0); });
-      return fetched;
+      return fetchItem(counter, items, ctas, itemSlot(), kvFull());
     };
     ifThen(eq(tid, 0), [&] {
       forEachItem(

@@ -100,15 +100,19 @@ struct AttentionBuilder : KernelBuilder {
   }
 
   /// With spec.headGroup: the next item from the counter at `counter`,
-  /// stored at `slot` for the consumers. uinc_wrap at items + CTAs - 1:
-  /// every CTA's last fetch finds none, so the counter ends each launch at
-  /// zero.
-  Value fetchItem(Value counter, Value items, Value ctas, Value slot) {
+  /// stored at `slot` for the consumers, who wait on `full` before reading
+  /// it; past the items `full` completes with no bytes, so they see none is
+  /// left. uinc_wrap at items + CTAs - 1: every CTA's last fetch finds
+  /// none, so the counter ends each launch at zero.
+  Value fetchItem(Value counter, Value items, Value ctas, Value slot,
+                  Value full) {
     Value limit = sub(add(items, ctas), c32(1));
     Value fetched = LLVM::AtomicRMWOp::create(
         b, loc, LLVM::AtomicBinOp::uinc_wrap, counter, limit,
         LLVM::AtomicOrdering::monotonic, "device", /*alignment=*/4);
     LLVM::StoreOp::create(b, loc, fetched, slot, 4);
+    ifThen(cmp(arith::CmpIPredicate::uge, fetched, items),
+           [&] { expectBytes(full, 0); });
     return fetched;
   }
 

@@ -93,10 +93,7 @@ struct ForwardKernel : AttentionBuilder {
       waitFreed(qEmpty(buffer), parity);
       if (!spec.headGroup)
         return w;
-      Value fetched = fetchItem(counter, items, ctas, itemSlot(buffer));
-      ifThen(cmp(arith::CmpIPredicate::uge, fetched, items),
-             [&] { expectBytes(qFull(buffer), 0); });
-      return fetched;
+      return fetchItem(counter, items, ctas, itemSlot(buffer), qFull(buffer));
     };
     ifThen(eq(tid, 0), [&] {
       forEachItem(
