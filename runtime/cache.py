@@ -106,14 +106,7 @@ class ExecutableCache:
         once `compile_fn` has returned, which may add to it) and returned by
         `metadata(key)`; it does not take part in lookups.
         """
-        _check_key(key)
-        hit = self._memory_lookup(key)
-        if hit is not None:
-            return hit
-        # Fast path without the file lock: a complete entry is immutable. A
-        # bad entry is only repaired under the lock, so that we never delete
-        # an entry another process has just rebuilt.
-        payload = self._disk_lookup(key, repair=False)
+        payload = self.lookup(key)
         if payload is not None:
             return payload
 
@@ -139,6 +132,18 @@ class ExecutableCache:
             self._memory[key] = payload
             self._metadata[key] = dict(metadata or {})
         return payload
+
+    def lookup(self, key: str) -> Optional[bytes]:
+        """vmfb bytes for `key` if its entry is in memory or complete on
+        disk, else None (counted as a hit only when found)."""
+        _check_key(key)
+        hit = self._memory_lookup(key)
+        if hit is not None:
+            return hit
+        # Without the file lock: a complete entry is immutable. A bad entry is
+        # only repaired under the lock (get_or_compile), so that we never
+        # delete an entry another process has just rebuilt.
+        return self._disk_lookup(key, repair=False)
 
     def metadata(self, key: str) -> dict:
         """The metadata stored with `key`'s entry ({} for none or an

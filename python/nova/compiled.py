@@ -215,23 +215,14 @@ class _Compiler:
         went missing meanwhile."""
         target = self.target or default_target(device)
         cache = default_cache()
-        try:
-            vmfb = cache.get_or_compile(key, _no_compile)
-        except _EntryMissing:
+        vmfb = cache.lookup(key)
+        if vmfb is None:
             return None
         session = Session(vmfb, runtime_device(target))
         program = train_program(_layout_from_json(info["layout"]), session, _TORCH_DTYPES[info["loss_dtype"]], key,
                                 cache.metadata(key).get("memory_plan"))
         program.index_bounds = [index_checks.IndexBound(**b) for b in info["index_bounds"]]
         return program
-
-
-class _EntryMissing(Exception):
-    pass
-
-
-def _no_compile() -> bytes:
-    raise _EntryMissing
 
 
 def cached_step_info(captured: capture.CapturedGraph, program: Program) -> dict[str, Any]:

@@ -208,6 +208,18 @@ def test_cache_memory_then_disk_hit(cache_dir: Path):
     assert (i.misses, i.memory_hits, i.disk_hits) == (0, 0, 1)
 
 
+def test_cache_lookup_finds_entries_without_compiling(cache_dir: Path):
+    comp = _Compiler()
+    c1 = ExecutableCache()
+    assert c1.lookup("k4") is None
+    c1.get_or_compile("k4", comp)
+    c2 = ExecutableCache()  # another process: reads the entry from disk
+    assert c2.lookup("k4") == comp.payload and c2.lookup("absent") is None
+    i = c2.info()
+    assert (i.misses, i.memory_hits, i.disk_hits) == (0, 0, 1)
+    assert c2.lookup("k4") == comp.payload and c2.info().memory_hits == 1
+
+
 def test_cache_keeps_metadata_the_compile_adds(cache_dir: Path):
     # What compile_fn adds to the metadata (Nova: the memory plan) is stored
     # with the entry and read back by a fresh process-like view.
