@@ -28,15 +28,16 @@ if TYPE_CHECKING:
 
 _log = logging.getLogger(__name__)
 
-__all__ = ["ADDRESS_BUFFER_BYTES", "ADDRESS_ELEMENT_TYPE", "ADDRESS_FUNCTION", "RETAIN_ENV", "retain_enabled",
-           "retain_pool_memory"]
+__all__ = ["ADDRESS_BUFFER_BYTES", "ADDRESS_ELEMENT_TYPE", "ADDRESS_FUNCTION", "KEEP_ALL", "RETAIN_ENV",
+           "retain_enabled", "retain_pool_memory"]
 
 RETAIN_ENV = "NOVA_CUDA_POOL_RETAIN"
 ADDRESS_FUNCTION = "nova_buffer_address"
 # The argument of @nova_buffer_address: tensor<256xi8> (signless bytes).
 ADDRESS_BUFFER_BYTES = 256
 ADDRESS_ELEMENT_TYPE = rt.HalElementType.INT_8
-_KEEP_ALL = (1 << 64) - 1
+# A release threshold under which the pool keeps everything it reserved.
+KEEP_ALL = (1 << 64) - 1
 
 
 def retain_enabled() -> bool:
@@ -68,7 +69,7 @@ def retain_pool_memory(session: "Session") -> Optional[int]:
         if not pool:
             _log.warning("nova: IREE's queue allocation at 0x%x is not pool memory", pointer)
             return None
-        driver.set_release_threshold(pool, _KEEP_ALL)
+        driver.set_release_threshold(pool, KEEP_ALL)
     except Exception as e:  # an optimization: the calls run without it
         _log.warning("nova: could not keep IREE's CUDA memory pool (%s); each call maps its transients", e)
         return None

@@ -66,7 +66,6 @@ _log = logging.getLogger(__name__)
 __all__ = ["Timeline", "HostTimeline", "CudaStreamTimeline", "timeline_for"]
 
 
-
 class Timeline:
     """Call numbering and fences for asynchronous calls on one device."""
 

@@ -218,6 +218,7 @@ def _pool_probe(step, example, train, name: str, tokens: int, steps: int = 20) -
     import torch
 
     from nova.runtime.cuda_driver import CudaDriver
+    from nova.runtime.cuda_pool import KEEP_ALL
 
     pool = train.session.transient_pool
     if pool is None:
@@ -228,7 +229,7 @@ def _pool_probe(step, example, train, name: str, tokens: int, steps: int = 20) -
         step(*example)
     torch.cuda.synchronize()
     for round_ in (1, 2):
-        for setting, threshold in (("iree", 0), ("kept", (1 << 64) - 1)):
+        for setting, threshold in (("iree", 0), ("kept", KEEP_ALL)):
             driver.set_release_threshold(pool, threshold)
             for _ in range(3):
                 step(*example)
