@@ -64,7 +64,8 @@
 #           prepared with NOVA_ATTENTION_HEAD_GROUPS=1): the attention check
 #           (its _hg cases run twice), then if it passes the gpt-146m and
 #           gpt-42m bf16 checks vs eager CUDA on bench-artifacts-hg, Nova's
-#           rows from both sets alternating, and both gpt-146m profiles
+#           rows from both sets alternating (no peers: phase pool has
+#           compile-sdpa's), and both gpt-146m profiles
 #   release gpt-42m bf16 check vs eager (the released torch state synced
 #           back), gpt-146m bf16 under a 12 GiB cap at B24 and B16 (Nova), and
 #           gpt-146m B16 profiles of Nova and of compile-sdpa
@@ -82,7 +83,7 @@ bench() {
     echo "exit $? (limit ${limit:-none} s): bench $* ($art)"
 }
 # Nova's bf16 rows (gpt-42m B32, gpt-146m B16) from two artifact sets, twice,
-# alternating, then compile-sdpa's: an A/B in one run.
+# alternating, then compile-sdpa's (unless peers=0): an A/B in one run.
 ab_rows() {
   for i in 1 2; do
     for a in "$@"; do
@@ -90,6 +91,7 @@ ab_rows() {
       art=$a bench train --model gpt-146m --dtype bf16 --batch 16 --modes nova
     done
   done
+  [ "${peers:-1}" = 0 ] && return
   bench train --model gpt-42m --dtype bf16 --batch 32 --modes compile-sdpa
   bench train --model gpt-146m --dtype bf16 --batch 16 --modes compile-sdpa
 }
@@ -135,7 +137,7 @@ PY
       then
         art=bench-artifacts-hg limit=150 bench check --model gpt-146m --dtype bf16 --batch 16 --steps 6
         art=bench-artifacts-hg limit=120 bench check --model gpt-42m --dtype bf16 --batch 32 --steps 12
-        limit=150 ab_rows bench-artifacts bench-artifacts-hg
+        peers=0 limit=150 ab_rows bench-artifacts bench-artifacts-hg
         for a in bench-artifacts bench-artifacts-hg; do
           art=$a limit=120 bench profile --model gpt-146m --dtype bf16 --batch 16 --steps 3 --top 12
         done
