@@ -60,6 +60,11 @@
 #           settings), then Nova's gpt-146m rows with and without
 #           NOVA_CUDA_POOL_RETAIN=1 and compile-sdpa's, where the host time of
 #           a gpt-146m step goes with the pool kept (api), and two loads
+#   pool-hg one call for both A/Bs when machines are scarce: the pool probe
+#           on gpt-146m, the gpt-146m check vs eager CUDA on bench-artifacts-hg,
+#           then Nova's gpt-146m rows alternating default / pool kept / head
+#           groups / both, compile-sdpa's row, one warm load and the attention
+#           check (its _hg cases too), last. Every command under a limit
 #   hg      attention backward work in groups of heads (bench-artifacts-hg,
 #           prepared with NOVA_ATTENTION_HEAD_GROUPS=1): the attention check
 #           (its _hg cases run twice), then if it passes the gpt-146m and
@@ -72,7 +77,7 @@
 # Carry .whl, bench-artifacts[, bench-artifacts-sm|-unpacked|-old] and .nova-commit (tools/device/prepare.sh).
 # Results: $OUT/<phase>.jsonl and $OUT/<phase>.log.
 set -uo pipefail
-phase=${1:?phase: pool, hg, kernels, smoke, clusters, table, nova, checked, rows, 42m, 146m, cap, probe, ab, gate, sm-kernels, sm-rows, pack-rows, host or release}
+phase=${1:?phase: pool, pool-hg, hg, kernels, smoke, clusters, table, nova, checked, rows, 42m, 146m, cap, probe, ab, gate, sm-kernels, sm-rows, pack-rows, host or release}
 . tools/device/gpu-env.sh
 export PYTHONUNBUFFERED=1
 out=${OUT:-/tmp}/$phase.jsonl
@@ -125,6 +130,22 @@ PY
       a=bench-artifacts/train-modelgpt-146m-dtypebf16-batch16
       NOVA_CUDA_POOL_RETAIN=1 timeout 150 python3 tools/device/transients_probe.py $a api 2>&1
       for i in 1 2; do timeout 90 python3 tools/device/transients_probe.py $a load 2>&1 | grep -v '^reflection'; done
+      ;;
+    pool-hg)
+      a=train-modelgpt-146m-dtypebf16-batch16
+      NOVA_CUDA_POOL_RETAIN=1 timeout 100 python3 tools/device/transients_probe.py bench-artifacts/$a pool 2>&1 |
+        tee /dev/stderr | grep '^{"probe"' >> "${OUT:-/tmp}/pool-probe.jsonl"
+      art=bench-artifacts-hg limit=100 bench check --model gpt-146m --dtype bf16 --batch 16 --steps 6
+      for i in 1 2; do
+        for set in bench-artifacts bench-artifacts-hg; do
+          art=$set limit=60 bench train --model gpt-146m --dtype bf16 --batch 16 --modes nova
+          NOVA_CUDA_POOL_RETAIN=1 art=$set limit=60 bench train --model gpt-146m --dtype bf16 --batch 16 --modes nova
+        done
+      done
+      limit=130 bench train --model gpt-146m --dtype bf16 --batch 16 --modes compile-sdpa
+      timeout 60 python3 tools/device/transients_probe.py bench-artifacts/$a load 2>&1 | grep -v '^reflection'
+      timeout 120 python3 tools/attention_check.py run --dir bench-artifacts/attention-check |
+        tee "${OUT:-/tmp}/attention-check.jsonl"
       ;;
     hg)
       python3 tools/attention_check.py run --dir bench-artifacts/attention-check |
