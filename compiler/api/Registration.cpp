@@ -72,8 +72,8 @@ struct LowerToLinalgOptions : PassPipelineOptions<LowerToLinalgOptions> {
   Option<bool> attentionHeadGroups{
       *this, "attention-head-groups",
       llvm::cl::desc("attention kernels' work handed out dynamically in "
-                     "groups of heads (experimental)"),
-      llvm::cl::init(false)};
+                     "groups of heads (false: a static block-major order)"),
+      llvm::cl::init(true)};
   Option<std::string> kernelCache{
       *this, "kernel-cache",
       llvm::cl::desc("directory keeping Nova's kernels (PTX) across "

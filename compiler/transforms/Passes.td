@@ -391,9 +391,9 @@ def NovaConfigureKernels : Pass<"nova-configure-kernels", "::mlir::ModuleOp"> {
     Option<"remarks", "remarks", "bool", /*default=*/"false",
            "Emit a remark per matmul with the model's numbers">,
     Option<"attentionHeadGroups", "attention-head-groups", "bool",
-           /*default=*/"false",
+           /*default=*/"true",
            "Attention kernels hand out their work dynamically in groups of "
-           "heads (raster_group; experimental)">
+           "heads (raster_group); false: a static block-major order">
   ];
   let dependentDialects = ["::mlir::nova::NovaDialect"];
 }

@@ -153,8 +153,8 @@ def linalg_pipeline(target: str, f32_matmul_precision: str = "highest", world_si
     if target.startswith("cuda:"):
         if gemm_stmatrix_enabled():
             options.append("gemm-stmatrix=true")
-        if attention_head_groups_enabled():
-            options.append("attention-head-groups=true")
+        if not attention_head_groups_enabled():
+            options.append("attention-head-groups=false")
         kernels = str(kernel_cache_dir(target))
         if re.fullmatch(r"[^\s{}\"']+", kernels):  # what a pass option value may hold unquoted
             options.append(f"kernel-cache={kernels}")
@@ -171,9 +171,9 @@ def gemm_stmatrix_enabled() -> bool:
 
 def attention_head_groups_enabled() -> bool:
     """Whether Nova's attention kernels hand out their work dynamically in
-    groups of heads (NOVA_ATTENTION_HEAD_GROUPS=1; experimental until
-    measured on the GPU)."""
-    return os.environ.get("NOVA_ATTENTION_HEAD_GROUPS", "0") == "1"
+    groups of heads (the default; NOVA_ATTENTION_HEAD_GROUPS=0: the static
+    block-major order)."""
+    return os.environ.get("NOVA_ATTENTION_HEAD_GROUPS", "1") != "0"
 
 
 def pack_state_enabled() -> bool:

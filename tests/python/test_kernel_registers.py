@@ -128,8 +128,8 @@ def test_attention_kernels_register_budget(d, dtype, causal, head_groups, tmp_pa
     tile); its backward is left for the decomposition. Work handed out in
     groups of heads (an atomic counter) keeps the same budgets."""
     configure = "target=sm_90" + (" f32-matmul-precision=high" if dtype == "f32" else "")
-    if head_groups:
-        configure += " attention-head-groups=true"
+    if not head_groups:
+        configure += " attention-head-groups=false"
     kernels = _kernels(_attention(d, causal, dtype), configure)
     forward = [n for n in kernels if n.startswith("nova_attention_fwd_")]
     backward = [n for n in kernels if n.startswith("nova_attention_bwd_")]

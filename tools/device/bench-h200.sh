@@ -60,24 +60,22 @@
 #           settings), then Nova's gpt-146m rows with and without
 #           NOVA_CUDA_POOL_RETAIN=1 and compile-sdpa's, where the host time of
 #           a gpt-146m step goes with the pool kept (api), and two loads
-#   pool-hg one call for both A/Bs when machines are scarce: the pool probe
-#           on gpt-146m, the gpt-146m check vs eager CUDA on bench-artifacts-hg,
-#           then Nova's gpt-146m rows alternating default / pool kept / head
-#           groups / both, compile-sdpa's row, one warm load and the attention
-#           check (its _hg cases too), last. Every command under a limit
-#   hg      attention backward work in groups of heads (bench-artifacts-hg,
-#           prepared with NOVA_ATTENTION_HEAD_GROUPS=1): the attention check
-#           (its _hg cases run twice), then if it passes the gpt-146m and
-#           gpt-42m bf16 checks vs eager CUDA on bench-artifacts-hg, Nova's
-#           rows from both sets alternating (no peers: phase pool has
-#           compile-sdpa's), and both gpt-146m profiles
+#   hg      attention's work in groups of heads, the default since
+#           2026-12-06: the attention check (static kernels and "_hg" twins on
+#           the same data), the gpt-146m bf16 and gpt-42m bf16/tf32 checks vs
+#           eager CUDA, Nova's rows (gpt-42m bf16/tf32, gpt-146m bf16) with
+#           gpt-42m's from bench-artifacts-static (NOVA_ATTENTION_HEAD_GROUPS=0)
+#           beside them, compile-sdpa's rows, the attention sweep against
+#           cuDNN and flash, the gpt-146m profile and where
+#           load_exported_step's time goes (loadprof). Every command under a
+#           limit, the least needed last
 #   release gpt-42m bf16 check vs eager (the released torch state synced
 #           back), gpt-146m bf16 under a 12 GiB cap at B24 and B16 (Nova), and
 #           gpt-146m B16 profiles of Nova and of compile-sdpa
 # Carry .whl, bench-artifacts[, bench-artifacts-sm|-unpacked|-old] and .nova-commit (tools/device/prepare.sh).
 # Results: $OUT/<phase>.jsonl and $OUT/<phase>.log.
 set -uo pipefail
-phase=${1:?phase: pool, pool-hg, hg, kernels, smoke, clusters, table, nova, checked, rows, 42m, 146m, cap, probe, ab, gate, sm-kernels, sm-rows, pack-rows, host or release}
+phase=${1:?phase: pool, hg, kernels, smoke, clusters, table, nova, checked, rows, 42m, 146m, cap, probe, ab, gate, sm-kernels, sm-rows, pack-rows, host or release}
 . tools/device/gpu-env.sh
 export PYTHONUNBUFFERED=1
 out=${OUT:-/tmp}/$phase.jsonl
@@ -131,38 +129,23 @@ PY
       NOVA_CUDA_POOL_RETAIN=1 timeout 150 python3 tools/device/transients_probe.py $a api 2>&1
       for i in 1 2; do timeout 90 python3 tools/device/transients_probe.py $a load 2>&1 | grep -v '^reflection'; done
       ;;
-    pool-hg)
-      a=train-modelgpt-146m-dtypebf16-batch16
-      NOVA_CUDA_POOL_RETAIN=1 timeout 100 python3 tools/device/transients_probe.py bench-artifacts/$a pool 2>&1 |
-        tee /dev/stderr | grep '^{"probe"' >> "${OUT:-/tmp}/pool-probe.jsonl"
-      art=bench-artifacts-hg limit=100 bench check --model gpt-146m --dtype bf16 --batch 16 --steps 6
-      for i in 1 2; do
-        for set in bench-artifacts bench-artifacts-hg; do
-          art=$set limit=60 bench train --model gpt-146m --dtype bf16 --batch 16 --modes nova
-          NOVA_CUDA_POOL_RETAIN=1 art=$set limit=60 bench train --model gpt-146m --dtype bf16 --batch 16 --modes nova
-        done
-      done
-      limit=130 bench train --model gpt-146m --dtype bf16 --batch 16 --modes compile-sdpa
-      timeout 60 python3 tools/device/transients_probe.py bench-artifacts/$a load 2>&1 | grep -v '^reflection'
+    hg)
       timeout 120 python3 tools/attention_check.py run --dir bench-artifacts/attention-check |
         tee "${OUT:-/tmp}/attention-check.jsonl"
-      ;;
-    hg)
-      python3 tools/attention_check.py run --dir bench-artifacts/attention-check |
-        tee "${OUT:-/tmp}/attention-check.jsonl"
-      if python3 - "${OUT:-/tmp}/attention-check.jsonl" <<'PY'
-import json, sys
-summary = [json.loads(l) for l in open(sys.argv[1]) if l.startswith('{"cases"')]
-sys.exit(0 if summary and summary[-1]["failed"] == 0 else 1)
-PY
-      then
-        art=bench-artifacts-hg limit=150 bench check --model gpt-146m --dtype bf16 --batch 16 --steps 6
-        art=bench-artifacts-hg limit=120 bench check --model gpt-42m --dtype bf16 --batch 32 --steps 12
-        peers=0 limit=150 ab_rows bench-artifacts bench-artifacts-hg
-        for a in bench-artifacts bench-artifacts-hg; do
-          art=$a limit=120 bench profile --model gpt-146m --dtype bf16 --batch 16 --steps 3 --top 12
-        done
-      fi
+      limit=90 bench check --model gpt-146m --dtype bf16 --batch 16 --steps 6
+      limit=60 bench check --model gpt-42m --dtype bf16 --batch 32 --steps 12
+      limit=60 bench check --model gpt-42m --dtype tf32 --batch 32 --steps 12
+      for set in bench-artifacts bench-artifacts-static; do
+        art=$set limit=50 bench train --model gpt-42m --dtype bf16 --batch 32 --modes nova
+        art=$set limit=50 bench train --model gpt-42m --dtype tf32 --batch 32 --modes nova
+      done
+      limit=60 bench train --model gpt-146m --dtype bf16 --batch 16 --modes nova
+      limit=100 bench train --model gpt-42m --dtype bf16 --batch 32 --modes compile-sdpa
+      limit=110 bench train --model gpt-146m --dtype bf16 --batch 16 --modes compile-sdpa
+      limit=90 bench attention
+      limit=60 bench profile --model gpt-146m --dtype bf16 --batch 16 --steps 3 --top 12
+      timeout 40 python3 tools/device/transients_probe.py \
+        bench-artifacts/train-modelgpt-146m-dtypebf16-batch16 loadprof 2>&1 | grep -v '^reflection'
       ;;
     kernels)
       python3 tools/gemm_check.py run --dir bench-artifacts/gemm-check | tee "${OUT:-/tmp}/gemm-check.jsonl"

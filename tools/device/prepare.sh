@@ -8,11 +8,12 @@
 #                       phases sm-kernels and sm-rows)
 #   bench-artifacts-unpacked  (with `unpacked`) the three steps again, compiled
 #                       with NOVA_PACK_STATE=0 (the A/B of phase pack-rows)
-#   bench-artifacts-hg  (with `hg`) the bf16 steps again, compiled with
-#                       NOVA_ATTENTION_HEAD_GROUPS=1 (the A/B of phase hg)
+#   bench-artifacts-static  (with `static`) the gpt-42m steps again, compiled
+#                       with NOVA_ATTENTION_HEAD_GROUPS=0 (attention in its
+#                       static block-major order: the A/B of phase hg)
 # Each set compiles with an empty kernel cache of its own. Then carry
 # [".whl", "bench-artifacts", "bench-artifacts-<set>", ".nova-commit"] (64 MiB in all).
-#   tools/device/prepare.sh [sm] [unpacked] [hg]
+#   tools/device/prepare.sh [sm] [unpacked] [static]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 nova=.venv/bin/nova
@@ -52,16 +53,15 @@ for set in "$@"; do
       )
       cp .nova-commit bench-artifacts-unpacked/.commit
       ;;
-    hg)
-      rm -rf bench-artifacts-hg
+    static)
+      rm -rf bench-artifacts-static
       (
-        export NOVA_ATTENTION_HEAD_GROUPS=1 NOVA_CACHE_DIR=$(mktemp -d)
-        "$nova" bench prepare --models gpt-42m --dtypes bf16 --batch 32 --target $target --out bench-artifacts-hg
-        "$nova" bench prepare --models gpt-146m --dtypes bf16 --batch 16 --target $target --out bench-artifacts-hg
+        export NOVA_ATTENTION_HEAD_GROUPS=0 NOVA_CACHE_DIR=$(mktemp -d)
+        "$nova" bench prepare --models gpt-42m --dtypes bf16 tf32 --batch 32 --target $target --out bench-artifacts-static
       )
-      cp .nova-commit bench-artifacts-hg/.commit
+      cp .nova-commit bench-artifacts-static/.commit
       ;;
-    *) echo "unknown set: $set (sm, unpacked, hg)" >&2; exit 2 ;;
+    *) echo "unknown set: $set (sm, unpacked, static)" >&2; exit 2 ;;
   esac
 done
 du -shc .whl bench-artifacts* | sort -h

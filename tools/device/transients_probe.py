@@ -15,6 +15,8 @@ ordered: three steps through nova.load_exported_step (torch's stream ordering
          of runtime/ordering.py), then float(loss).
 load:    where a warm start's time goes: torch's CUDA context, loading the
          module (IREE device, executables), the state upload, the first step.
+loadprof: (any artifact) cProfile of nova.load_exported_step itself, by
+         cumulative time (the session logs its module load apart).
 api:     (any artifact) where the host time between steps goes: steps through
          nova.load_exported_step under torch.profiler, the CUDA driver/runtime
          calls (CUPTI) summed per name and those overlapping the longest GPU
@@ -70,9 +72,23 @@ def main() -> None:
     model_name = "gpt-42m" if "gpt-42m" in artifact.name else "gpt-146m"
     batch_size = int(artifact.name.rsplit("batch", 1)[1])
     model, example = bench.train_setup(model_name, batch_size, "cuda")
+    optimizer = bench.make_optimizer(model, fused=False)
+    profile = None
+    if mode == "loadprof":
+        import cProfile
+
+        profile = cProfile.Profile()
+        profile.enable()
     t0 = time.perf_counter()
-    step = nova.load_exported_step(artifact, model, bench.make_optimizer(model, fused=False))
+    step = nova.load_exported_step(artifact, model, optimizer)
     load_s = time.perf_counter() - t0
+    if profile is not None:
+        import pstats
+
+        profile.disable()
+        print(json.dumps({"probe": "loadprof", "artifact": artifact.name, "load_exported_step_s": load_s}))
+        pstats.Stats(profile).sort_stats("cumulative").print_stats(25)
+        return
     program = next(iter(step._programs.values()))
     train = program.train
     reflection = train.session.function_reflection("step")

@@ -27,9 +27,9 @@ struct AttentionProblem {
   int64_t batchHeads = 1, t = 0, headDim = 0;
   bool causal = false, backward = false, hasMask = false;
   std::optional<GemmPrecision> precision;
-  /// Hand out the work in groups of heads (raster_group; experimental, see
-  /// FlashAttentionSpec::headGroup).
-  bool headGroups = false;
+  /// Hand out the work in groups of heads (raster_group, see
+  /// FlashAttentionSpec::headGroup); false: the static block-major order.
+  bool headGroups = true;
 };
 
 struct AttentionPlan {

@@ -1,4 +1,4 @@
-// RUN: nova-opt %s --allow-unregistered-dialect --nova-configure-kernels="target=sm_90 f32-matmul-precision=high" --convert-nova-to-iree-kernels | FileCheck %s
+// RUN: nova-opt %s --allow-unregistered-dialect --nova-configure-kernels="target=sm_90 f32-matmul-precision=high attention-head-groups=false" --convert-nova-to-iree-kernels | FileCheck %s
 
 // f32 attention in the models' packed layout under TF32 precision. q, k and
 // v are read where they lie in qkv (rounded to TF32 by linalg first, once

@@ -1,4 +1,4 @@
-// RUN: nova-opt %s --split-input-file --allow-unregistered-dialect --nova-configure-kernels=target=sm_90 --convert-nova-to-iree-kernels | FileCheck %s
+// RUN: nova-opt %s --split-input-file --allow-unregistered-dialect --nova-configure-kernels="target=sm_90 attention-head-groups=false" --convert-nova-to-iree-kernels | FileCheck %s
 
 // A configured nova.attention becomes one dispatch of Nova's forward kernel:
 // q, k, v read where they are; out ([B*H, T, D] here: nothing transposes

@@ -1,6 +1,6 @@
-// RUN: nova-opt %s --allow-unregistered-dialect --nova-configure-kernels=target=sm_90 --convert-nova-to-iree-kernels | %python %lit_tools/print-executable-objects.py | FileCheck %s
-// RUN: nova-opt %s --allow-unregistered-dialect --nova-configure-kernels="target=sm_90 attention-head-groups=true" --convert-nova-to-iree-kernels | %python %lit_tools/print-executable-objects.py | FileCheck %s --check-prefix=HG
-// RUN: nova-opt %s --allow-unregistered-dialect --nova-configure-kernels="target=sm_90 attention-head-groups=true" --convert-nova-to-iree-kernels | FileCheck %s --check-prefix=HGIR
+// RUN: nova-opt %s --allow-unregistered-dialect --nova-configure-kernels="target=sm_90 attention-head-groups=false" --convert-nova-to-iree-kernels | %python %lit_tools/print-executable-objects.py | FileCheck %s
+// RUN: nova-opt %s --allow-unregistered-dialect --nova-configure-kernels=target=sm_90 --convert-nova-to-iree-kernels | %python %lit_tools/print-executable-objects.py | FileCheck %s --check-prefix=HG
+// RUN: nova-opt %s --allow-unregistered-dialect --nova-configure-kernels=target=sm_90 --convert-nova-to-iree-kernels | FileCheck %s --check-prefix=HGIR
 
 // Nova's sm_90 fused attention, forward and backward, generated through
 // gpu/nvvm from the configurator's choice and serialized by MLIR: PTX 8.3 for

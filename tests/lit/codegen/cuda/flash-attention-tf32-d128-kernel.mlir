@@ -1,6 +1,6 @@
-// RUN: nova-opt %s --allow-unregistered-dialect --nova-configure-kernels="target=sm_90 f32-matmul-precision=high" --convert-nova-to-iree-kernels | %python %lit_tools/print-executable-objects.py | FileCheck %s
+// RUN: nova-opt %s --allow-unregistered-dialect --nova-configure-kernels="target=sm_90 f32-matmul-precision=high attention-head-groups=false" --convert-nova-to-iree-kernels | %python %lit_tools/print-executable-objects.py | FileCheck %s
 // RUN: nova-opt %s --allow-unregistered-dialect --nova-configure-kernels="target=sm_90 f32-matmul-precision=high remarks=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=REMARK
-// RUN: nova-opt %s --allow-unregistered-dialect --nova-configure-kernels="target=sm_90 f32-matmul-precision=high" --convert-nova-to-iree-kernels | FileCheck %s --check-prefix=IR
+// RUN: nova-opt %s --allow-unregistered-dialect --nova-configure-kernels="target=sm_90 f32-matmul-precision=high attention-head-groups=false" --convert-nova-to-iree-kernels | FileCheck %s --check-prefix=IR
 
 // f32 attention at head dim 128 under TF32: the forward's Q tile [128, 128]
 // f32 is 64 KiB, so two of them leave room for two stages of 32-key K and

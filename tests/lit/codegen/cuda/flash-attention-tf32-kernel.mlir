@@ -1,4 +1,5 @@
-// RUN: nova-opt %s --allow-unregistered-dialect --nova-configure-kernels="target=sm_90 f32-matmul-precision=high" --convert-nova-to-iree-kernels | %python %lit_tools/print-executable-objects.py | FileCheck %s
+// RUN: nova-opt %s --allow-unregistered-dialect --nova-configure-kernels="target=sm_90 f32-matmul-precision=high attention-head-groups=false" --convert-nova-to-iree-kernels | %python %lit_tools/print-executable-objects.py | FileCheck %s
+// RUN: nova-opt %s --allow-unregistered-dialect --nova-configure-kernels="target=sm_90 f32-matmul-precision=high" --convert-nova-to-iree-kernels | FileCheck %s --check-prefix=HG
 
 // f32 attention under TF32 ("high") precision on sm_90: Nova's fused kernels
 // with k8 TF32 wgmmas, whose operands are both K-major. The forward steps 64
@@ -6,6 +7,10 @@
 // backward steps 32 queries and reads K^T, Q^T and dO^T, all [B*H, D, T']
 // copies made by the transpose kernel (rounding to TF32 as it goes) and
 // loaded through 3-d tensor maps [T, D, B*H]. T = 201: rows of T' = 204.
+// By default both kernels take their work in groups of heads (six here:
+// the CTAs of this small problem hold the blocks of six heads at once).
+// HG: entry_points = [@nova_attention_fwd_d64_128x64_s3_causal_tf32_hg6::
+// HG: entry_points = [@nova_attention_bwd_d64_128x32_s2_causal_tf32_hg6::
 
 // The backward's Delta over f32 dO and O: two 16-byte loads of each.
 // CHECK-LABEL: .visible .entry nova_attention_delta_d64_f32(

@@ -1,4 +1,4 @@
-// RUN: nova-opt %s --allow-unregistered-dialect --nova-configure-kernels=target=sm_90 --convert-nova-to-iree-kernels | %python %lit_tools/print-executable-objects.py | FileCheck %s
+// RUN: nova-opt %s --allow-unregistered-dialect --nova-configure-kernels="target=sm_90 attention-head-groups=false" --convert-nova-to-iree-kernels | %python %lit_tools/print-executable-objects.py | FileCheck %s
 
 // The attention backward of a packed qkv projection: dK and dV share one
 // binding (9 pointers, not 10), and dQ is rounded into the qkv gradient by
