@@ -73,7 +73,6 @@ import torch
 
 import iree.runtime as rt
 
-from .cuda_pool import retain_enabled, retain_pool_memory
 from .tensors import numpy_to_torch, torch_to_numpy
 
 _log = logging.getLogger(__name__)
@@ -190,10 +189,6 @@ class Session:
         load_s = time.perf_counter() - start
         self._functions: dict[str, rt.VmFunction] = {}
         self._warned_import = False
-        # IREE's CUDA pool keeps a call's transients for the next call.
-        self.transient_pool = (
-            retain_pool_memory(self) if self._kind == "cuda" and retain_enabled() else None
-        )
         _log.info(
             "nova session on %s: module %s, functions %s; device %.2fs, module load %.2fs",
             self._uri, self._module.name, self.function_names, device_s, load_s,

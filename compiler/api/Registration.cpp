@@ -149,9 +149,6 @@ void buildLowerToLinalgPipeline(OpPassManager &pm,
   // Concats (a packed optimizer's gradients) filled in the order their
   // inputs are made: IREE then writes each in place.
   pm.addPass(createNovaSequenceConcats());
-  // The runtime keeps IREE's CUDA memory pool (runtime/cuda_pool.py).
-  if (options.target.getValue().rfind("cuda", 0) == 0)
-    pm.addPass(createNovaAddBufferAddress());
 }
 
 /// Options of nova-train-step-to-iree: those of convert-train-step-to-iree.

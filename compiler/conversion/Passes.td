@@ -231,25 +231,4 @@ def ConvertNovaToIREEKernels
   ];
 }
 
-def NovaAddBufferAddress
-    : Pass<"nova-add-buffer-address", "::mlir::ModuleOp"> {
-  let summary = "Add @nova_buffer_address: a buffer's CUDA device address, "
-                "for the runtime";
-  let description = [{
-    Adds `func.func @nova_buffer_address(%buffer: tensor<256xi8>) ->
-    tensor<1xi64>`: one dispatch of Nova's kernel `nova_device_address`
-    (compiler/codegen/cuda/BufferAddressKernel.h) writes the device address
-    of the argument's buffer. IREE 3.13's CUDA HAL exports no pointer of a
-    buffer it allocated from its stream-ordered memory pool and sets that
-    pool's release threshold to 0, so every train step maps its transients
-    again; called once on a buffer the runtime allocates from that pool
-    (`queue_alloca`), it lets the runtime find the pool and keep its memory
-    between steps (runtime/cuda_pool.py). CUDA modules only; the hal/flow
-    ops are emitted opaque, so unregistered dialects must be allowed.
-  }];
-  let dependentDialects = [
-    "::mlir::func::FuncDialect", "::mlir::arith::ArithDialect"
-  ];
-}
-
 #endif // NOVA_CONVERSION_PASSES_TD

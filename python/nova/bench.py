@@ -896,7 +896,7 @@ def _environment() -> dict[str, Any]:
         "gpu": torch.cuda.get_device_name(0) if torch.cuda.is_available() else None,
         "commit": os.environ.get("NOVA_COMMIT"),
         "runtime_flags": os.environ.get("NOVA_IREE_RUNTIME_FLAGS", ""),
-        # Nova's switches in effect (README), e.g. NOVA_CUDA_POOL_RETAIN.
+        # Nova's switches in effect (README), e.g. NOVA_ATTENTION_HEAD_GROUPS.
         "nova_env": {k: v for k, v in sorted(os.environ.items())
                      if k.startswith("NOVA_") and k not in _NOT_SWITCHES},
     }

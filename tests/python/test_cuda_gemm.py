@@ -144,25 +144,6 @@ def test_step_command_buffer_is_recorded_once():
     assert recorded and all(name != "step" for name in recorded)
 
 
-def test_cuda_module_reports_a_pooled_buffers_address():
-    """A CUDA module carries @nova_buffer_address for runtime/cuda_pool.py:
-    it takes the buffer the runtime allocated from IREE's pool as it is (the
-    view's element type and size asserted, no copy: the one queue alloca is
-    the address result's) and runs Nova's kernel on it in one execution."""
-    from nova.runtime import cuda_pool
-
-    _, _, text, _ = _mlp_adamw_step()
-    vm = compile_to_vmfb(text, "cuda:sm_90", extra_flags=["--compile-to=vm"]).decode()
-    body = re.search(r"vm\.func (?:private |public )?@nova_buffer_address\((.*?)(?=\n    vm\.func |\Z)", vm, re.S).group(1)
-    calls = re.findall(r"vm\.call(?:\.variadic)? @([\w.]+)", body)
-    assert calls.count("hal.device.queue.alloca") == 1 and calls.count("hal.device.queue.execute.indirect") == 1
-    assert "hal.device.queue.copy" not in calls
-    assert_call = re.search(r"@hal\.buffer_view\.assert\(%arg0, %\w+, %(\w+), %(\w+), \[%(\w+)\]\)", body)
-    constants = dict(re.findall(r"%(\w+) = vm\.const\.i(?:32|64) (-?\d+)", body))
-    element_type, rank, size = (int(constants[c]) for c in assert_call.groups())
-    assert (element_type, rank, size) == (int(cuda_pool.ADDRESS_ELEMENT_TYPE), 1, cuda_pool.ADDRESS_BUFFER_BYTES)
-
-
 def test_train_step_adamw_kernel_updates_state_in_place():
     """On CUDA a train step's AdamW updates run Nova's multi-tensor kernel
     (3 tensors a launch) on the module's globals in place: IREE's stream

@@ -54,12 +54,6 @@
 #           gpt-146m from bench-artifacts-old (an earlier commit's step),
 #           compile-sdpa's rows and the gpt-146m profile. Every command
 #           under a time limit: one that hangs costs its limit, not the call
-#   pool    IREE's CUDA memory pool kept between steps (runtime/cuda_pool.py)
-#           against IREE's release threshold 0: transients_probe.py pool on
-#           gpt-146m and gpt-42m bf16 (one process each, rounds of both
-#           settings), then Nova's gpt-146m rows with and without
-#           NOVA_CUDA_POOL_RETAIN=1 and compile-sdpa's, where the host time of
-#           a gpt-146m step goes with the pool kept (api), and two loads
 #   hg      attention's work in groups of heads, the default since
 #           2026-12-06: the attention check (static kernels and "_hg" twins on
 #           the same data), the gpt-146m bf16 and gpt-42m bf16/tf32 checks vs
@@ -75,7 +69,7 @@
 # Carry .whl, bench-artifacts[, bench-artifacts-sm|-unpacked|-old] and .nova-commit (tools/device/prepare.sh).
 # Results: $OUT/<phase>.jsonl and $OUT/<phase>.log.
 set -uo pipefail
-phase=${1:?phase: pool, hg, kernels, smoke, clusters, table, nova, checked, rows, 42m, 146m, cap, probe, ab, gate, sm-kernels, sm-rows, pack-rows, host or release}
+phase=${1:?phase: hg, kernels, smoke, clusters, table, nova, checked, rows, 42m, 146m, cap, probe, ab, gate, sm-kernels, sm-rows, pack-rows, host or release}
 . tools/device/gpu-env.sh
 export PYTHONUNBUFFERED=1
 out=${OUT:-/tmp}/$phase.jsonl
@@ -115,20 +109,6 @@ PY
 {
   nvidia-smi --query-gpu=name,driver_version,memory.used,clocks.sm --format=csv
   case $phase in
-    pool)
-      for a in train-modelgpt-146m-dtypebf16-batch16 train-modelgpt-42m-dtypebf16-batch32; do
-        NOVA_CUDA_POOL_RETAIN=1 timeout 120 python3 tools/device/transients_probe.py bench-artifacts/$a pool 2>&1 |
-          tee /dev/stderr |
-          grep '^{"probe"' >> "${OUT:-/tmp}/pool-probe.jsonl"
-      done
-      NOVA_CUDA_POOL_RETAIN=1 limit=80 bench train --model gpt-146m --dtype bf16 --batch 16 --modes nova
-      limit=80 bench train --model gpt-146m --dtype bf16 --batch 16 --modes nova
-      limit=150 bench train --model gpt-146m --dtype bf16 --batch 16 --modes compile-sdpa
-      # Where a step's host time goes with the pool kept, and a warm load's seconds.
-      a=bench-artifacts/train-modelgpt-146m-dtypebf16-batch16
-      NOVA_CUDA_POOL_RETAIN=1 timeout 150 python3 tools/device/transients_probe.py $a api 2>&1
-      for i in 1 2; do timeout 90 python3 tools/device/transients_probe.py $a load 2>&1 | grep -v '^reflection'; done
-      ;;
     hg)
       timeout 120 python3 tools/attention_check.py run --dir bench-artifacts/attention-check |
         tee "${OUT:-/tmp}/attention-check.jsonl"

@@ -23,9 +23,6 @@ api:     (any artifact) where the host time between steps goes: steps through
          gaps, and the host time of each piece of TrainProgram.step.
 pyprof:  (any artifact) cProfile of 20 steps through nova.load_exported_step:
          the host's Python and torch calls between IREE calls, by own time.
-pool:    (any artifact) IREE's CUDA memory pool at its release threshold 0
-         against kept (runtime/cuda_pool.py), in one process: rounds of
-         timed steps through nova.load_exported_step under each setting.
 sync-loop: (transients artifact) 30 direct calls, the host waiting for each
          (torch's stream synchronized before each call, no stream waits on
          either side): the step time without IREE's alloca/dealloca.
@@ -64,7 +61,7 @@ def main() -> None:
     import logging
 
     logging.basicConfig(level=logging.WARNING, format="%(name)s: %(message)s")
-    logging.getLogger("nova.runtime").setLevel(logging.INFO)  # the session's load seconds, the pool
+    logging.getLogger("nova.runtime").setLevel(logging.INFO)  # the session's load seconds
     t0 = time.perf_counter()
     torch.zeros(1, device="cuda")
     torch_s = time.perf_counter() - t0
@@ -111,8 +108,6 @@ def main() -> None:
         _api_probe(step, example, train)
     elif mode == "pyprof":
         _pyprof_probe(step, example)
-    elif mode == "pool":
-        _pool_probe(step, example, train, artifact.name, batch_size * example[0].shape[1])
     elif mode in ("direct", "direct-chain", "sync-loop"):
         step._upload(program)
         torch.cuda.synchronize()
@@ -227,37 +222,6 @@ def _pyprof_probe(step, example) -> None:
     torch.cuda.synchronize()
     profiler.disable()
     pstats.Stats(profiler).sort_stats("tottime").print_stats(45)
-
-
-def _pool_probe(step, example, train, name: str, tokens: int, steps: int = 20) -> None:
-    """See the module doc (mode pool)."""
-    import torch
-
-    from nova.runtime.cuda_driver import CudaDriver
-    from nova.runtime.cuda_pool import KEEP_ALL
-
-    pool = train.session.transient_pool
-    if pool is None:
-        print(json.dumps({"probe": "pool", "artifact": name, "error": "no pool handle (see the log)"}), flush=True)
-        return
-    driver = CudaDriver()
-    for _ in range(3):
-        step(*example)
-    torch.cuda.synchronize()
-    for round_ in (1, 2):
-        for setting, threshold in (("iree", 0), ("kept", KEEP_ALL)):
-            driver.set_release_threshold(pool, threshold)
-            for _ in range(3):
-                step(*example)
-            torch.cuda.synchronize()
-            t0 = time.perf_counter()
-            for _ in range(steps):
-                loss = step(*example)
-            float(loss)
-            elapsed = time.perf_counter() - t0
-            print(json.dumps({"probe": "pool", "artifact": name, "round": round_, "release_threshold": setting,
-                              "step_ms": 1e3 * elapsed / steps, "tokens_per_s": tokens * steps / elapsed,
-                              "pool_reserved_bytes": driver.reserved_bytes(pool)}), flush=True)
 
 
 def _api_probe(step, example, train) -> None:
