@@ -61,8 +61,8 @@
 #           gpt-42m's from bench-artifacts-static (NOVA_ATTENTION_HEAD_GROUPS=0)
 #           beside them, compile-sdpa's rows, the attention sweep against
 #           cuDNN and flash, the gpt-146m profile and where
-#           load_exported_step's time goes (loadprof). Every command under a
-#           limit, the least needed last
+#           load_exported_step's time goes (loadprof) and a step's host
+#           time (api). Every command under a limit, the least needed last
 #   release gpt-42m bf16 check vs eager (the released torch state synced
 #           back), gpt-146m bf16 under a 12 GiB cap at B24 and B16 (Nova), and
 #           gpt-146m B16 profiles of Nova and of compile-sdpa
@@ -126,6 +126,8 @@ PY
       limit=60 bench profile --model gpt-146m --dtype bf16 --batch 16 --steps 3 --top 12
       timeout 40 python3 tools/device/transients_probe.py \
         bench-artifacts/train-modelgpt-146m-dtypebf16-batch16 loadprof 2>&1 | grep -v '^reflection'
+      timeout 90 python3 tools/device/transients_probe.py \
+        bench-artifacts/train-modelgpt-146m-dtypebf16-batch16 api 2>&1 | grep -v '^reflection'
       ;;
     kernels)
       python3 tools/gemm_check.py run --dir bench-artifacts/gemm-check | tee "${OUT:-/tmp}/gemm-check.jsonl"
