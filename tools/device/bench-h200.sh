@@ -110,22 +110,24 @@ PY
   nvidia-smi --query-gpu=name,driver_version,memory.used,clocks.sm --format=csv
   case $phase in
     hg)
-      timeout 120 python3 tools/attention_check.py run --dir bench-artifacts/attention-check |
+      timeout 100 python3 tools/attention_check.py run --dir bench-artifacts/attention-check |
         tee "${OUT:-/tmp}/attention-check.jsonl"
-      limit=90 bench check --model gpt-146m --dtype bf16 --batch 16 --steps 6
-      limit=60 bench check --model gpt-42m --dtype bf16 --batch 32 --steps 12
-      limit=60 bench check --model gpt-42m --dtype tf32 --batch 32 --steps 12
+      limit=80 bench check --model gpt-146m --dtype bf16 --batch 16 --steps 6
+      limit=50 bench check --model gpt-42m --dtype tf32 --batch 32 --steps 12
+      limit=50 bench train --model gpt-146m --dtype bf16 --batch 16 --modes nova
+      limit=100 bench train --model gpt-146m --dtype bf16 --batch 16 --modes compile-sdpa
       for set in bench-artifacts bench-artifacts-static; do
-        art=$set limit=50 bench train --model gpt-42m --dtype bf16 --batch 32 --modes nova
-        art=$set limit=50 bench train --model gpt-42m --dtype tf32 --batch 32 --modes nova
+        art=$set limit=45 bench train --model gpt-42m --dtype bf16 --batch 32 --modes nova
       done
-      limit=60 bench train --model gpt-146m --dtype bf16 --batch 16 --modes nova
-      limit=100 bench train --model gpt-42m --dtype bf16 --batch 32 --modes compile-sdpa
-      limit=110 bench train --model gpt-146m --dtype bf16 --batch 16 --modes compile-sdpa
+      timeout 30 python3 tools/device/transients_probe.py \
+        bench-artifacts/train-modelgpt-146m-dtypebf16-batch16 loadprof 2>&1 | grep -v '^reflection'
+      for set in bench-artifacts bench-artifacts-static; do
+        art=$set limit=45 bench train --model gpt-42m --dtype tf32 --batch 32 --modes nova
+      done
+      limit=50 bench check --model gpt-42m --dtype bf16 --batch 32 --steps 12
+      limit=90 bench train --model gpt-42m --dtype bf16 --batch 32 --modes compile-sdpa
       limit=90 bench attention
       limit=60 bench profile --model gpt-146m --dtype bf16 --batch 16 --steps 3 --top 12
-      timeout 40 python3 tools/device/transients_probe.py \
-        bench-artifacts/train-modelgpt-146m-dtypebf16-batch16 loadprof 2>&1 | grep -v '^reflection'
       timeout 90 python3 tools/device/transients_probe.py \
         bench-artifacts/train-modelgpt-146m-dtypebf16-batch16 api 2>&1 | grep -v '^reflection'
       ;;
