@@ -168,6 +168,7 @@ class Session:
         self._kind = "cuda" if self._uri.startswith("cuda") else "cpu"
         self._cuda_index = _cuda_index(self._uri) or 0
         self._zero_copy = zero_copy
+        start = time.perf_counter()
         self._context = rt.SystemContext(config=self._config)
         if parameters is not None:
             index = parameters
@@ -180,6 +181,7 @@ class Session:
                     self._config.vm_instance, index.create_provider(scope=parameter_scope)
                 )
             )
+        context_s = time.perf_counter() - start  # the VM context, its HAL module and the parameters
         # copy_buffer: the bytes object need not be aligned or outlive us.
         start = time.perf_counter()
         self._module = rt.VmModule.copy_buffer(self._config.vm_instance, vmfb)
@@ -190,8 +192,8 @@ class Session:
         self._functions: dict[str, rt.VmFunction] = {}
         self._warned_import = False
         _log.info(
-            "nova session on %s: module %s, functions %s; device %.2fs, module load %.2fs",
-            self._uri, self._module.name, self.function_names, device_s, load_s,
+            "nova session on %s: module %s, functions %s; device %.2fs, context %.2fs, module load %.2fs",
+            self._uri, self._module.name, self.function_names, device_s, context_s, load_s,
         )
 
     # -- introspection --------------------------------------------------------
