@@ -101,6 +101,8 @@ struct FlashAttentionSpec {
   /// the same time, so what they share (the backward's Q, dO and dQ
   /// accumulator, the forward's K and V) is read in L2 rather than once per
   /// block from memory; the counter balances what static groups cannot.
+  /// The configurator's default (H200, gpt-146m bf16: +2.2-3.6% tokens/s);
+  /// its results equal the static order's but for dQ's summation order.
   int64_t headGroup = 0;
 
   static constexpr int64_t kConsumers = 2;
