@@ -178,9 +178,12 @@ struct DecomposeAttention : OpRewritePattern<AttentionOp> {
   }
 };
 
-/// p = exp(s - lse), dv = p^T dout, dp = dout v^T, D = rowsum(dout * out),
+/// p = exp(s - lse), dv = p^T dout, dp = dout v^T, D = rowsum(p * dp),
 /// ds = p * (dp - D), dq = (scale ds) k, dk = (scale ds)^T q; f32 up to the
-/// matmuls' operands.
+/// matmuls' operands. D is softmax's own backward term, as autograd forms
+/// it, rather than the fused kernels' rowsum(dout * out): p here is
+/// recomputed, not the p `out` was made from (at TF32, from other roundings
+/// of s), and only its own row sums leave each row of ds summing to zero.
 struct DecomposeAttentionBackward : OpRewritePattern<AttentionBackwardOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(AttentionBackwardOp op,
@@ -204,9 +207,8 @@ struct DecomposeAttentionBackward : OpRewritePattern<AttentionBackwardOp> {
                         /*transposeRhs=*/false, op.getGradValue().getType());
     Value dp = e.matmul(dout, op.getValue(), /*transposeLhs=*/false,
                         /*transposeRhs=*/true, scoresType);
-    Value rowDot = e.rowReduce<ReduceSumOp>(
-        MulOp::create(rewriter, loc, e.castTo(dout, e.f32()),
-                      e.castTo(op.getOut(), e.f32())));
+    Value rowDot =
+        e.rowReduce<ReduceSumOp>(MulOp::create(rewriter, loc, p, dp));
     Value ds = MulOp::create(
         rewriter, loc, p,
         SubOp::create(rewriter, loc, dp, e.rowBroadcast(rowDot, scoresType))

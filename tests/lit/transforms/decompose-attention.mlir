@@ -62,7 +62,8 @@ func.func @attention_bf16_mask(%q: tensor<3x4x16xbf16>, %k: tensor<3x6x16xbf16>,
 // -----
 
 // The backward recomputes p = exp(s - lse) (f32), then dv = p^T dout,
-// dp = dout v^T (f32 result), D = rowsum(dout * out), ds = p (dp - D),
+// dp = dout v^T (f32 result), D = rowsum(p * dp) (softmax's backward: out,
+// made from another rounding of p, is not read), ds = p (dp - D),
 // dq = (scale ds) k, dk = (scale ds)^T q.
 // CHECK-LABEL: func.func @attention_backward
 // CHECK-SAME: (%[[DO:.*]]: tensor<2x8x16xbf16>, %[[Q:.*]]: tensor<2x8x16xbf16>, %[[K:.*]]: tensor<2x8x16xbf16>, %[[V:.*]]: tensor<2x8x16xbf16>, %[[O:.*]]: tensor<2x8x16xbf16>, %[[L:.*]]: tensor<2x8xf32>)
@@ -81,10 +82,8 @@ func.func @attention_bf16_mask(%q: tensor<3x4x16xbf16>, %k: tensor<3x6x16xbf16>,
 // CHECK-NEXT: %[[P16:.*]] = nova.cast %[[P]] : tensor<2x8x8xf32> -> tensor<2x8x8xbf16>
 // CHECK-NEXT: %[[DV:.*]] = nova.matmul %[[P16]], %[[DO]] {transpose_lhs} : tensor<2x8x8xbf16>, tensor<2x8x16xbf16> -> tensor<2x8x16xbf16>
 // CHECK-NEXT: %[[DP:.*]] = nova.matmul %[[DO]], %[[V]] {transpose_rhs} : tensor<2x8x16xbf16>, tensor<2x8x16xbf16> -> tensor<2x8x8xf32>
-// CHECK-NEXT: %[[O32:.*]] = nova.cast %[[O]] : tensor<2x8x16xbf16> -> tensor<2x8x16xf32>
-// CHECK-NEXT: %[[DO32:.*]] = nova.cast %[[DO]] : tensor<2x8x16xbf16> -> tensor<2x8x16xf32>
-// CHECK-NEXT: %[[PROD:.*]] = nova.mul %[[DO32]], %[[O32]] : tensor<2x8x16xf32>
-// CHECK-NEXT: %[[D:.*]] = nova.reduce_sum %[[PROD]] dims = [2] : tensor<2x8x16xf32> -> tensor<2x8xf32>
+// CHECK-NEXT: %[[PROD:.*]] = nova.mul %[[P]], %[[DP]] : tensor<2x8x8xf32>
+// CHECK-NEXT: %[[D:.*]] = nova.reduce_sum %[[PROD]] dims = [2] : tensor<2x8x8xf32> -> tensor<2x8xf32>
 // CHECK-NEXT: %[[DB:.*]] = nova.broadcast_in_dim %[[D]] dims = [0, 1] : tensor<2x8xf32> -> tensor<2x8x8xf32>
 // CHECK-NEXT: %[[DIFF:.*]] = nova.sub %[[DP]], %[[DB]] : tensor<2x8x8xf32>
 // CHECK-NEXT: %[[DS:.*]] = nova.mul %[[P]], %[[DIFF]] : tensor<2x8x8xf32>
