@@ -66,7 +66,7 @@
 #   release gpt-42m bf16 check vs eager (the released torch state synced
 #           back), gpt-146m bf16 under a 12 GiB cap at B24 and B16 (Nova), and
 #           gpt-146m B16 profiles of Nova and of compile-sdpa
-# Carry .whl, bench-artifacts[, bench-artifacts-sm|-unpacked|-old] and .nova-commit (tools/device/prepare.sh).
+# Carry .whl, bench-artifacts[, bench-artifacts-static|-sm|-unpacked|-old] and .nova-commit (tools/device/prepare.sh).
 # Results: $OUT/<phase>.jsonl and $OUT/<phase>.log.
 set -uo pipefail
 phase=${1:?phase: hg, kernels, smoke, clusters, table, nova, checked, rows, 42m, 146m, cap, probe, ab, gate, sm-kernels, sm-rows, pack-rows, host or release}
