@@ -66,10 +66,9 @@ struct BackwardKernel : AttentionBuilder {
                     mul(s, c32(spec.stageBytes())));
   }
 
-  /// The consumers' score tiles: P^T, dS^T (and dS for TF32) each.
-  int64_t scoreTiles() const { return spec.tf32 ? 3 : 2; }
+  /// The consumers' score tiles: dS^T each (TF32: then P^T and dS).
   int64_t kConsumersTiles() const {
-    return FlashAttentionSpec::kConsumers * scoreTiles() *
+    return FlashAttentionSpec::kConsumers * spec.scoreTiles() *
            spec.scoreTileBytes();
   }
 
@@ -187,9 +186,9 @@ struct BackwardKernel : AttentionBuilder {
     warp = div(thread, c32(32));
     lane = rem(thread, c32(32));
     Value c = sub(group, c32(1));
-    int64_t tile = spec.scoreTileBytes(), tiles = scoreTiles() * tile;
-    Value pTile = sharedAt(scratchOffset(), mul(c, c32(tiles)));
-    Value dsTile = sharedAt(scratchOffset() + tile, mul(c, c32(tiles)));
+    int64_t tile = spec.scoreTileBytes(), tiles = spec.scoreTiles() * tile;
+    Value dsTile = sharedAt(scratchOffset(), mul(c, c32(tiles)));
+    Value pTile = sharedAt(scratchOffset() + tile, mul(c, c32(tiles)));
     // TF32: dS [blockN queries, 64 keys], the B of dQ^T = K^T dS^T.
     Value dsTransposed = sharedAt(scratchOffset() + 2 * tile, mul(c, c32(tiles)));
     Value dqTile = sharedAt(scratchOffset() + kConsumersTiles(),
@@ -323,12 +322,15 @@ struct BackwardKernel : AttentionBuilder {
                         b, loc, ValueRange{pack(sType, p), pack(sType, ds)});
                   }
                 }
-                // The previous block's P^T and dS^T have been read.
-                namedBarrier(barrierId, 128);
-                storeSwizzled(pTile, unpack(branch.getResult(0), n), n, element,
-                              spec.tf32);
+                SmallVector<Value> p = unpack(branch.getResult(0), n);
                 SmallVector<Value> ds = unpack(branch.getResult(1), n);
+                // P^T as the register A of dV's product.
+                Value pA = spec.registerScores() ? packRegisterA(p) : Value();
+                // The previous block's score tiles have been read.
+                namedBarrier(barrierId, 128);
                 storeSwizzled(dsTile, ds, n, element, spec.tf32);
+                if (!spec.registerScores())
+                  storeSwizzled(pTile, p, n, element, spec.tf32);
                 if (spec.tf32)
                   storeTransposed(dsTransposed, ds, n, /*roundTf32=*/true);
                 fenceAsyncShared();
@@ -380,9 +382,13 @@ struct BackwardKernel : AttentionBuilder {
                                 true);
                     continue;
                   }
-                  dvAcc =
-                      mma(dvAcc, d, kMajor(pTile, 64, 0, ks),
-                          mnMajor(doTile(stage), n, 0, ks), false, true, true);
+                  dvAcc = spec.registerScores()
+                              ? mmaRegisterA(dvAcc, d, pA, ks,
+                                             mnMajor(doTile(stage), n, 0, ks),
+                                             true)
+                              : mma(dvAcc, d, kMajor(pTile, 64, 0, ks),
+                                    mnMajor(doTile(stage), n, 0, ks), false,
+                                    true, true);
                   dkAcc =
                       mma(dkAcc, d, kMajor(dsTile, 64, 0, ks),
                           mnMajor(qTile(stage), n, 0, ks), false, true, true);

@@ -130,6 +130,17 @@ struct AttentionBuilder : KernelBuilder {
   Value mma(Value acc, int64_t n, Value descA, Value descB, bool aMnMajor,
             bool bMnMajor, bool accumulate);
 
+  /// acc += A * B over k16 step `ks`, bf16, A from registers: `packedA`
+  /// from packRegisterA. MLIR 22's nvvm.wgmma.mma_async reads A from shared
+  /// memory only, so this emits the register form of the same instruction
+  /// as that op emits its own (inline PTX).
+  Value mmaRegisterA(Value acc, int64_t n, Value packedA, int64_t ks,
+                     Value descB, bool bMnMajor);
+  /// An m64nN fragment (f32) as the A fragments of wgmmas over its N: bf16
+  /// pairs (register 2j, 2j + 1 -> pair j), the four of k16 step ks at
+  /// 4 ks..4 ks + 3, as vector<N/4 x i32>.
+  Value packRegisterA(ArrayRef<Value> values);
+
   /// The sum or max of `v` over the lane quad holding one fragment row.
   Value quadMax(Value v);
   Value quadSum(Value v);

@@ -1,7 +1,7 @@
 //===- FlashAttentionForward.cpp - sm_90 attention forward ----------------===//
 //
 // See FlashAttentionKernel.h. Shared memory: 1-2 x Q [128 rows] | stages x
-// (K, V) [blockN rows each; TF32: K and V^T] | P [64 x blockN] per consumer
+// (K, V) [blockN rows each; TF32: K and V^T] | TF32: P [64 x blockN] per consumer
 // | barriers (Q full/empty per Q tile, then full/empty per stage). Every
 // [rows, D] tile is stored as column blocks of [rows, 128 B] (64 bf16 or 32
 // f32 columns), 128B-swizzled, as TMA writes them; V^T as blocks of [D, 32
@@ -254,16 +254,33 @@ struct ForwardKernel : AttentionBuilder {
     return s;
   }
 
-  /// Issues O += P V over a block's keys (one wgmma group).
-  Value issueValues(Value acc, Value pTile, Value stage) {
+  /// Issues O += P V over a block's keys (one wgmma group). P: bf16, its
+  /// A fragments in registers (packRegisterA); TF32, the shared tile.
+  Value issueValues(Value acc, Value p, Value stage) {
     int64_t n = spec.blockN, d = spec.headDim;
-    for (int64_t ks = 0; ks < n / spec.kStep(); ++ks)
-      acc = mma(acc, d, kMajor(pTile, 64, 0, ks),
-                spec.tf32 ? kMajor(vTile(stage), d, 0, ks)
-                          : mnMajor(vTile(stage), n, 0, ks),
-                false, !spec.tf32, true);
+    for (int64_t ks = 0; ks < n / spec.kStep(); ++ks) {
+      if (!spec.registerScores()) {
+        acc = mma(acc, d, kMajor(p, 64, 0, ks), kMajor(vTile(stage), d, 0, ks),
+                  false, false, true);
+        continue;
+      }
+      acc = mmaRegisterA(acc, d, p, ks, mnMajor(vTile(stage), n, 0, ks), true);
+    }
     NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
     return acc;
+  }
+
+  /// Block P for the next P V, once the last P V is done: with bf16 its A
+  /// fragments (`packed`, made under that P V), with TF32 (whose register
+  /// fragments do not match the accumulator's) the shared tile.
+  Value keepP(Value pTile, Value barrierId, ArrayRef<Value> p, Value packed) {
+    if (spec.registerScores())
+      return packed;
+    storeP(pTile, barrierId, p);
+    return pTile;
+  }
+  Value packP(ArrayRef<Value> p) {
+    return spec.registerScores() ? packRegisterA(p) : Value();
   }
 
   // Each consumer pipelines its blocks (FlashAttention-3's intra-warp-group
@@ -310,9 +327,10 @@ struct ForwardKernel : AttentionBuilder {
           ifThen(eq(lastBlock, 0), [&] { arrivePerWarp(qEmpty(buffer)); });
           SoftmaxStep first =
               softmax(s0, c32(0), qb, rowBase, minusInf, minusInf, zero, zero);
-          storeP(pTile, barrierId, first.p);
           SmallVector<Value> init = {zeroAcc(d), first.m[0], first.m[1],
-                                     first.l[0], first.l[1], it[0]};
+                                     first.l[0], first.l[1], it[0],
+                                     keepP(pTile, barrierId, first.p,
+                                           packP(first.p))};
           // Blocks 1..: S_j with the previous block's P V.
           ValueRange end =
               loop(c32(1), nkv, c32(1), init,
@@ -323,25 +341,26 @@ struct ForwardKernel : AttentionBuilder {
                      waitParity(kvFull(stage), parity);
                      NVVM::WgmmaFenceAlignedOp::create(b, loc);
                      Value s = issueScores(qBase, stage);
-                     Value acc = issueValues(st[0], pTile, prevStage);
+                     Value acc = issueValues(st[0], st[6], prevStage);
                      NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 1);
                      ifThen(cmp(arith::CmpIPredicate::eq, j, lastBlock),
                             [&] { arrivePerWarp(qEmpty(buffer)); });
                      SoftmaxStep step =
                          softmax(s, j, qb, rowBase, st[1], st[2], st[3], st[4]);
+                     Value packed = packP(step.p);
                      NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
                      arrivePerWarp(kvEmpty(prevStage));
                      SmallVector<Value> ov = unpack(acc, d);
                      for (int64_t r = 0; r < d / 2; ++r)
                        ov[r] = fmul(ov[r], step.alpha[r / 2 % 2]);
-                     storeP(pTile, barrierId, step.p);
+                     Value p = keepP(pTile, barrierId, step.p, packed);
                      return {pack(oType, ov), step.m[0], step.m[1],
-                             step.l[0],       step.l[1], kvIt};
+                             step.l[0],       step.l[1], kvIt, p};
                    });
           // The last block's P V.
           Value lastStage = ringSlot(end[5], spec.stages).first;
           NVVM::WgmmaFenceAlignedOp::create(b, loc);
-          Value acc = issueValues(end[0], pTile, lastStage);
+          Value acc = issueValues(end[0], end[6], lastStage);
           NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
           arrivePerWarp(kvEmpty(lastStage));
           SmallVector<Value> out = {acc, end[1], end[2], end[3], end[4]};

@@ -125,6 +125,55 @@ Value AttentionBuilder::mma(Value acc, int64_t n, Value descA, Value descB,
       bMnMajor ? NVVM::MMALayout::row : NVVM::MMALayout::col, nullptr);
 }
 
+Value AttentionBuilder::mmaRegisterA(Value acc, int64_t n, Value packedA,
+                                     int64_t ks, Value descB, bool bMnMajor) {
+  assert(!spec.tf32 && "bf16 k16 A fragments only");
+  int64_t outputs = n / 2;
+  std::string d;
+  for (int64_t i = 0; i < outputs; ++i)
+    d += (i ? ", $" : "$") + std::to_string(i);
+  auto reg = [](int64_t i) { return "$" + std::to_string(i); };
+  std::string ptx = "{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"
+                    "wgmma.mma_async.sync.aligned.m64n" +
+                    std::to_string(n) + "k16.f32.bf16.bf16 {" + d + "}, {" +
+                    reg(outputs) + ", " + reg(outputs + 1) + ", " +
+                    reg(outputs + 2) + ", " + reg(outputs + 3) + "}, " +
+                    reg(outputs + 4) + ", p, 1, 1, " + (bMnMajor ? "1" : "0") +
+                    ";\n}";
+  // Accumulator outputs, tied to the accumulator inputs after A and B.
+  std::string constraints;
+  for (int64_t i = 0; i < outputs; ++i)
+    constraints += "=f,";
+  constraints += "r,r,r,r,l";
+  for (int64_t i = 0; i < outputs; ++i)
+    constraints += "," + std::to_string(i);
+  SmallVector<Value> operands;
+  for (int64_t r = 0; r < 4; ++r)
+    operands.push_back(vector::ExtractOp::create(b, loc, packedA, 4 * ks + r));
+  operands.push_back(descB);
+  llvm::append_range(operands, unpack(acc, n));
+  return LLVM::InlineAsmOp::create(
+             b, loc, accType(n), operands, ptx, constraints,
+             /*has_side_effects=*/true, /*is_align_stack=*/false,
+             LLVM::tailcallkind::TailCallKind::None,
+             LLVM::AsmDialectAttr::get(b.getContext(),
+                                       LLVM::AsmDialect::AD_ATT),
+             ArrayAttr())
+      .getResult(0);
+}
+
+Value AttentionBuilder::packRegisterA(ArrayRef<Value> values) {
+  // A k16 A fragment holds (row r, columns c, c + 1), (r + 8, c, c + 1),
+  // then the same 8 columns on: an accumulator's registers 8 ks..8 ks + 7
+  // for its columns 16 ks..16 ks + 15, pair by pair.
+  SmallVector<Value> pairs;
+  for (size_t j = 0; j + 1 < values.size(); j += 2)
+    pairs.push_back(
+        LLVM::BitcastOp::create(b, loc, i32, bf16Pair(values[j], values[j + 1])));
+  return vector::FromElementsOp::create(
+      b, loc, VectorType::get({int64_t(pairs.size())}, i32), pairs);
+}
+
 static Value quadReduce(AttentionBuilder &ab, Value v, bool isMax) {
   for (int64_t offset : {1, 2}) {
     Value other = NVVM::ShflOp::create(ab.b, ab.loc, ab.f32, ab.c32(-1), v,

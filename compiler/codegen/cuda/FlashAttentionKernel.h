@@ -13,8 +13,9 @@
 // memory allows, and a `stages`-deep ring of K and V blocks), warp groups 1..2
 // each own 64 query rows: S = Q K^T by wgmma from shared memory, online softmax
 // in registers (exp2, running max and sum, causal blocks past the diagonal
-// never loaded, the diagonal and the T edge masked), P written as bf16 into a
-// swizzled shared tile, O += P V by wgmma (V read MN-major). Each consumer
+// never loaded, the diagonal and the T edge masked), P kept in registers as
+// bf16 A fragments, O += P V by wgmma with A from registers (V read
+// MN-major; TF32: P through a swizzled shared tile). Each consumer
 // pipelines its blocks: block j's S and block j-1's P V are issued together,
 // and j's softmax runs while P V is still in flight (FlashAttention-3's
 // intra-warp-group overlap; the forward holds two stages at a time).
@@ -26,7 +27,8 @@
 // shared memory; the producer streams 64-row Q and dO blocks. Per query
 // block: S^T = K Q^T and dP^T = V dO^T, P^T = exp(S^T - lse), dS^T = P^T
 // (dP^T - Delta) with Delta = rowsum(dO * O) computed beforehand; dV += P^T
-// dO, dK += dS^T Q, and dQ += dS K accumulated in f32 with atomic adds into a
+// dO (bf16 at head dim 64: P^T as register A fragments, never stored), dK +=
+// dS^T Q, and dQ += dS K accumulated in f32 with atomic adds into a
 // zero-initialised [BH, T, D] buffer. Software-pipelined: dQ's products,
 // then dV's and dK's, then the next block's S^T and dP^T are in flight
 // together, so dQ's way out through shared memory runs under the others and
@@ -126,11 +128,12 @@ struct FlashAttentionSpec {
       return tf32 ? 32 : 64;
     return tf32 ? 64 * 64 / headDim : 128;
   }
-  /// Forward: `queryBuffers` Q tiles, then `stages` x (K, V or V^T), then P
-  /// (64 x blockN per consumer).
+  /// Forward: `queryBuffers` Q tiles, then `stages` x (K, V or V^T), then
+  /// P (64 x blockN per consumer) unless registerScores().
   /// Backward: K, V (and K^T), then `stages` x (Q, dO (and Q^T, dO^T)),
-  /// then per consumer P^T and dS^T (64 x blockN each; TF32 also dS,
-  /// blockN x 64), then each consumer's f32 dQ part (blockN x D), then
+  /// then per consumer dS^T (64 x blockN; but with registerScores() also P^T,
+  /// TF32 also dS, blockN x 64), then each consumer's f32 dQ part
+  /// (blockN x D), then
   /// each consumer's lse and Delta slots. The mbarriers last.
   int64_t residentBytes() const {
     return (!backward ? queryBuffers : tf32 ? 3 : 2) * tileBytes(blockM);
@@ -142,11 +145,22 @@ struct FlashAttentionSpec {
   /// Backward: one consumer's lse and Delta of a query block (f32), two
   /// slots (this block's and the next one's) of one entry per thread.
   int64_t columnBytes() const { return backward ? 2 * 128 * 4 : 0; }
-  /// One consumer's [64, blockN] P tile (and the backward's others).
+  /// One consumer's [64, blockN] score tile.
   int64_t scoreTileBytes() const { return 64 * blockN * elementBytes(); }
+  /// bf16: P (forward) or P^T (backward, head dim 64) stays in registers
+  /// as the A fragments of P V (dV += P^T dO). Not TF32, whose register A
+  /// fragments do not match the accumulator's, nor the head-dim-128
+  /// backward, whose consumers spill more already (~650 -> ~890 bytes).
+  bool registerScores() const { return !tf32 && (!backward || headDim == 64); }
+  /// Score tiles a consumer keeps in shared memory: P (forward), or dS^T
+  /// (for dQ = dS K and dK += dS^T Q) then P^T and, with TF32, dS.
+  int64_t scoreTiles() const {
+    if (!backward)
+      return registerScores() ? 0 : 1;
+    return (registerScores() ? 1 : 2) + (tf32 ? 1 : 0);
+  }
   int64_t scratchTileBytes() const {
-    int64_t tiles = !backward ? 1 : tf32 ? 3 : 2;
-    return kConsumers * (tiles * scoreTileBytes() + dqTileBytes() +
+    return kConsumers * (scoreTiles() * scoreTileBytes() + dqTileBytes() +
                          columnBytes());
   }
   /// The mbarriers, then with headGroup the current item's index (the

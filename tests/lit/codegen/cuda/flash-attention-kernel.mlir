@@ -1,4 +1,5 @@
 // RUN: nova-opt %s --allow-unregistered-dialect --nova-configure-kernels="target=sm_90 attention-head-groups=false" --convert-nova-to-iree-kernels | %python %lit_tools/print-executable-objects.py | FileCheck %s
+// RUN: nova-opt %s --allow-unregistered-dialect --nova-configure-kernels="target=sm_90 attention-head-groups=false" --convert-nova-to-iree-kernels | %python %lit_tools/print-executable-objects.py | FileCheck %s --check-prefix=NOP
 // RUN: nova-opt %s --allow-unregistered-dialect --nova-configure-kernels=target=sm_90 --convert-nova-to-iree-kernels | %python %lit_tools/print-executable-objects.py | FileCheck %s --check-prefix=HG
 // RUN: nova-opt %s --allow-unregistered-dialect --nova-configure-kernels=target=sm_90 --convert-nova-to-iree-kernels | FileCheck %s --check-prefix=HGIR
 
@@ -29,7 +30,8 @@
 // second):
 // per key block, S^T = K Q^T and dP^T = V dO^T (m64n64k16, both K-major),
 // P^T = exp2(S^T - lse), then dQ = dS K with dS^T read transposed as A,
-// dV += P^T dO and dK += dS^T Q with dO and Q read MN-major (transposed B),
+// dV += P^T dO with P^T the wgmma's register A (bf16 pairs, never stored)
+// and dK += dS^T Q, dO and Q read MN-major (transposed B),
 // and the next block's S^T and dP^T as three wgmma groups: dQ (waited for
 // alone: wait_group 2) is added in f32 through shared memory by TMA
 // reduce-adds while the others run, and the stage is freed after dV and dK
@@ -47,6 +49,7 @@
 // CHECK-DAG:  setmaxnreg.dec.sync.aligned.u32 24;
 // CHECK-DAG:  wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {{.*}}, p, 1, 1, 0, 0;
 // CHECK-DAG:  wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {{.*}}, p, 1, 1, 0, 1;
+// CHECK-DAG:  wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {{.*}}}, {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}}, %rd{{[0-9]+}}, p, 1, 1, 1;
 // CHECK-DAG:  wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {{.*}}, p, 1, 1, 1, 1;
 // CHECK-DAG:  wgmma.wait_group.sync.aligned 2;
 // CHECK-DAG:  wgmma.wait_group.sync.aligned 1;
@@ -93,8 +96,12 @@
 // HGIR:       "flow.dispatch"(%{{.+}}, %arg0, %arg1, %arg2, %arg3, %{{.+}}, %{{.+}}, %[[COUNTER]], {{.*}}) <{entry_points = [@nova_attention_bwd_d64_128x64_s3_causal_hg8::@nova_attention_bwd_d64_128x64_s3_causal_hg8]
 
 // The forward: S = Q K^T (m64n128k16, K-major), the online softmax's row
-// max over a lane quad (shfl.sync.bfly) and exp2, P through shared memory,
-// O += P V with V read MN-major, then O / l and lse = (m + log2 l) ln 2.
+// max over a lane quad (shfl.sync.bfly) and exp2, P kept in registers as
+// bf16 pairs (cvt.rn.bf16x2), O += P V with P as the wgmma's register A
+// and V read MN-major (transposed B), then O / l and lse = (m + log2 l)
+// ln 2. No shared P tile (NOP): no stores to shared memory and no barrier
+// among a consumer's warps (the CTA-wide one after the mbarriers' init is
+// the only bar.sync).
 // Pipelined: a block's S and the previous block's P V are in flight
 // together and the softmax waits for S alone (wait_group 1).
 // CHECK-LABEL: .visible .entry nova_attention_fwd_d64_128x128_s3_causal(
@@ -105,14 +112,18 @@
 // CHECK-DAG:  setmaxnreg.inc.sync.aligned.u32 240;
 // CHECK-DAG:  setmaxnreg.dec.sync.aligned.u32 24;
 // CHECK-DAG:  wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {{.*}}, p, 1, 1, 0, 0;
-// CHECK-DAG:  wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {{.*}}, p, 1, 1, 0, 1;
+// CHECK-DAG:  wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {{.*}}}, {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}}, %rd{{[0-9]+}}, p, 1, 1, 1;
+// CHECK-DAG:  cvt.rn.bf16x2.f32
 // CHECK-DAG:  wgmma.wait_group.sync.aligned 1;
 // CHECK-DAG:  shfl.sync.bfly.b32
 // CHECK-DAG:  ex2.approx.ftz.f32
 // CHECK-DAG:  lg2.approx.ftz.f32
 // CHECK-DAG:  rcp.approx.ftz.f32
-// CHECK-DAG:  bar.sync {{%r[0-9]+}}, 128;
 // CHECK-DAG:  cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
+// NOP-LABEL: .visible .entry nova_attention_fwd_d64_128x128_s3_causal(
+// NOP-NOT:   bar.sync {{%r[0-9]+}}, 128;
+// NOP-NOT:   st.shared
+// NOP:       ret;
 func.func @attention(%q: tensor<2x4x200x64xbf16>, %k: tensor<2x4x200x64xbf16>, %v: tensor<2x4x200x64xbf16>, %do: tensor<2x4x200x64xbf16>) -> (tensor<2x4x200x64xbf16>, tensor<2x4x200x64xbf16>, tensor<2x4x200x64xbf16>, tensor<2x4x200x64xbf16>) {
   %o, %lse = nova.attention %q, %k, %v {causal, scale = 0.125 : f64} : tensor<2x4x200x64xbf16>, tensor<2x4x200x64xbf16>, tensor<2x4x200x64xbf16> -> tensor<2x4x200x64xbf16>, tensor<2x4x200xf32>
   %dq, %dk, %dv = nova.attention_backward %do, %q, %k, %v, %o, %lse {causal, scale = 0.125 : f64} : tensor<2x4x200x64xbf16>, tensor<2x4x200x64xbf16>, tensor<2x4x200x64xbf16>, tensor<2x4x200x64xbf16>, tensor<2x4x200x64xbf16>, tensor<2x4x200xf32> -> tensor<2x4x200x64xbf16>, tensor<2x4x200x64xbf16>, tensor<2x4x200x64xbf16>
