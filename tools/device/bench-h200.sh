@@ -63,13 +63,20 @@
 #           cuDNN and flash, the gpt-146m profile and where
 #           load_exported_step's time goes (loadprof) and a step's host
 #           time (api). Every command under a limit, the least needed last
+#   rs      bf16 P (P^T) kept in registers as the wgmma's A (the default
+#           since 03b7603): the attention check, `nova bench attention`
+#           against cuDNN and flash, the gpt-146m bf16 check vs eager CUDA,
+#           Nova's gpt-146m rows from bench-artifacts and bench-artifacts-old
+#           (an earlier commit's steps) alternating, compile-sdpa's, then
+#           gpt-42m bf16 likewise and the gpt-146m profile. Every command
+#           under a limit, the least needed last
 #   release gpt-42m bf16 check vs eager (the released torch state synced
 #           back), gpt-146m bf16 under a 12 GiB cap at B24 and B16 (Nova), and
 #           gpt-146m B16 profiles of Nova and of compile-sdpa
 # Carry .whl, bench-artifacts[, bench-artifacts-static|-sm|-unpacked|-old] and .nova-commit (tools/device/prepare.sh).
 # Results: $OUT/<phase>.jsonl and $OUT/<phase>.log.
 set -uo pipefail
-phase=${1:?phase: hg, kernels, smoke, clusters, table, nova, checked, rows, 42m, 146m, cap, probe, ab, gate, sm-kernels, sm-rows, pack-rows, host or release}
+phase=${1:?phase: rs, hg, kernels, smoke, clusters, table, nova, checked, rows, 42m, 146m, cap, probe, ab, gate, sm-kernels, sm-rows, pack-rows, host or release}
 . tools/device/gpu-env.sh
 export PYTHONUNBUFFERED=1
 out=${OUT:-/tmp}/$phase.jsonl
@@ -109,6 +116,24 @@ PY
 {
   nvidia-smi --query-gpu=name,driver_version,memory.used,clocks.sm --format=csv
   case $phase in
+    rs)
+      timeout 100 python3 tools/attention_check.py run --dir bench-artifacts/attention-check |
+        tee "${OUT:-/tmp}/attention-check.jsonl"
+      limit=90 bench attention
+      limit=80 bench check --model gpt-146m --dtype bf16 --batch 16 --steps 6
+      for i in 1 2; do
+        for set in bench-artifacts bench-artifacts-old; do
+          art=$set limit=50 bench train --model gpt-146m --dtype bf16 --batch 16 --modes nova
+        done
+      done
+      limit=100 bench train --model gpt-146m --dtype bf16 --batch 16 --modes compile-sdpa
+      for set in bench-artifacts bench-artifacts-old; do
+        art=$set limit=45 bench train --model gpt-42m --dtype bf16 --batch 32 --modes nova
+      done
+      limit=50 bench check --model gpt-42m --dtype bf16 --batch 32 --steps 12
+      limit=90 bench train --model gpt-42m --dtype bf16 --batch 32 --modes compile-sdpa
+      limit=60 bench profile --model gpt-146m --dtype bf16 --batch 16 --steps 3 --top 12
+      ;;
     hg)
       timeout 100 python3 tools/attention_check.py run --dir bench-artifacts/attention-check |
         tee "${OUT:-/tmp}/attention-check.jsonl"
