@@ -324,8 +324,6 @@ struct BackwardKernel : AttentionBuilder {
                 }
                 SmallVector<Value> p = unpack(branch.getResult(0), n);
                 SmallVector<Value> ds = unpack(branch.getResult(1), n);
-                // P^T as the register A of dV's product.
-                Value pA = spec.registerScores() ? packRegisterA(p) : Value();
                 // The previous block's score tiles have been read.
                 namedBarrier(barrierId, 128);
                 storeSwizzled(dsTile, ds, n, element, spec.tf32);
@@ -361,6 +359,8 @@ struct BackwardKernel : AttentionBuilder {
                 // so dQ's way out runs under the dV and dK products.
                 // TF32 reads K-major only: Q^T and dO^T for dK and dV, and
                 // dQ^T = K^T dS^T (queries along N) instead of dQ.
+                // P^T as the register A of dV's product.
+                Value pA = spec.registerScores() ? packRegisterA(p) : Value();
                 NVVM::WgmmaFenceAlignedOp::create(b, loc);
                 Value dq = LLVM::UndefOp::create(
                     b, loc, spec.tf32 ? accType(n) : dType);

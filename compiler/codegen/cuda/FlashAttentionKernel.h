@@ -27,8 +27,8 @@
 // shared memory; the producer streams 64-row Q and dO blocks. Per query
 // block: S^T = K Q^T and dP^T = V dO^T, P^T = exp(S^T - lse), dS^T = P^T
 // (dP^T - Delta) with Delta = rowsum(dO * O) computed beforehand; dV += P^T
-// dO (bf16 at head dim 64: P^T as register A fragments, never stored), dK +=
-// dS^T Q, and dQ += dS K accumulated in f32 with atomic adds into a
+// dO (see registerScores(): P^T as register A fragments, never stored), dK
+// += dS^T Q, and dQ += dS K accumulated in f32 with atomic adds into a
 // zero-initialised [BH, T, D] buffer. Software-pipelined: dQ's products,
 // then dV's and dK's, then the next block's S^T and dP^T are in flight
 // together, so dQ's way out through shared memory runs under the others and
@@ -147,11 +147,15 @@ struct FlashAttentionSpec {
   int64_t columnBytes() const { return backward ? 2 * 128 * 4 : 0; }
   /// One consumer's [64, blockN] score tile.
   int64_t scoreTileBytes() const { return 64 * blockN * elementBytes(); }
-  /// bf16: P (forward) or P^T (backward, head dim 64) stays in registers
-  /// as the A fragments of P V (dV += P^T dO). Not TF32, whose register A
-  /// fragments do not match the accumulator's, nor the head-dim-128
-  /// backward, whose consumers spill more already (~650 -> ~890 bytes).
-  bool registerScores() const { return !tf32 && (!backward || headDim == 64); }
+  /// bf16: P (forward) or P^T (backward) stays in registers as the A
+  /// fragments of P V (dV += P^T dO). Not TF32, whose register A fragments
+  /// do not match the accumulator's. In the backward only where ptxas fits
+  /// the consumers' registers still: head dim 64 with head groups (in the
+  /// static order it spilled 140-184 bytes a thread, and the head-dim-128
+  /// backward's ~650 grew to ~890).
+  bool registerScores() const {
+    return !tf32 && (!backward || (headDim == 64 && headGroup > 0));
+  }
   /// Score tiles a consumer keeps in shared memory: P (forward), or dS^T
   /// (for dQ = dS K and dK += dS^T Q) then P^T and, with TF32, dS.
   int64_t scoreTiles() const {
