@@ -63,6 +63,11 @@
 #           cuDNN and flash, the gpt-146m profile and where
 #           load_exported_step's time goes (loadprof) and a step's host
 #           time (api). Every command under a limit, the least needed last
+#   diag    host-side diagnostics, no rows: gpt-146m's warm load and first
+#           step as loaded plain, with NVML sampled meanwhile, with
+#           release_torch_state, and with both (`nova bench train` loads
+#           so), each a fresh process timed whole; pyprof; the api probe of
+#           gpt-146m with NVML sampled and of gpt-42m bf16
 #   rs      bf16 P (P^T) kept in registers as the wgmma's A (the default
 #           since 03b7603): the attention check, `nova bench attention`
 #           against cuDNN and flash, the gpt-146m bf16 check vs eager CUDA,
@@ -76,7 +81,7 @@
 # Carry .whl, bench-artifacts[, bench-artifacts-static|-sm|-unpacked|-old] and .nova-commit (tools/device/prepare.sh).
 # Results: $OUT/<phase>.jsonl and $OUT/<phase>.log.
 set -uo pipefail
-phase=${1:?phase: rs, hg, kernels, smoke, clusters, table, nova, checked, rows, 42m, 146m, cap, probe, ab, gate, sm-kernels, sm-rows, pack-rows, host or release}
+phase=${1:?phase: diag, rs, hg, kernels, smoke, clusters, table, nova, checked, rows, 42m, 146m, cap, probe, ab, gate, sm-kernels, sm-rows, pack-rows, host or release}
 . tools/device/gpu-env.sh
 export PYTHONUNBUFFERED=1
 out=${OUT:-/tmp}/$phase.jsonl
@@ -116,6 +121,18 @@ PY
 {
   nvidia-smi --query-gpu=name,driver_version,memory.used,clocks.sm --format=csv
   case $phase in
+    diag)
+      a146=bench-artifacts/train-modelgpt-146m-dtypebf16-batch16
+      for extras in "" nvml release "nvml release"; do
+        start=$(date +%s%N)
+        timeout 60 python3 tools/device/transients_probe.py $a146 loadprof $extras 2>&1 | grep -v '^reflection'
+        echo "loadprof [$extras]: process wall $((($(date +%s%N) - start) / 1000000)) ms"
+      done
+      timeout 60 python3 tools/device/transients_probe.py $a146 pyprof 2>&1 | grep -v '^reflection' | head -60
+      timeout 90 python3 tools/device/transients_probe.py $a146 api nvml 2>&1 | grep -v '^reflection'
+      timeout 90 python3 tools/device/transients_probe.py \
+        bench-artifacts/train-modelgpt-42m-dtypebf16-batch32 api 2>&1 | grep -v '^reflection'
+      ;;
     rs)
       timeout 100 python3 tools/attention_check.py run --dir bench-artifacts/attention-check |
         tee "${OUT:-/tmp}/attention-check.jsonl"

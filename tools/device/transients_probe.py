@@ -16,7 +16,11 @@ ordered: three steps through nova.load_exported_step (torch's stream ordering
 load:    where a warm start's time goes: torch's CUDA context, loading the
          module (IREE device, executables), the state upload, the first step.
 loadprof: (any artifact) cProfile of nova.load_exported_step itself, by
-         cumulative time (the session logs its module load apart).
+         cumulative time (the session logs its module load apart), and the
+         first step's seconds (state upload, step, loss read); with
+         `release`, release_torch_state=True as `nova bench train` loads.
+Any mode with a last word `nvml` samples NVML in a thread (bench.NvmlPeak,
+as `nova bench train` does) from before the load on.
 api:     (any artifact) where the host time between steps goes: steps through
          nova.load_exported_step under torch.profiler, the CUDA driver/runtime
          calls (CUPTI) summed per name and those overlapping the longest GPU
@@ -71,20 +75,29 @@ def main() -> None:
     model, example = bench.train_setup(model_name, batch_size, "cuda")
     optimizer = bench.make_optimizer(model, fused=False)
     profile = None
+    extras = sys.argv[3:]
+    if "nvml" in extras:
+        sampler = bench.NvmlPeak()  # noqa: F841 (samples until the process ends)
     if mode == "loadprof":
         import cProfile
 
         profile = cProfile.Profile()
         profile.enable()
     t0 = time.perf_counter()
-    step = nova.load_exported_step(artifact, model, optimizer)
+    step = nova.load_exported_step(artifact, model, optimizer, release_torch_state="release" in extras)
     load_s = time.perf_counter() - t0
     if profile is not None:
         import pstats
 
         profile.disable()
-        print(json.dumps({"probe": "loadprof", "artifact": artifact.name, "load_exported_step_s": load_s}))
-        pstats.Stats(profile).sort_stats("cumulative").print_stats(25)
+        # The first step too: the state upload, then one step, done.
+        t0 = time.perf_counter()
+        float(step(*example))
+        first_step_s = time.perf_counter() - t0
+        print(json.dumps({"probe": "loadprof", "artifact": artifact.name, "extras": extras,
+                          "torch_cuda_s": torch_s, "load_exported_step_s": load_s,
+                          "first_step_s": first_step_s}))
+        pstats.Stats(profile).sort_stats("cumulative").print_stats(12)
         return
     program = next(iter(step._programs.values()))
     train = program.train
