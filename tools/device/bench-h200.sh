@@ -68,6 +68,8 @@
 #           release_torch_state, and with both (`nova bench train` loads
 #           so), each a fresh process timed whole; pyprof; the api probe of
 #           gpt-146m with NVML sampled and of gpt-42m bf16
+#   peers   gpt-146m bf16 B16, every mode, each under its own limit, the
+#           least needed (compile without SDPA) last
 #   rs      bf16 P (P^T) kept in registers as the wgmma's A (the default
 #           since 03b7603): the attention check, `nova bench attention`
 #           against cuDNN and flash, the gpt-146m bf16 check vs eager CUDA,
@@ -81,7 +83,7 @@
 # Carry .whl, bench-artifacts[, bench-artifacts-static|-sm|-unpacked|-old] and .nova-commit (tools/device/prepare.sh).
 # Results: $OUT/<phase>.jsonl and $OUT/<phase>.log.
 set -uo pipefail
-phase=${1:?phase: diag, rs, hg, kernels, smoke, clusters, table, nova, checked, rows, 42m, 146m, cap, probe, ab, gate, sm-kernels, sm-rows, pack-rows, host or release}
+phase=${1:?phase: peers, diag, rs, hg, kernels, smoke, clusters, table, nova, checked, rows, 42m, 146m, cap, probe, ab, gate, sm-kernels, sm-rows, pack-rows, host or release}
 . tools/device/gpu-env.sh
 export PYTHONUNBUFFERED=1
 out=${OUT:-/tmp}/$phase.jsonl
@@ -121,6 +123,11 @@ PY
 {
   nvidia-smi --query-gpu=name,driver_version,memory.used,clocks.sm --format=csv
   case $phase in
+    peers)
+      for mode_limit in nova:40 eager-sdpa:40 eager:40 jax-cudnn:80 jax:80 compile-sdpa:100 compile:100; do
+        limit=${mode_limit#*:} bench train --model gpt-146m --dtype bf16 --batch 16 --modes ${mode_limit%%:*}
+      done
+      ;;
     diag)
       a146=bench-artifacts/train-modelgpt-146m-dtypebf16-batch16
       for extras in "" nvml release "nvml release"; do
@@ -362,5 +369,5 @@ PY
       bench train --model gpt-146m --dtype bf16 --batch 24 --mem-cap-gib 12 --modes compile-sdpa jax-cudnn
       ;;
   esac
-  python3 -m nova.cli bench report "$out"
+  [ -s "$out" ] && python3 -m nova.cli bench report "$out"
 } 2>&1 | tee "${OUT:-/tmp}/$phase.log"
