@@ -46,7 +46,11 @@ def _kernels(text: str, configure: str = "target=sm_90", convert: str = "") -> d
 def _spilled_bytes(ptx: str, tmp_path: Path) -> int:
     """ptxas's spill stores + loads for the PTX's one kernel, assembled for
     sm_90 (the driver JIT-compiles portable PTX, e.g. `.target sm_60`, for
-    the GPU it runs on; sm_90a PTX only for sm_90a)."""
+    the GPU it runs on; sm_90a PTX only for sm_90a). ptxas must warn of
+    nothing and must not report that it serializes the kernel's wgmmas
+    ("Potential Performance Loss", C7510-C7520: e.g. an accumulator read
+    while its wgmma is in flight, a wgmma in a branch), which makes a kernel
+    several times slower and passes every numeric check."""
     arch = "sm_90a" if re.search(r"\.target sm_90a", ptx) else "sm_90"
     source = tmp_path / "kernel.ptx"
     source.write_text(ptx)
@@ -57,6 +61,7 @@ def _spilled_bytes(ptx: str, tmp_path: Path) -> int:
     )
     report = run.stderr
     assert run.returncode == 0, report
+    assert "warning" not in report and "Performance Loss" not in report, report
     stores = re.search(r"(\d+) bytes spill stores, (\d+) bytes spill loads", report)
     assert stores, report
     return int(stores.group(1)) + int(stores.group(2))
