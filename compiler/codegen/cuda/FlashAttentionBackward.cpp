@@ -382,13 +382,13 @@ struct BackwardKernel : AttentionBuilder {
                                 true);
                     continue;
                   }
-                  dvAcc = spec.registerScores()
-                              ? mmaRegisterA(dvAcc, d, pA, ks,
-                                             mnMajor(doTile(stage), n, 0, ks),
-                                             true)
-                              : mma(dvAcc, d, kMajor(pTile, 64, 0, ks),
-                                    mnMajor(doTile(stage), n, 0, ks), false,
-                                    true, true);
+                  dvAcc =
+                      spec.registerScores()
+                          ? mmaRegisterA(dvAcc, d, pA, ks,
+                                         mnMajor(doTile(stage), n, 0, ks), true)
+                          : mma(dvAcc, d, kMajor(pTile, 64, 0, ks),
+                                mnMajor(doTile(stage), n, 0, ks), false, true,
+                                true);
                   dkAcc =
                       mma(dkAcc, d, kMajor(dsTile, 64, 0, ks),
                           mnMajor(qTile(stage), n, 0, ks), false, true, true);

@@ -1,10 +1,10 @@
 //===- FlashAttentionForward.cpp - sm_90 attention forward ----------------===//
 //
 // See FlashAttentionKernel.h. Shared memory: 1-2 x Q [128 rows] | stages x
-// (K, V) [blockN rows each; TF32: K and V^T] | TF32: P [64 x blockN] per consumer
-// | barriers (Q full/empty per Q tile, then full/empty per stage). Every
-// [rows, D] tile is stored as column blocks of [rows, 128 B] (64 bf16 or 32
-// f32 columns), 128B-swizzled, as TMA writes them; V^T as blocks of [D, 32
+// (K, V) [blockN rows each; TF32: K and V^T] | TF32: P [64 x blockN] per
+// consumer | barriers (Q full/empty per Q tile, then full/empty per stage).
+// Every [rows, D] tile is stored as column blocks of [rows, 128 B] (64 bf16 or
+// 32 f32 columns), 128B-swizzled, as TMA writes them; V^T as blocks of [D, 32
 // keys].
 //
 //===----------------------------------------------------------------------===//
@@ -327,10 +327,14 @@ struct ForwardKernel : AttentionBuilder {
           ifThen(eq(lastBlock, 0), [&] { arrivePerWarp(qEmpty(buffer)); });
           SoftmaxStep first =
               softmax(s0, c32(0), qb, rowBase, minusInf, minusInf, zero, zero);
-          SmallVector<Value> init = {zeroAcc(d), first.m[0], first.m[1],
-                                     first.l[0], first.l[1], it[0],
-                                     keepP(pTile, barrierId, first.p,
-                                           packP(first.p))};
+          SmallVector<Value> init = {
+              zeroAcc(d),
+              first.m[0],
+              first.m[1],
+              first.l[0],
+              first.l[1],
+              it[0],
+              keepP(pTile, barrierId, first.p, packP(first.p))};
           // Blocks 1..: S_j with the previous block's P V.
           ValueRange end =
               loop(c32(1), nkv, c32(1), init,
@@ -354,8 +358,8 @@ struct ForwardKernel : AttentionBuilder {
                      for (int64_t r = 0; r < d / 2; ++r)
                        ov[r] = fmul(ov[r], step.alpha[r / 2 % 2]);
                      Value p = keepP(pTile, barrierId, step.p, packed);
-                     return {pack(oType, ov), step.m[0], step.m[1],
-                             step.l[0],       step.l[1], kvIt, p};
+                     return {pack(oType, ov), step.m[0], step.m[1], step.l[0],
+                             step.l[1],       kvIt,      p};
                    });
           // The last block's P V.
           Value lastStage = ringSlot(end[5], spec.stages).first;

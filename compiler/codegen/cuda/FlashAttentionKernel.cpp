@@ -168,8 +168,8 @@ Value AttentionBuilder::packRegisterA(ArrayRef<Value> values) {
   // for its columns 16 ks..16 ks + 15, pair by pair.
   SmallVector<Value> pairs;
   for (size_t j = 0; j + 1 < values.size(); j += 2)
-    pairs.push_back(
-        LLVM::BitcastOp::create(b, loc, i32, bf16Pair(values[j], values[j + 1])));
+    pairs.push_back(LLVM::BitcastOp::create(
+        b, loc, i32, bf16Pair(values[j], values[j + 1])));
   return vector::FromElementsOp::create(
       b, loc, VectorType::get({int64_t(pairs.size())}, i32), pairs);
 }

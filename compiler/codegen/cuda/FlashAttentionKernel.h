@@ -131,10 +131,9 @@ struct FlashAttentionSpec {
   /// Forward: `queryBuffers` Q tiles, then `stages` x (K, V or V^T), then
   /// P (64 x blockN per consumer) unless registerScores().
   /// Backward: K, V (and K^T), then `stages` x (Q, dO (and Q^T, dO^T)),
-  /// then per consumer dS^T (64 x blockN; but with registerScores() also P^T,
-  /// TF32 also dS, blockN x 64), then each consumer's f32 dQ part
-  /// (blockN x D), then
-  /// each consumer's lse and Delta slots. The mbarriers last.
+  /// then per consumer dS^T (64 x blockN), P^T unless registerScores() and,
+  /// with TF32, dS (blockN x 64), then each consumer's f32 dQ part (blockN x
+  /// D), then each consumer's lse and Delta slots. The mbarriers last.
   int64_t residentBytes() const {
     return (!backward ? queryBuffers : tf32 ? 3 : 2) * tileBytes(blockM);
   }
@@ -164,8 +163,8 @@ struct FlashAttentionSpec {
     return (registerScores() ? 1 : 2) + (tf32 ? 1 : 0);
   }
   int64_t scratchTileBytes() const {
-    return kConsumers * (scoreTiles() * scoreTileBytes() + dqTileBytes() +
-                         columnBytes());
+    return kConsumers *
+           (scoreTiles() * scoreTileBytes() + dqTileBytes() + columnBytes());
   }
   /// The mbarriers, then with headGroup the current item's index (the
   /// backward's fits in their last 16 bytes; the forward's, one per Q tile,
