@@ -68,6 +68,9 @@
 #           release_torch_state, and with both (`nova bench train` loads
 #           so), each a fresh process timed whole; pyprof; the api probe of
 #           gpt-146m with NVML sampled and of gpt-42m bf16
+#   worker  IREE's blocking call on a worker thread (transients_probe.py
+#           worker): gpt-42m and gpt-146m bf16 step ms both ways, in one
+#           process each, under a watchdog
 #   peers   gpt-146m bf16 B16, every mode, each under its own limit, the
 #           least needed (compile without SDPA) last
 #   rs      bf16 P (P^T) kept in registers as the wgmma's A (the default
@@ -83,7 +86,7 @@
 # Carry .whl, bench-artifacts[, bench-artifacts-static|-sm|-unpacked|-old] and .nova-commit (tools/device/prepare.sh).
 # Results: $OUT/<phase>.jsonl and $OUT/<phase>.log.
 set -uo pipefail
-phase=${1:?phase: peers, diag, rs, hg, kernels, smoke, clusters, table, nova, checked, rows, 42m, 146m, cap, probe, ab, gate, sm-kernels, sm-rows, pack-rows, host or release}
+phase=${1:?phase: worker, peers, diag, rs, hg, kernels, smoke, clusters, table, nova, checked, rows, 42m, 146m, cap, probe, ab, gate, sm-kernels, sm-rows, pack-rows, host or release}
 . tools/device/gpu-env.sh
 export PYTHONUNBUFFERED=1
 out=${OUT:-/tmp}/$phase.jsonl
@@ -123,6 +126,11 @@ PY
 {
   nvidia-smi --query-gpu=name,driver_version,memory.used,clocks.sm --format=csv
   case $phase in
+    worker)
+      for a in train-modelgpt-42m-dtypebf16-batch32 train-modelgpt-146m-dtypebf16-batch16; do
+        timeout 120 python3 tools/device/transients_probe.py bench-artifacts/$a worker 2>&1 | grep -v '^reflection'
+      done
+      ;;
     peers)
       for mode_limit in nova:40 eager-sdpa:40 eager:40 jax-cudnn:80 jax:80 compile-sdpa:100 compile:100; do
         limit=${mode_limit#*:} bench train --model gpt-146m --dtype bf16 --batch 16 --modes ${mode_limit%%:*}
