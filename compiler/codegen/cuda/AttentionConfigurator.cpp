@@ -74,7 +74,8 @@ cuda::configureAttention(const AttentionProblem &problem, TargetAttr target,
   spec.headDim = problem.headDim;
   spec.tf32 = tf32;
   spec.rowSums =
-      problem.rowSums && !problem.backward && !tf32 && problem.headDim == 64;
+      problem.rowSums &&
+      FlashAttentionSpec::rowSumsFit(problem.backward, tf32, problem.headDim);
   // Forward: 128 query rows (64 per consumer) against 128-key blocks.
   // Backward: 128 keys (64 per consumer) against 64-query blocks. f32
   // tiles take twice the shared memory: half the step (a quarter at head

@@ -428,16 +428,17 @@ struct ForwardKernel : AttentionBuilder {
         b, loc,
         DenseElementsAttr::get(vector, b.getI32IntegerAttr(0x3F803F80)));
     int64_t perStage = spec.onesBytes() / 16;
-    for (int64_t s = 0; s < spec.stages; ++s)
+    for (int64_t s = 0; s < spec.stages; ++s) {
+      Value block =
+          byteOffset(shared, vTile(c32(s)), c32(spec.tileBytes(spec.blockN)));
       loop(tid, c32(perStage), c32(spec.threads()), ValueRange{},
            [&](Value i, ValueRange) -> SmallVector<Value> {
-             Value block = byteOffset(shared, vTile(c32(s)),
-                                      c32(spec.tileBytes(spec.blockN)));
              LLVM::StoreOp::create(b, loc, ones,
                                    byteOffset(shared, block, mul(i, c32(16))),
                                    /*alignment=*/16);
              return {};
            });
+    }
     fenceAsyncShared();
   }
 

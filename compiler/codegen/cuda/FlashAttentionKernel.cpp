@@ -36,8 +36,8 @@ cuda::flashAttentionSpec(LoweringConfigAttr config, bool backward, bool causal,
     why = "kernel family is not flash_wgmma";
     return failure();
   }
-  if (rowSums &&
-      (backward || config.getPrecision() != "bf16" || headDim != 64)) {
+  if (rowSums && !FlashAttentionSpec::rowSumsFit(
+                     backward, config.getPrecision() != "bf16", headDim)) {
     why = "row sums by the tensor cores are a bf16 head-dim-64 forward's";
     return failure();
   }
@@ -137,10 +137,10 @@ Value AttentionBuilder::mmaRegisterA(Value acc, int64_t n, Value packedA,
                                      int64_t ks, Value descB, bool bMnMajor) {
   assert(!spec.tf32 && "bf16 k16 A fragments only");
   int64_t outputs = n / 2;
+  auto reg = [](int64_t i) { return "$" + std::to_string(i); };
   std::string d;
   for (int64_t i = 0; i < outputs; ++i)
-    d += (i ? ", $" : "$") + std::to_string(i);
-  auto reg = [](int64_t i) { return "$" + std::to_string(i); };
+    d += (i ? ", " : "") + reg(i);
   std::string ptx = "{\n.reg .pred p;\nsetp.ne.b32 p, 1, 0;\n"
                     "wgmma.mma_async.sync.aligned.m64n" +
                     std::to_string(n) + "k16.f32.bf16.bf16 {" + d + "}, {" +

@@ -113,6 +113,10 @@ struct FlashAttentionSpec {
   /// (its most frequent instruction but one) and their quad reduction.
   /// l then sums P as bf16, the values P V multiplies.
   bool rowSums = false;
+  /// Whether a kernel of this kind can sum its rows so (see rowSums).
+  static bool rowSumsFit(bool backward, bool tf32, int64_t headDim) {
+    return !backward && !tf32 && headDim == 64;
+  }
 
   static constexpr int64_t kConsumers = 2;
   int64_t elementBytes() const { return tf32 ? 4 : 2; }
