@@ -55,13 +55,6 @@ CASES = [
 HEAD_GROUP_CASES = ("gpt42m", "gpt146m", "odd_t200", "d128", "noncausal_t300", "packed_gpt42m", "tf32_odd_t333_d128",
                     "packed_odd_t333_h3", "tf32_gpt42m", "tf32_packed_odd_t333_h3")
 
-# These also with the forward summing P's rows on the tensor cores
-# (experimental attention-row-sums, with head groups; kernels `..._rs`) as
-# "<name>_rs", on the same data. l then sums P as bf16, so their results
-# differ from the static kernels' by rounding: they are held to the
-# tolerance, and their difference is reported.
-ROW_SUM_CASES = ("gpt42m", "gpt146m", "odd_t200", "noncausal_t300", "packed_gpt42m", "packed_odd_t333_h3")
-
 # Max |error| / max |reference|, the reference in f64 on the same inputs:
 # bf16 operands and outputs. f32 runs TF32 products (inputs, P and dS
 # rounded to TF32): within 5e-4, or within 1.5x the error of torch's own
@@ -90,18 +83,12 @@ def prepare(out: Path, target: str) -> None:
 
     out.mkdir(parents=True, exist_ok=True)
     cases = []
-    variants = ([(case, False, False) for case in CASES]
-                + [(c, True, False) for c in CASES if c[0] in HEAD_GROUP_CASES]
-                + [(c, True, True) for c in CASES if c[0] in ROW_SUM_CASES])
-    for (name, b, h, t, d, causal, packed, dtype), head_groups, row_sums in variants:
+    variants = [(case, False) for case in CASES] + [(c, True) for c in CASES if c[0] in HEAD_GROUP_CASES]
+    for (name, b, h, t, d, causal, packed, dtype), head_groups in variants:
         # The TF32 backward kernel takes head dim 64 only (the configurator).
         backward_kernel = not (dtype == "f32" and d == 128)
-        vmfb, kernels = compile_case(b, h, t, d, causal, target, packed, dtype, backward_kernel, head_groups,
-                                     row_sums)
-        if row_sums:
-            name += "_rs"
-            assert any("fwd" in k and k.endswith("_rs") for k in kernels), kernels
-        elif head_groups:
+        vmfb, kernels = compile_case(b, h, t, d, causal, target, packed, dtype, backward_kernel, head_groups)
+        if head_groups:
             name += "_hg"
             assert any("fwd" in k and "_hg" in k for k in kernels), kernels
         (out / f"{name}.vmfb").write_bytes(vmfb)
@@ -116,7 +103,6 @@ def prepare(out: Path, target: str) -> None:
                 "packed": packed,
                 "dtype": dtype,
                 "head_groups": head_groups,
-                "row_sums": row_sums,
                 "kernels": kernels,
             }
         )
@@ -142,7 +128,7 @@ def run(directory: Path, iters: int) -> int:
     def check(case: dict, row: dict) -> None:
         b, h, t, d, causal = case["b"], case["h"], case["t"], case["d"], case["causal"]
         dtype = case["dtype"]
-        twin = case["name"].removesuffix("_hg").removesuffix("_rs")  # the same data as its static twin
+        twin = case["name"].removesuffix("_hg")  # the same data as its static twin
         q, k, v, do = random_operands(b, h, t, d, seed=zlib.crc32(twin.encode()), dtype=dtype)
         ref = reference(q, k, v, do, causal, 1 / math.sqrt(d))
         session = Session((directory / f"{case['name']}.vmfb").read_bytes(), "cuda")
@@ -184,7 +170,7 @@ def run(directory: Path, iters: int) -> int:
                 e < max(TOLERANCE[dtype], TORCH_TF32_FACTOR * row["torch_tf32_max_rel_err"][n])
                 for n, e in row["max_rel_err"].items()
             )
-        same_as_static = case.get("row_sums") or all(
+        same_as_static = all(
             diff == 0 for n, diff in row.get("max_abs_diff_vs_static", {}).items() if n != "dq"
         )
         row["ok"] = row["nan_or_inf"] == 0 and within and same_as_static

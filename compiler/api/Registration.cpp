@@ -74,11 +74,6 @@ struct LowerToLinalgOptions : PassPipelineOptions<LowerToLinalgOptions> {
       llvm::cl::desc("attention kernels' work handed out dynamically in "
                      "groups of heads (false: a static block-major order)"),
       llvm::cl::init(true)};
-  Option<bool> attentionRowSums{
-      *this, "attention-row-sums",
-      llvm::cl::desc("bf16 head-dim-64 attention forwards sum P's rows on "
-                     "the tensor cores (experimental)"),
-      llvm::cl::init(false)};
   Option<std::string> kernelCache{
       *this, "kernel-cache",
       llvm::cl::desc("directory keeping Nova's kernels (PTX) across "
@@ -128,7 +123,6 @@ void buildLowerToLinalgPipeline(OpPassManager &pm,
     configure.smCount = options.smCount;
     configure.sharedMemoryPerSm = options.sharedMemoryPerSm;
     configure.attentionHeadGroups = options.attentionHeadGroups;
-    configure.attentionRowSums = options.attentionRowSums;
     pm.addPass(createNovaConfigureKernels(configure));
     pm.addPass(createNovaDecomposeAttention());
     pm.addPass(createNovaDecomposeCrossEntropy());

@@ -101,16 +101,17 @@ LoweringConfigAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   if (swizzle != 0 && swizzle != 32 && swizzle != 64 && swizzle != 128)
     return emitError() << "swizzle must be 0, 32, 64 or 128 bytes, got "
                        << swizzle;
-  if (!llvm::is_contained(
-          {StringRef(), StringRef("wgmma_tma"), StringRef("wgmma_tma_pingpong"),
-           StringRef("wgmma_tma_stream_k"), StringRef("mma_sync_cp_async"),
-           StringRef("flash_wgmma"), StringRef("flash_wgmma_row_sums"),
-           StringRef("cross_entropy_rows"), StringRef("fused_rows")},
-          kernel))
+  if (!llvm::is_contained({StringRef(), StringRef("wgmma_tma"),
+                           StringRef("wgmma_tma_pingpong"),
+                           StringRef("wgmma_tma_stream_k"),
+                           StringRef("mma_sync_cp_async"),
+                           StringRef("flash_wgmma"),
+                           StringRef("cross_entropy_rows"),
+                           StringRef("fused_rows")},
+                          kernel))
     return emitError() << "kernel must be \"wgmma_tma\", "
                        << "\"wgmma_tma_pingpong\", \"wgmma_tma_stream_k\", "
                        << "\"mma_sync_cp_async\", \"flash_wgmma\", "
-                       << "\"flash_wgmma_row_sums\", "
                        << "\"cross_entropy_rows\" or \"fused_rows\", got \""
                        << kernel << "\"";
   // f32: a row kernel's element type (the matmul kernels compute in tf32).

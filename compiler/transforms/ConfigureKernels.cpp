@@ -137,7 +137,6 @@ struct ConfigureKernelsPass
       cuda::AttentionProblem problem;
       problem.backward = bool(backward);
       problem.headGroups = attentionHeadGroups;
-      problem.rowSums = attentionRowSums;
       problem.causal = forward ? forward.getCausal() : backward.getCausal();
       problem.hasMask = bool(forward ? forward.getMask() : backward.getMask());
       Type element = type.getElementType();

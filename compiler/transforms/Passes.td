@@ -393,11 +393,7 @@ def NovaConfigureKernels : Pass<"nova-configure-kernels", "::mlir::ModuleOp"> {
     Option<"attentionHeadGroups", "attention-head-groups", "bool",
            /*default=*/"true",
            "Attention kernels hand out their work dynamically in groups of "
-           "heads (raster_group); false: a static block-major order">,
-    Option<"attentionRowSums", "attention-row-sums", "bool",
-           /*default=*/"false",
-           "Experimental: bf16 head-dim-64 attention forwards sum P's rows on "
-           "the tensor cores (kernel flash_wgmma_row_sums)">
+           "heads (raster_group); false: a static block-major order">
   ];
   let dependentDialects = ["::mlir::nova::NovaDialect"];
 }

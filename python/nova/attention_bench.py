@@ -104,8 +104,8 @@ def pack_heads(*xs):
 # As nova-lower-to-linalg configures a step: an attention op Nova has no
 # kernel for is decomposed, and its matmuls configured in turn.
 _PIPELINE = (
-    "builtin.module(nova-configure-kernels{{target={arch} f32-matmul-precision=high{options}}}, "
-    "nova-decompose-attention, nova-configure-kernels{{target={arch} f32-matmul-precision=high{options}}}, "
+    "builtin.module(nova-configure-kernels{{target={arch} f32-matmul-precision=high{groups}}}, "
+    "nova-decompose-attention, nova-configure-kernels{{target={arch} f32-matmul-precision=high{groups}}}, "
     "convert-nova-to-iree-kernels{{poison-outputs=true}}, "
     "convert-nova-to-linalg, canonicalize, cse)"
 )
@@ -113,23 +113,20 @@ _PIPELINE = (
 
 def compile_case(
     b: int, h: int, t: int, d: int, causal: bool, target: str, packed: bool = False, dtype: str = "bf16",
-    backward_kernel: bool = True, head_groups: bool = True, row_sums: bool = False,
+    backward_kernel: bool = True, head_groups: bool = True,
 ) -> tuple[bytes, list[str]]:
     """The case's vmfb for `target` and the Nova kernels it dispatches; fails
     if the forward did not take Nova's kernel, or the backward did not (with
     `backward_kernel`) or did (without). `head_groups`: the kernels hand out
     their work in groups of heads (the default), else in their static
-    block-major order (NOVA_ATTENTION_HEAD_GROUPS=0). `row_sums`: the bf16
-    head-dim-64 forward sums P's rows on the tensor cores (experimental,
-    NOVA_ATTENTION_ROW_SUMS=1)."""
+    block-major order (NOVA_ATTENTION_HEAD_GROUPS=0)."""
     from nova import compiler
     from nova.runtime.iree_compile import compile_to_vmfb
 
     arch = target.split(":", 1)[1]
     text = compiler.run_pipeline(
         module_text(b, h, t, d, causal, packed, dtype),
-        _PIPELINE.format(arch=arch, options=f" attention-head-groups={str(head_groups).lower()}"
-                         f" attention-row-sums={str(row_sums).lower()}"),
+        _PIPELINE.format(arch=arch, groups=f" attention-head-groups={str(head_groups).lower()}"),
         allow_unregistered_dialects=True,
     )
     kernels = sorted({part.split("::", 1)[0] for part in text.split("entry_points = [@")[1:]})
@@ -143,13 +140,12 @@ def compile_case(
 
 
 def prepare(out: Path, target: str) -> None:
-    from nova.pipeline import attention_head_groups_enabled, attention_row_sums_enabled
+    from nova.pipeline import attention_head_groups_enabled
 
     for dtype in PEERS:
         for b, h, t, d in ATTENTION_SHAPES:
             vmfb, _ = compile_case(b, h, t, d, True, target, dtype="f32" if dtype == "tf32" else dtype,
-                                   head_groups=attention_head_groups_enabled(),
-                                   row_sums=attention_row_sums_enabled())
+                                   head_groups=attention_head_groups_enabled())
             (out / f"{case_name(b, h, t, d, True, dtype)}.vmfb").write_bytes(vmfb)
 
 

@@ -150,17 +150,11 @@ def compile_context(target: str, allow_fallback: bool, train: bool, world_size: 
         context["step_transients"] = step_transients_enabled()  # changes @step's arguments
         context["pack_state"] = pack_state_enabled()
     if target.startswith("cuda"):  # CPU matmuls are exact f32 either way
-        from nova.pipeline import (
-            attention_head_groups_enabled,
-            attention_row_sums_enabled,
-            compiling_gpu,
-            gemm_stmatrix_enabled,
-        )
+        from nova.pipeline import attention_head_groups_enabled, compiling_gpu, gemm_stmatrix_enabled
 
         context["f32_matmul_precision"] = f32_matmul_precision
         context["gemm_stmatrix"] = gemm_stmatrix_enabled()
         context["attention_head_groups"] = attention_head_groups_enabled()
-        context["attention_row_sums"] = attention_row_sums_enabled()
         context["gpu"] = compiling_gpu(target)  # the configurator plans for it
     return context
 

@@ -155,8 +155,6 @@ def linalg_pipeline(target: str, f32_matmul_precision: str = "highest", world_si
             options.append("gemm-stmatrix=true")
         if not attention_head_groups_enabled():
             options.append("attention-head-groups=false")
-        if attention_row_sums_enabled():
-            options.append("attention-row-sums=true")
         kernels = str(kernel_cache_dir(target))
         if re.fullmatch(r"[^\s{}\"']+", kernels):  # what a pass option value may hold unquoted
             options.append(f"kernel-cache={kernels}")
@@ -176,12 +174,6 @@ def attention_head_groups_enabled() -> bool:
     groups of heads (the default; NOVA_ATTENTION_HEAD_GROUPS=0: the static
     block-major order)."""
     return os.environ.get("NOVA_ATTENTION_HEAD_GROUPS", "1") != "0"
-
-
-def attention_row_sums_enabled() -> bool:
-    """Experimental (NOVA_ATTENTION_ROW_SUMS=1, off by default): bf16
-    head-dim-64 attention forwards sum P's rows on the tensor cores."""
-    return os.environ.get("NOVA_ATTENTION_ROW_SUMS", "0") == "1"
 
 
 def pack_state_enabled() -> bool:

@@ -147,23 +147,6 @@ def test_attention_kernels_register_budget(d, dtype, causal, head_groups, tmp_pa
         assert _spilled_bytes(kernels[backward[0]], tmp_path) <= budget, backward[0]
 
 
-@pytest.mark.parametrize("head_groups", [False, True], ids=["static", "head-groups"])
-@pytest.mark.parametrize("causal", [True, False], ids=["causal", "full"])
-def test_attention_row_sums_forward(causal, head_groups, tmp_path):
-    """attention-row-sums (experimental): the bf16 head-dim-64 forward sums
-    P's rows on the tensor cores, its P V an m64n72 wgmma over V and a block
-    of ones; it fits its registers as the usual forward does, and only the
-    forward changes (`_rs`)."""
-    configure = "target=sm_90 attention-row-sums=true" + ("" if head_groups else " attention-head-groups=false")
-    kernels = _kernels(_attention(64, causal, "bf16"), configure)
-    forward = [n for n in kernels if n.startswith("nova_attention_fwd_")]
-    backward = [n for n in kernels if n.startswith("nova_attention_bwd_")]
-    assert len(forward) == 1 and forward[0].endswith("_rs"), kernels.keys()
-    assert len(backward) == 1 and "_rs" not in backward[0], kernels.keys()
-    assert "wgmma.mma_async.sync.aligned.m64n72k16.f32.bf16.bf16" in kernels[forward[0]]
-    assert _spilled_bytes(kernels[forward[0]], tmp_path) == 0
-
-
 @pytest.mark.parametrize("dtype", ["bf16", "tf32"])
 def test_every_kernel_of_a_cuda_train_step_assembles(dtype, tmp_path):
     """Every kernel Nova puts in a small GPT's sm_90 train step (head dim 64,

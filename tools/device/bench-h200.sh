@@ -68,11 +68,6 @@
 #           release_torch_state, and with both (`nova bench train` loads
 #           so), each a fresh process timed whole; pyprof; the api probe of
 #           gpt-146m with NVML sampled and of gpt-42m bf16
-#   rowsums the attention forward summing P's rows on the tensor cores
-#           (NOVA_ATTENTION_ROW_SUMS=1, bench-artifacts-rowsums): the
-#           attention check (its "_rs" cases), `nova bench attention` from
-#           both sets, the gpt-146m bf16 check vs eager CUDA and Nova's
-#           gpt-146m and gpt-42m bf16 rows from both sets, alternating
 #   worker  IREE's blocking call on a worker thread (transients_probe.py
 #           worker): gpt-42m and gpt-146m bf16 step ms both ways, in one
 #           process each, under a watchdog
@@ -91,7 +86,7 @@
 # Carry .whl, bench-artifacts[, bench-artifacts-static|-sm|-unpacked|-old] and .nova-commit (tools/device/prepare.sh).
 # Results: $OUT/<phase>.jsonl and $OUT/<phase>.log.
 set -uo pipefail
-phase=${1:?phase: rowsums, worker, peers, diag, rs, hg, kernels, smoke, clusters, table, nova, checked, rows, 42m, 146m, cap, probe, ab, gate, sm-kernels, sm-rows, pack-rows, host or release}
+phase=${1:?phase: worker, peers, diag, rs, hg, kernels, smoke, clusters, table, nova, checked, rows, 42m, 146m, cap, probe, ab, gate, sm-kernels, sm-rows, pack-rows, host or release}
 . tools/device/gpu-env.sh
 export PYTHONUNBUFFERED=1
 out=${OUT:-/tmp}/$phase.jsonl
@@ -131,20 +126,6 @@ PY
 {
   nvidia-smi --query-gpu=name,driver_version,memory.used,clocks.sm --format=csv
   case $phase in
-    rowsums)
-      timeout 120 python3 tools/attention_check.py run --dir bench-artifacts/attention-check |
-        tee "${OUT:-/tmp}/attention-check.jsonl"
-      for set in bench-artifacts bench-artifacts-rowsums; do
-        art=$set limit=90 bench attention
-      done
-      art=bench-artifacts-rowsums limit=80 bench check --model gpt-146m --dtype bf16 --batch 16 --steps 6
-      for i in 1 2; do
-        for set in bench-artifacts-rowsums bench-artifacts; do
-          art=$set limit=50 bench train --model gpt-146m --dtype bf16 --batch 16 --modes nova
-          art=$set limit=45 bench train --model gpt-42m --dtype bf16 --batch 32 --modes nova
-        done
-      done
-      ;;
     worker)
       for a in train-modelgpt-42m-dtypebf16-batch32 train-modelgpt-146m-dtypebf16-batch16; do
         timeout 120 python3 tools/device/transients_probe.py bench-artifacts/$a worker 2>&1 | grep -v '^reflection'
@@ -396,5 +377,5 @@ PY
       bench train --model gpt-146m --dtype bf16 --batch 24 --mem-cap-gib 12 --modes compile-sdpa jax-cudnn
       ;;
   esac
-  [ -s "$out" ] && python3 -m nova.cli bench report "$out"
+  if [ -s "$out" ]; then python3 -m nova.cli bench report "$out"; fi
 } 2>&1 | tee "${OUT:-/tmp}/$phase.log"

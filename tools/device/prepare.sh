@@ -11,12 +11,9 @@
 #   bench-artifacts-static  (with `static`) the gpt-42m steps again, compiled
 #                       with NOVA_ATTENTION_HEAD_GROUPS=0 (attention in its
 #                       static block-major order: the A/B of phase hg)
-#   bench-artifacts-rowsums  (with `rowsums`) the attention cases and the
-#                       gpt-42m and gpt-146m bf16 steps again, compiled with
-#                       NOVA_ATTENTION_ROW_SUMS=1 (the A/B of phase rowsums)
 # Each set compiles with an empty kernel cache of its own. Then carry
 # [".whl", "bench-artifacts", "bench-artifacts-<set>", ".nova-commit"] (64 MiB in all).
-#   tools/device/prepare.sh [sm] [unpacked] [static] [rowsums]
+#   tools/device/prepare.sh [sm] [unpacked] [static]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 nova=.venv/bin/nova
@@ -64,17 +61,7 @@ for set in "$@"; do
       )
       cp .nova-commit bench-artifacts-static/.commit
       ;;
-    rowsums)
-      rm -rf bench-artifacts-rowsums
-      (
-        export NOVA_ATTENTION_ROW_SUMS=1 NOVA_CACHE_DIR=$(mktemp -d)
-        "$nova" bench prepare --attention --models --target $target --out bench-artifacts-rowsums
-        "$nova" bench prepare --models gpt-42m --dtypes bf16 --batch 32 --target $target --out bench-artifacts-rowsums
-        "$nova" bench prepare --models gpt-146m --dtypes bf16 --batch 16 --target $target --out bench-artifacts-rowsums
-      )
-      cp .nova-commit bench-artifacts-rowsums/.commit
-      ;;
-    *) echo "unknown set: $set (sm, unpacked, static, rowsums)" >&2; exit 2 ;;
+    *) echo "unknown set: $set (sm, unpacked, static)" >&2; exit 2 ;;
   esac
 done
 du -shc .whl bench-artifacts* | sort -h

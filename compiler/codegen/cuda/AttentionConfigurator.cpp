@@ -73,9 +73,6 @@ cuda::configureAttention(const AttentionProblem &problem, TargetAttr target,
   spec.causal = problem.causal;
   spec.headDim = problem.headDim;
   spec.tf32 = tf32;
-  spec.rowSums =
-      problem.rowSums &&
-      FlashAttentionSpec::rowSumsFit(problem.backward, tf32, problem.headDim);
   // Forward: 128 query rows (64 per consumer) against 128-key blocks.
   // Backward: 128 keys (64 per consumer) against 64-query blocks. f32
   // tiles take twice the shared memory: half the step (a quarter at head
@@ -149,9 +146,7 @@ cuda::configureAttention(const AttentionProblem &problem, TargetAttr target,
       64, problem.backward ? problem.headDim : spec.blockN, spec.kStep()};
   plan.config = LoweringConfigAttr::get(
       context, tile, /*warp_layout=*/{FlashAttentionSpec::kConsumers, 1}, mma,
-      spec.stages, /*swizzle=*/128,
-      spec.rowSums ? "flash_wgmma_row_sums" : "flash_wgmma",
-      tf32 ? "tf32" : "bf16",
+      spec.stages, /*swizzle=*/128, "flash_wgmma", tf32 ? "tf32" : "bf16",
       /*producer_warpgroups=*/1, /*cluster_m=*/1, /*cluster_n=*/1,
       /*split_k=*/1, ctas, std::max<int64_t>(1, spec.headGroup),
       /*min_ctas_per_sm=*/0);

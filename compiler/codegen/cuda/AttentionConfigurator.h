@@ -30,9 +30,6 @@ struct AttentionProblem {
   /// Hand out the work in groups of heads (raster_group, see
   /// FlashAttentionSpec::headGroup); false: the static block-major order.
   bool headGroups = true;
-  /// Experimental: a bf16 head-dim-64 forward sums P's rows on the tensor
-  /// cores (kernel "flash_wgmma_row_sums", FlashAttentionSpec::rowSums).
-  bool rowSums = false;
 };
 
 struct AttentionPlan {

@@ -115,7 +115,7 @@ struct ForwardKernel : AttentionBuilder {
                   auto [stage, parity] = ringSlot(kv[0], spec.stages);
                   waitFreed(kvEmpty(stage), parity);
                   Value full = kvFull(stage);
-                  expectBytes(full, spec.stageBytes() - spec.onesBytes());
+                  expectBytes(full, spec.stageBytes());
                   Value row = mul(j, c32(spec.blockN));
                   for (int64_t dc = 0; dc < spec.chunks(); ++dc) {
                     int64_t block = dc * spec.blockN * 128;
@@ -228,10 +228,7 @@ struct ForwardKernel : AttentionBuilder {
           step.p[r] = ex2(fsub(fmul(step.p[r], scaleLog2), base));
           row.push_back(step.p[r]);
         }
-      // With rowSums P V sums the rows (and rescales them with O).
-      step.l[h] = spec.rowSums ? lPrev[h]
-                               : fadd(fmul(lPrev[h], step.alpha[h]),
-                                      treeReduce(row, false));
+      step.l[h] = fadd(fmul(lPrev[h], step.alpha[h]), treeReduce(row, false));
     }
     return step;
   }
@@ -261,17 +258,13 @@ struct ForwardKernel : AttentionBuilder {
   /// A fragments in registers (packRegisterA); TF32, the shared tile.
   Value issueValues(Value acc, Value p, Value stage) {
     int64_t n = spec.blockN, d = spec.headDim;
-    // With rowSums B is V and then the ones after it (the next column block
-    // of the MN-major operand): 8 more columns.
-    int64_t columns = spec.valueColumns();
     for (int64_t ks = 0; ks < n / spec.kStep(); ++ks) {
       if (!spec.registerScores()) {
         acc = mma(acc, d, kMajor(p, 64, 0, ks), kMajor(vTile(stage), d, 0, ks),
                   false, false, true);
         continue;
       }
-      acc = mmaRegisterA(acc, columns, p, ks, mnMajor(vTile(stage), n, 0, ks),
-                         true);
+      acc = mmaRegisterA(acc, d, p, ks, mnMajor(vTile(stage), n, 0, ks), true);
     }
     NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
     return acc;
@@ -303,8 +296,7 @@ struct ForwardKernel : AttentionBuilder {
     Value barrierId = group; // 1, 2: named barriers of the warp groups
     Value minusInf = cf(-std::numeric_limits<double>::infinity());
     Value zero = cf(0.0);
-    int64_t columns = spec.valueColumns();
-    Type oType = accType(columns);
+    Type oType = accType(d);
 
     // With two Q tiles, the next item's Q loads into the other one
     // meanwhile.
@@ -336,7 +328,7 @@ struct ForwardKernel : AttentionBuilder {
           SoftmaxStep first =
               softmax(s0, c32(0), qb, rowBase, minusInf, minusInf, zero, zero);
           SmallVector<Value> init = {
-              zeroAcc(columns),
+              zeroAcc(d),
               first.m[0],
               first.m[1],
               first.l[0],
@@ -362,8 +354,8 @@ struct ForwardKernel : AttentionBuilder {
                      Value packed = packP(step.p);
                      NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
                      arrivePerWarp(kvEmpty(prevStage));
-                     SmallVector<Value> ov = unpack(acc, columns);
-                     for (int64_t r = 0; r < columns / 2; ++r)
+                     SmallVector<Value> ov = unpack(acc, d);
+                     for (int64_t r = 0; r < d / 2; ++r)
                        ov[r] = fmul(ov[r], step.alpha[r / 2 % 2]);
                      Value p = keepP(pTile, barrierId, step.p, packed);
                      return {pack(oType, ov), step.m[0], step.m[1], step.l[0],
@@ -386,12 +378,11 @@ struct ForwardKernel : AttentionBuilder {
   void epilogue(ValueRange end, Value rowBase, Value head) {
     int64_t d = spec.headDim;
     Type element = spec.tf32 ? f32 : Type(b.getBF16Type());
-    SmallVector<Value> ov = unpack(end[0], spec.valueColumns());
+    SmallVector<Value> ov = unpack(end[0], d);
     Value headRow = mul(head, t);
     for (int64_t h = 0; h < 2; ++h) {
       Value row = add(rowBase, c32(8 * h));
-      // With rowSums, column D (register D / 2 + 2 h) holds row h's sum.
-      Value l = spec.rowSums ? ov[d / 2 + 2 * h] : quadSum(end[3 + h]);
+      Value l = quadSum(end[3 + h]);
       Value inv = NVVM::RcpApproxFtzF32Op::create(b, loc, f32, l);
       ifThen(ult(row, t), [&] {
         Value rowOffset = rowIndex(oLayout, head, row);
@@ -417,29 +408,6 @@ struct ForwardKernel : AttentionBuilder {
         });
       });
     }
-  }
-
-  /// With rowSums: every stage's ones block, bf16 1.0 throughout (whatever
-  /// the swizzle, the 8 columns the wgmma reads are ones), by all threads,
-  /// then made visible to wgmma (the async proxy).
-  void fillOnes(Value tid) {
-    auto vector = VectorType::get({4}, i32);
-    Value ones = arith::ConstantOp::create(
-        b, loc,
-        DenseElementsAttr::get(vector, b.getI32IntegerAttr(0x3F803F80)));
-    int64_t perStage = spec.onesBytes() / 16;
-    for (int64_t s = 0; s < spec.stages; ++s) {
-      Value block =
-          byteOffset(shared, vTile(c32(s)), c32(spec.tileBytes(spec.blockN)));
-      loop(tid, c32(perStage), c32(spec.threads()), ValueRange{},
-           [&](Value i, ValueRange) -> SmallVector<Value> {
-             LLVM::StoreOp::create(b, loc, ones,
-                                   byteOffset(shared, block, mul(i, c32(16))),
-                                   /*alignment=*/16);
-             return {};
-           });
-    }
-    fenceAsyncShared();
   }
 
   void body(gpu::GPUFuncOp func, LLVM::GlobalOp smemGlobal) {
@@ -496,8 +464,6 @@ struct ForwardKernel : AttentionBuilder {
       }
       NVVM::FenceMbarrierInitOp::create(b, loc);
     });
-    if (spec.rowSums)
-      fillOnes(tid);
     gpu::BarrierOp::create(b, loc);
 
     splitRoles(

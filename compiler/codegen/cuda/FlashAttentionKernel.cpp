@@ -14,16 +14,15 @@ using namespace mlir::nova;
 using namespace mlir::nova::cuda;
 
 std::string FlashAttentionSpec::kernelName() const {
-  return llvm::formatv(
-             "nova_attention_{0}_d{1}_{2}x{3}_s{4}{5}{6}{7}{8}{9}{10}",
-             backward ? "bwd" : "fwd", headDim, blockM, blockN, stages,
-             causal ? "_causal" : "",
-             packedQuery   ? "_qkv"
-             : packedGrads ? "_kv"
-                           : "",
-             tf32 ? "_tf32" : "", !backward && queryBuffers == 1 ? "_q1" : "",
-             headGroup ? "_hg" + std::to_string(headGroup) : "",
-             rowSums ? "_rs" : "")
+  return llvm::formatv("nova_attention_{0}_d{1}_{2}x{3}_s{4}{5}{6}{7}{8}{9}",
+                       backward ? "bwd" : "fwd", headDim, blockM, blockN,
+                       stages, causal ? "_causal" : "",
+                       packedQuery   ? "_qkv"
+                       : packedGrads ? "_kv"
+                                     : "",
+                       tf32 ? "_tf32" : "",
+                       !backward && queryBuffers == 1 ? "_q1" : "",
+                       headGroup ? "_hg" + std::to_string(headGroup) : "")
       .str();
 }
 
@@ -31,14 +30,8 @@ FailureOr<FlashAttentionSpec>
 cuda::flashAttentionSpec(LoweringConfigAttr config, bool backward, bool causal,
                          int64_t headDim, int64_t sharedMemoryLimit,
                          std::string &why) {
-  bool rowSums = config.getKernel() == "flash_wgmma_row_sums";
-  if (config.getKernel() != "flash_wgmma" && !rowSums) {
+  if (config.getKernel() != "flash_wgmma") {
     why = "kernel family is not flash_wgmma";
-    return failure();
-  }
-  if (rowSums && !FlashAttentionSpec::rowSumsFit(
-                     backward, config.getPrecision() != "bf16", headDim)) {
-    why = "row sums by the tensor cores are a bf16 head-dim-64 forward's";
     return failure();
   }
   if (config.getPrecision() != "bf16" && config.getPrecision() != "tf32") {
@@ -58,7 +51,6 @@ cuda::flashAttentionSpec(LoweringConfigAttr config, bool backward, bool causal,
   spec.blockM = tile[0];
   spec.blockN = tile[1];
   spec.stages = config.getPipelineStages();
-  spec.rowSums = rowSums;
   // Two consumers of 64 query rows (forward) or 64 keys (backward) each.
   bool shapes =
       spec.blockM == 128 &&

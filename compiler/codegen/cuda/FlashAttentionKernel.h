@@ -106,17 +106,6 @@ struct FlashAttentionSpec {
   /// The configurator's default (H200, gpt-146m bf16: +2.2-3.6% tokens/s);
   /// its results equal the static order's but for dQ's summation order.
   int64_t headGroup = 0;
-  /// Forward, bf16, head dim 64 (experimental, kernel family
-  /// "flash_wgmma_row_sums"): the tensor cores sum P's rows. Each stage's V
-  /// tile is followed by a column block of bf16 ones, so P V is m64n72 and
-  /// its last 8 columns are the row sums, in place of the softmax's f32 adds
-  /// (its most frequent instruction but one) and their quad reduction.
-  /// l then sums P as bf16, the values P V multiplies.
-  bool rowSums = false;
-  /// Whether a kernel of this kind can sum its rows so (see rowSums).
-  static bool rowSumsFit(bool backward, bool tf32, int64_t headDim) {
-    return !backward && !tf32 && headDim == 64;
-  }
 
   static constexpr int64_t kConsumers = 2;
   int64_t elementBytes() const { return tf32 ? 4 : 2; }
@@ -149,13 +138,8 @@ struct FlashAttentionSpec {
     return (!backward ? queryBuffers : tf32 ? 3 : 2) * tileBytes(blockM);
   }
   int64_t stageBytes() const {
-    return (backward && tf32 ? 4 : 2) * tileBytes(blockN) + onesBytes();
+    return (backward && tf32 ? 4 : 2) * tileBytes(blockN);
   }
-  /// With rowSums: the column block of ones after each stage's V, [blockN
-  /// keys, 128 B] (the wgmma reads its first 8 columns).
-  int64_t onesBytes() const { return rowSums ? blockN * 128 : 0; }
-  /// The P V accumulator's columns: D, and the row sums' 8 with rowSums.
-  int64_t valueColumns() const { return headDim + (rowSums ? 8 : 0); }
   int64_t dqTileBytes() const { return backward ? blockN * headDim * 4 : 0; }
   /// Backward: one consumer's lse and Delta of a query block (f32), two
   /// slots (this block's and the next one's) of one entry per thread.
@@ -205,8 +189,7 @@ struct FlashAttentionSpec {
 /// then for TF32 K^T, Q^T, dO^T.
 constexpr int64_t kAttentionDescriptorBytesPerCta = 8 * kTensorMapBytes;
 
-/// The spec for `config` (kernel "flash_wgmma" or, forward bf16 at head dim
-/// 64, "flash_wgmma_row_sums"; precision bf16 or tf32), or
+/// The spec for `config` (kernel "flash_wgmma", precision bf16 or tf32), or
 /// failure with the reason in `why`.
 FailureOr<FlashAttentionSpec> flashAttentionSpec(LoweringConfigAttr config,
                                                  bool backward, bool causal,

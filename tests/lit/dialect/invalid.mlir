@@ -1027,7 +1027,7 @@ func.func @config_swizzle(%a: tensor<128x64xbf16>, %b: tensor<64x256xbf16>) {
 // -----
 
 func.func @config_kernel(%a: tensor<128x64xbf16>, %b: tensor<64x256xbf16>) {
-  // expected-error @+1 {{kernel must be "wgmma_tma", "wgmma_tma_pingpong", "wgmma_tma_stream_k", "mma_sync_cp_async", "flash_wgmma", "flash_wgmma_row_sums", "cross_entropy_rows" or "fused_rows", got "wmma"}}
+  // expected-error @+1 {{kernel must be "wgmma_tma", "wgmma_tma_pingpong", "wgmma_tma_stream_k", "mma_sync_cp_async", "flash_wgmma", "cross_entropy_rows" or "fused_rows", got "wmma"}}
   %0 = nova.matmul %a, %b {lowering_config = #nova.lowering_config<tile_sizes = [128, 256, 64], warp_layout = [2, 1], mma_shape = [64, 256, 16], pipeline_stages = 4, swizzle = 128, kernel = "wmma">} : tensor<128x64xbf16>, tensor<64x256xbf16> -> tensor<128x256xf32>
   return
 }

@@ -2,7 +2,6 @@
 // RUN: nova-opt %s --allow-unregistered-dialect --nova-configure-kernels="target=sm_90 attention-head-groups=false" --convert-nova-to-iree-kernels | %python %lit_tools/print-executable-objects.py | FileCheck %s --check-prefix=NOP
 // RUN: nova-opt %s --allow-unregistered-dialect --nova-configure-kernels=target=sm_90 --convert-nova-to-iree-kernels | %python %lit_tools/print-executable-objects.py | FileCheck %s --check-prefix=HG
 // RUN: nova-opt %s --allow-unregistered-dialect --nova-configure-kernels=target=sm_90 --convert-nova-to-iree-kernels | FileCheck %s --check-prefix=HGIR
-// RUN: nova-opt %s --allow-unregistered-dialect --nova-configure-kernels="target=sm_90 attention-row-sums=true" --convert-nova-to-iree-kernels | %python %lit_tools/print-executable-objects.py | FileCheck %s --check-prefix=RS
 
 // Nova's sm_90 fused attention, forward and backward, generated through
 // gpu/nvvm from the configurator's choice and serialized by MLIR: PTX 8.3 for
@@ -124,17 +123,6 @@
 // CHECK-DAG:  lg2.approx.ftz.f32
 // CHECK-DAG:  rcp.approx.ftz.f32
 // CHECK-DAG:  cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
-// With attention-row-sums (experimental) the forward sums P's rows on the
-// tensor cores: every stage's V is followed by a block of bf16 ones (0x3F80
-// pairs, stored by all threads before the roles split), P V is m64n72 (O
-// and 8 columns of row sums, rescaled with it), and the softmax adds no
-// row sums of its own. The backward is unchanged.
-// RS-LABEL: .visible .entry nova_attention_bwd_d64_128x64_s3_causal_hg8(
-// RS-LABEL: .visible .entry nova_attention_fwd_d64_128x128_s3_causal_hg8_rs(
-// RS:       st.shared.v4.b32 [{{%rd[0-9]+}}], {1065369472, 1065369472, 1065369472, 1065369472};
-// RS:       fence.proxy.async.shared::cta;
-// RS:       bar.sync 0;
-// RS:       wgmma.mma_async.sync.aligned.m64n72k16.f32.bf16.bf16 {{.*}}}, {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}}, %rd{{[0-9]+}}, p, 1, 1, 1;
 // NOP-LABEL: .visible .entry nova_attention_fwd_d64_128x128_s3_causal(
 // NOP-NOT:   bar.sync {{%r[0-9]+}}, 128;
 // NOP-NOT:   st.shared
