@@ -283,11 +283,42 @@ struct ForwardKernel : AttentionBuilder {
     return spec.registerScores() ? packRegisterA(p) : Value();
   }
 
+  /// The consumers' item after `w` (the first: `w` the CTA), whose Q tile
+  /// is slot `itQ`'s: waits for its turn and returns its index (past
+  /// `items`: none left). In the static order only items have a Q tile to
+  /// wait for; with headGroup the producer's fetch completes the slot's
+  /// barrier even past the items, with the index in the slot.
+  Value nextItem(Value itQ, Value w) {
+    auto [buffer, parity] = qSlot(itQ);
+    if (!spec.headGroup) {
+      ifThen(ult(w, items), [&] { waitParity(qFull(buffer), parity); });
+      return w;
+    }
+    waitParity(qFull(buffer), parity);
+    return LLVM::LoadOp::create(b, loc, i32, itemSlot(buffer), 4);
+  }
+
+  /// This consumer's 64 rows of Q tile slot `itQ`.
+  Value queryRows(Value itQ, Value c) {
+    return byteOffset(shared, qTile(qSlot(itQ).first), mul(c, c32(64 * 128)));
+  }
+
+  /// Issues item `w`'s first scores S_0 from Q slot `itQ` and K/V ring
+  /// iteration `kvIt`. Past the items nothing is waited for and the
+  /// result, never read, is whatever the tiles hold: the wgmma stays out of
+  /// branches, where ptxas would serialize the pipeline.
+  Value issueFirstScores(Value w, Value itQ, Value kvIt, Value c) {
+    auto [stage, parity] = ringSlot(kvIt, spec.stages);
+    ifThen(ult(w, items), [&] { waitParity(kvFull(stage), parity); });
+    NVVM::WgmmaFenceAlignedOp::create(b, loc);
+    return issueScores(queryRows(itQ, c), stage);
+  }
+
   // Each consumer pipelines its blocks (FlashAttention-3's intra-warp-group
   // overlap): block j's S = Q K_j^T and the previous block's O += P V are
-  // in flight together, and block j's softmax runs under the latter.
+  // in flight together, and block j's softmax runs under the latter. Across
+  // items, the next item's S_0 is in flight under this item's epilogue.
   void consumer(Value tid, Value cta, Value ctas, Value group) {
-    int64_t d = spec.headDim;
     Value thread = sub(tid, mul(group, c32(128)));
     warp = div(thread, c32(32));
     lane = rem(thread, c32(32));
@@ -296,81 +327,85 @@ struct ForwardKernel : AttentionBuilder {
     Value barrierId = group; // 1, 2: named barriers of the warp groups
     Value minusInf = cf(-std::numeric_limits<double>::infinity());
     Value zero = cf(0.0);
+    int64_t d = spec.headDim;
     Type oType = accType(d);
+    Type sType = accType(spec.blockN);
 
-    // With two Q tiles, the next item's Q loads into the other one
-    // meanwhile.
-    auto next = [&](ValueRange it, Value w) -> Value {
-      auto [buffer, parity] = qSlot(it[1]);
-      waitParity(qFull(buffer), parity);
-      if (spec.headGroup)
-        w = LLVM::LoadOp::create(b, loc, i32, itemSlot(buffer), 4);
-      return w;
-    };
-    forEachItem(
-        cta, ctas, items, next,
-        [&](Value w, ValueRange it) -> SmallVector<Value> {
-          auto [qb, head] = item(w);
-          Value nkv = keyBlocks(qb);
-          Value lastBlock = sub(nkv, c32(1));
-          Value buffer = qSlot(it[1]).first;
-          Value qBase =
-              byteOffset(shared, qTile(buffer), mul(c, c32(64 * 128)));
-          Value rowBase = add(add(mul(qb, c32(spec.blockM)), mul(c, c32(64))),
-                              add(mul(warp, c32(16)), div(lane, c32(4))));
-          // Block 0: its scores alone.
-          auto [stage0, parity0] = ringSlot(it[0], spec.stages);
-          waitParity(kvFull(stage0), parity0);
-          NVVM::WgmmaFenceAlignedOp::create(b, loc);
-          Value s0 = issueScores(qBase, stage0);
-          NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
-          ifThen(eq(lastBlock, 0), [&] { arrivePerWarp(qEmpty(buffer)); });
-          SoftmaxStep first =
-              softmax(s0, c32(0), qb, rowBase, minusInf, minusInf, zero, zero);
-          SmallVector<Value> init = {
-              zeroAcc(d),
-              first.m[0],
-              first.m[1],
-              first.l[0],
-              first.l[1],
-              it[0],
-              keepP(pTile, barrierId, first.p, packP(first.p))};
-          // Blocks 1..: S_j with the previous block's P V.
-          ValueRange end =
-              loop(c32(1), nkv, c32(1), init,
-                   [&](Value j, ValueRange st) -> SmallVector<Value> {
-                     Value previous = st[5], kvIt = add(previous, c32(1));
-                     Value prevStage = ringSlot(previous, spec.stages).first;
-                     auto [stage, parity] = ringSlot(kvIt, spec.stages);
-                     waitParity(kvFull(stage), parity);
-                     NVVM::WgmmaFenceAlignedOp::create(b, loc);
-                     Value s = issueScores(qBase, stage);
-                     Value acc = issueValues(st[0], st[6], prevStage);
-                     NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 1);
-                     ifThen(cmp(arith::CmpIPredicate::eq, j, lastBlock),
-                            [&] { arrivePerWarp(qEmpty(buffer)); });
-                     SoftmaxStep step =
-                         softmax(s, j, qb, rowBase, st[1], st[2], st[3], st[4]);
-                     Value packed = packP(step.p);
-                     NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
-                     arrivePerWarp(kvEmpty(prevStage));
-                     SmallVector<Value> ov = unpack(acc, d);
-                     for (int64_t r = 0; r < d / 2; ++r)
-                       ov[r] = fmul(ov[r], step.alpha[r / 2 % 2]);
-                     Value p = keepP(pTile, barrierId, step.p, packed);
-                     return {pack(oType, ov), step.m[0], step.m[1], step.l[0],
-                             step.l[1],       kvIt,      p};
-                   });
-          // The last block's P V.
-          Value lastStage = ringSlot(end[5], spec.stages).first;
-          NVVM::WgmmaFenceAlignedOp::create(b, loc);
-          Value acc = issueValues(end[0], end[6], lastStage);
-          NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
-          arrivePerWarp(kvEmpty(lastStage));
-          SmallVector<Value> out = {acc, end[1], end[2], end[3], end[4]};
-          epilogue(out, rowBase, head);
-          return {add(end[5], c32(1)), add(it[1], c32(1))};
-        });
+    // Per item: (the item, its Q slot's iteration, its first K/V ring
+    // iteration, its S_0 already computed).
+    Value w0 = nextItem(c32(0), cta);
+    Value s0 = issueFirstScores(w0, c32(0), c32(0), c);
+    NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
+    SmallVector<Value> init = {w0, c32(0), c32(0), s0};
+    SmallVector<Type> types = {i32, i32, i32, sType};
+    SmallVector<Location> locs(types.size(), loc);
+    auto whileOp = scf::WhileOp::create(b, loc, types, init);
+    Block *before = b.createBlock(&whileOp.getBefore(), {}, types, locs);
+    scf::ConditionOp::create(b, loc, ult(before->getArgument(0), items),
+                             before->getArguments());
+    Block *after = b.createBlock(&whileOp.getAfter(), {}, types, locs);
+    Value w = after->getArgument(0), itQ = after->getArgument(1);
+    Value firstKv = after->getArgument(2);
+    auto [qb, head] = item(w);
+    Value nkv = keyBlocks(qb);
+    Value lastBlock = sub(nkv, c32(1));
+    Value buffer = qSlot(itQ).first;
+    Value qBase = queryRows(itQ, c);
+    Value rowBase = add(add(mul(qb, c32(spec.blockM)), mul(c, c32(64))),
+                        add(mul(warp, c32(16)), div(lane, c32(4))));
+    // Block 0: its scores, in flight under the previous item's epilogue.
+    ifThen(eq(lastBlock, 0), [&] { arrivePerWarp(qEmpty(buffer)); });
+    SoftmaxStep first = softmax(after->getArgument(3), c32(0), qb, rowBase,
+                                minusInf, minusInf, zero, zero);
+    SmallVector<Value> state = {
+        zeroAcc(d),
+        first.m[0],
+        first.m[1],
+        first.l[0],
+        first.l[1],
+        firstKv,
+        keepP(pTile, barrierId, first.p, packP(first.p))};
+    // Blocks 1..: S_j with the previous block's P V.
+    ValueRange end =
+        loop(c32(1), nkv, c32(1), state,
+             [&](Value j, ValueRange st) -> SmallVector<Value> {
+               Value previous = st[5], kvIt = add(previous, c32(1));
+               Value prevStage = ringSlot(previous, spec.stages).first;
+               auto [stage, parity] = ringSlot(kvIt, spec.stages);
+               waitParity(kvFull(stage), parity);
+               NVVM::WgmmaFenceAlignedOp::create(b, loc);
+               Value s = issueScores(qBase, stage);
+               Value acc = issueValues(st[0], st[6], prevStage);
+               NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 1);
+               ifThen(cmp(arith::CmpIPredicate::eq, j, lastBlock),
+                      [&] { arrivePerWarp(qEmpty(buffer)); });
+               SoftmaxStep step =
+                   softmax(s, j, qb, rowBase, st[1], st[2], st[3], st[4]);
+               Value packed = packP(step.p);
+               NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
+               arrivePerWarp(kvEmpty(prevStage));
+               SmallVector<Value> ov = unpack(acc, d);
+               for (int64_t r = 0; r < d / 2; ++r)
+                 ov[r] = fmul(ov[r], step.alpha[r / 2 % 2]);
+               Value p = keepP(pTile, barrierId, step.p, packed);
+               return {pack(oType, ov), step.m[0], step.m[1], step.l[0],
+                       step.l[1],       kvIt,      p};
+             });
+    // The last block's P V, then the next item's S_0, both in flight
+    // under this item's epilogue.
+    Value lastStage = ringSlot(end[5], spec.stages).first;
+    NVVM::WgmmaFenceAlignedOp::create(b, loc);
+    Value acc = issueValues(end[0], end[6], lastStage);
+    Value nextQ = add(itQ, c32(1)), nextKv = add(end[5], c32(1));
+    Value next = nextItem(nextQ, add(w, ctas));
+    Value nextS0 = issueFirstScores(next, nextQ, nextKv, c);
+    NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 1);
+    arrivePerWarp(kvEmpty(lastStage));
+    SmallVector<Value> out = {acc, end[1], end[2], end[3], end[4]};
+    epilogue(out, rowBase, head);
+    NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
+    scf::YieldOp::create(b, loc, ValueRange{next, nextQ, nextKv, nextS0});
+    b.setInsertionPointAfter(whileOp);
   }
 
   /// O / l (bf16, or f32 for TF32) and lse = (m + log2 l) ln 2 for the

@@ -15,8 +15,9 @@
 // IR:         nova.attention_backward
 
 // S = Q K^T as m64n32k8 (16 a block: D = 128 in k8 steps), O += P V^T' as
-// m64n128k8 (4 a block: 32 keys); the first block's S, then each block's S
-// with the previous block's P V, then the last P V.
+// m64n128k8 (4 a block: 32 keys); the first item's first S, then each
+// block's S with the previous block's P V, then the last P V with the next
+// item's first S (in flight under the epilogue).
 // CHECK-LABEL: .visible .entry nova_attention_fwd_d128_128x32_s4_causal_tf32_q1(
 // CHECK-COUNT-6: .param .u64 .ptr .global
 // CHECK-COUNT-16: .param .u32
@@ -24,6 +25,7 @@
 // CHECK-COUNT-16: wgmma.mma_async.sync.aligned.m64n32k8.f32.tf32.tf32
 // CHECK-COUNT-4: wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32
 // CHECK-COUNT-4: wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32
+// CHECK-COUNT-16: wgmma.mma_async.sync.aligned.m64n32k8.f32.tf32.tf32
 // CHECK-NOT:  wgmma.mma_async
 // CHECK-DAG:  cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
 // CHECK-DAG:  st.global.v2.b32
