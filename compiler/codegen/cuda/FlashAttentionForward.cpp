@@ -16,6 +16,7 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 #include <limits>
+#include <tuple>
 
 using namespace mlir;
 using namespace mlir::nova;
@@ -304,9 +305,9 @@ struct ForwardKernel : AttentionBuilder {
   }
 
   /// Issues item `w`'s first scores S_0 from Q slot `itQ` and K/V ring
-  /// iteration `kvIt`. Past the items nothing is waited for and the
-  /// result, never read, is whatever the tiles hold: the wgmma stays out of
-  /// branches, where ptxas would serialize the pipeline.
+  /// iteration `kvIt` (after a wgmma fence). Past the items nothing is
+  /// waited for and the result, dropped, is whatever the tiles hold: the
+  /// wgmma stays out of branches, where ptxas would serialize the pipeline.
   Value issueFirstScores(Value w, Value itQ, Value kvIt, Value c) {
     auto [stage, parity] = ringSlot(kvIt, spec.stages);
     ifThen(ult(w, items), [&] { waitParity(kvFull(stage), parity); });
@@ -314,10 +315,38 @@ struct ForwardKernel : AttentionBuilder {
     return issueScores(queryRows(itQ, c), stage);
   }
 
+  /// A consumer's view of item `w` (clamped to the last item: past the
+  /// items it is computed and dropped).
+  struct ItemView {
+    Value qb, head, nkv, lastBlock, buffer, qBase, rowBase;
+  };
+  ItemView view(Value w, Value itQ, Value c) {
+    ItemView v;
+    std::tie(v.qb, v.head) = item(min(w, sub(items, c32(1))));
+    v.nkv = keyBlocks(v.qb);
+    v.lastBlock = sub(v.nkv, c32(1));
+    v.buffer = qSlot(itQ).first;
+    v.qBase = queryRows(itQ, c);
+    v.rowBase = add(add(mul(v.qb, c32(spec.blockM)), mul(c, c32(64))),
+                    add(mul(warp, c32(16)), div(lane, c32(4))));
+    return v;
+  }
+
+  /// Item `w`'s block 0 once its scores `s0` are in registers: its Q tile
+  /// is free when that was its only block; the softmax of S_0.
+  SoftmaxStep firstBlock(Value w, const ItemView &v, Value s0) {
+    ifThen(andI(ult(w, items), eq(v.lastBlock, 0)),
+           [&] { arrivePerWarp(qEmpty(v.buffer)); });
+    Value minusInf = cf(-std::numeric_limits<double>::infinity());
+    Value zero = cf(0.0);
+    return softmax(s0, c32(0), v.qb, v.rowBase, minusInf, minusInf, zero, zero);
+  }
+
   // Each consumer pipelines its blocks (FlashAttention-3's intra-warp-group
   // overlap): block j's S = Q K_j^T and the previous block's O += P V are
-  // in flight together, and block j's softmax runs under the latter. Across
-  // items, the next item's S_0 is in flight under this item's epilogue.
+  // in flight together, and block j's softmax runs under the latter. Items
+  // chain the same way: the next item's S_0 with the last block's P V, its
+  // softmax under that P V.
   void consumer(Value tid, Value cta, Value ctas, Value group) {
     Value thread = sub(tid, mul(group, c32(128)));
     warp = div(thread, c32(32));
@@ -325,62 +354,48 @@ struct ForwardKernel : AttentionBuilder {
     Value c = sub(group, c32(1));
     Value pTile = sharedAt(pOffset(), mul(c, c32(spec.scoreTileBytes())));
     Value barrierId = group; // 1, 2: named barriers of the warp groups
-    Value minusInf = cf(-std::numeric_limits<double>::infinity());
-    Value zero = cf(0.0);
     int64_t d = spec.headDim;
     Type oType = accType(d);
-    Type sType = accType(spec.blockN);
 
-    // Per item: (the item, its Q slot's iteration, its first K/V ring
-    // iteration, its S_0 already computed).
+    // Per item: the item, its Q slot's iteration, its first K/V ring
+    // iteration, then block 0's softmax done: m, l (two rows each) and P.
     Value w0 = nextItem(c32(0), cta);
     Value s0 = issueFirstScores(w0, c32(0), c32(0), c);
     NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
-    SmallVector<Value> init = {w0, c32(0), c32(0), s0};
-    SmallVector<Type> types = {i32, i32, i32, sType};
+    SoftmaxStep first = firstBlock(w0, view(w0, c32(0), c), s0);
+    SmallVector<Value> init = {
+        w0,         c32(0),
+        c32(0),     first.m[0],
+        first.m[1], first.l[0],
+        first.l[1], keepP(pTile, barrierId, first.p, packP(first.p))};
+    SmallVector<Type> types = llvm::to_vector(ValueRange(init).getTypes());
     SmallVector<Location> locs(types.size(), loc);
     auto whileOp = scf::WhileOp::create(b, loc, types, init);
     Block *before = b.createBlock(&whileOp.getBefore(), {}, types, locs);
     scf::ConditionOp::create(b, loc, ult(before->getArgument(0), items),
                              before->getArguments());
     Block *after = b.createBlock(&whileOp.getAfter(), {}, types, locs);
-    Value w = after->getArgument(0), itQ = after->getArgument(1);
-    Value firstKv = after->getArgument(2);
-    auto [qb, head] = item(w);
-    Value nkv = keyBlocks(qb);
-    Value lastBlock = sub(nkv, c32(1));
-    Value buffer = qSlot(itQ).first;
-    Value qBase = queryRows(itQ, c);
-    Value rowBase = add(add(mul(qb, c32(spec.blockM)), mul(c, c32(64))),
-                        add(mul(warp, c32(16)), div(lane, c32(4))));
-    // Block 0: its scores, in flight under the previous item's epilogue.
-    ifThen(eq(lastBlock, 0), [&] { arrivePerWarp(qEmpty(buffer)); });
-    SoftmaxStep first = softmax(after->getArgument(3), c32(0), qb, rowBase,
-                                minusInf, minusInf, zero, zero);
-    SmallVector<Value> state = {
-        zeroAcc(d),
-        first.m[0],
-        first.m[1],
-        first.l[0],
-        first.l[1],
-        firstKv,
-        keepP(pTile, barrierId, first.p, packP(first.p))};
+    ValueRange args = after->getArguments();
+    Value w = args[0], itQ = args[1];
+    ItemView v = view(w, itQ, c);
+    SmallVector<Value> state = {zeroAcc(d), args[3], args[4], args[5],
+                                args[6],    args[2], args[7]};
     // Blocks 1..: S_j with the previous block's P V.
     ValueRange end =
-        loop(c32(1), nkv, c32(1), state,
+        loop(c32(1), v.nkv, c32(1), state,
              [&](Value j, ValueRange st) -> SmallVector<Value> {
                Value previous = st[5], kvIt = add(previous, c32(1));
                Value prevStage = ringSlot(previous, spec.stages).first;
                auto [stage, parity] = ringSlot(kvIt, spec.stages);
                waitParity(kvFull(stage), parity);
                NVVM::WgmmaFenceAlignedOp::create(b, loc);
-               Value s = issueScores(qBase, stage);
+               Value s = issueScores(v.qBase, stage);
                Value acc = issueValues(st[0], st[6], prevStage);
                NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 1);
-               ifThen(cmp(arith::CmpIPredicate::eq, j, lastBlock),
-                      [&] { arrivePerWarp(qEmpty(buffer)); });
+               ifThen(cmp(arith::CmpIPredicate::eq, j, v.lastBlock),
+                      [&] { arrivePerWarp(qEmpty(v.buffer)); });
                SoftmaxStep step =
-                   softmax(s, j, qb, rowBase, st[1], st[2], st[3], st[4]);
+                   softmax(s, j, v.qb, v.rowBase, st[1], st[2], st[3], st[4]);
                Value packed = packP(step.p);
                NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
                arrivePerWarp(kvEmpty(prevStage));
@@ -391,20 +406,26 @@ struct ForwardKernel : AttentionBuilder {
                return {pack(oType, ov), step.m[0], step.m[1], step.l[0],
                        step.l[1],       kvIt,      p};
              });
-    // The last block's P V, then the next item's S_0, both in flight
-    // under this item's epilogue.
-    Value lastStage = ringSlot(end[5], spec.stages).first;
-    NVVM::WgmmaFenceAlignedOp::create(b, loc);
-    Value acc = issueValues(end[0], end[6], lastStage);
+    // The next item's S_0 with the last block's P V, the next item's
+    // block-0 softmax under that P V, then this item's epilogue.
     Value nextQ = add(itQ, c32(1)), nextKv = add(end[5], c32(1));
     Value next = nextItem(nextQ, add(w, ctas));
+    ItemView nextView = view(next, nextQ, c);
+    Value lastStage = ringSlot(end[5], spec.stages).first;
     Value nextS0 = issueFirstScores(next, nextQ, nextKv, c);
+    Value acc = issueValues(end[0], end[6], lastStage);
     NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 1);
+    SoftmaxStep nextFirst = firstBlock(next, nextView, nextS0);
+    Value packed = packP(nextFirst.p);
+    NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
     arrivePerWarp(kvEmpty(lastStage));
     SmallVector<Value> out = {acc, end[1], end[2], end[3], end[4]};
-    epilogue(out, rowBase, head);
-    NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
-    scf::YieldOp::create(b, loc, ValueRange{next, nextQ, nextKv, nextS0});
+    epilogue(out, v.rowBase, v.head);
+    Value p = keepP(pTile, barrierId, nextFirst.p, packed);
+    scf::YieldOp::create(b, loc,
+                         ValueRange{next, nextQ, nextKv, nextFirst.m[0],
+                                    nextFirst.m[1], nextFirst.l[0],
+                                    nextFirst.l[1], p});
     b.setInsertionPointAfter(whileOp);
   }
 
