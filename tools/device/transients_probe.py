@@ -25,14 +25,6 @@ api:     (any artifact) where the host time between steps goes: steps through
          nova.load_exported_step under torch.profiler, the CUDA driver/runtime
          calls (CUPTI) summed per name and those overlapping the longest GPU
          gaps, and the host time of each piece of TrainProgram.step.
-worker:  (any artifact) IREE's blocking call on a worker thread, so the
-         host's work between steps overlaps the step on the GPU: the main
-         thread writes step k's inputs on torch's stream (ordered after step
-         k-1 by a stream wait), hands the call to the worker, waits until it
-         is about to call IREE, makes torch's stream wait for a pinned word
-         the worker sets to k once the call has returned, and clones the
-         loss. Steps a second (30 each, after 3) against the usual path in
-         the same process, the losses, and the stacks if it hangs.
 pyprof:  (any artifact) cProfile of 20 steps through nova.load_exported_step:
          the host's Python and torch calls between IREE calls, by own time.
 sync-loop: (transients artifact) 30 direct calls, the host waiting for each
@@ -129,8 +121,6 @@ def main() -> None:
         _api_probe(step, example, train)
     elif mode == "pyprof":
         _pyprof_probe(step, example)
-    elif mode == "worker":
-        _worker_probe(step, example, program)
     elif mode in ("direct", "direct-chain", "sync-loop"):
         step._upload(program)
         torch.cuda.synchronize()
@@ -187,8 +177,7 @@ def main() -> None:
     else:
         def describe() -> str:
             t = train.timeline
-            return (f"enqueued={t.enqueued} ready={t._ready.query()} done={t._done.query()} "
-                    f"flag={int(t._flag_host[0])} blocking={t._blocking}")
+            return f"enqueued={t.enqueued} done={t._done.query()} flag={int(t._flag_host[0])}"
 
         def describe_more() -> str:
             text = describe()
@@ -226,82 +215,6 @@ def main() -> None:
         float(loss)
         total = time.perf_counter() - start
         print(f"ordered: 20 steps enqueued in {enqueue * 1e3:.1f} ms, done in {total * 1e3:.1f} ms", flush=True)
-
-
-def _worker_probe(step, example, program) -> None:
-    """See the module doc (mode worker)."""
-    import queue
-
-    import iree.runtime as rt
-    import torch
-
-    from nova import capture
-    from nova.runtime.cuda_driver import CudaDriver
-
-    train = program.train
-    assert not program.layout.random, "the probe draws no seeds"
-
-    def timed(run, steps: int = 30, warmup: int = 3) -> tuple[float, float]:
-        for _ in range(warmup):
-            run()
-        torch.cuda.synchronize()
-        t0 = time.perf_counter()
-        for _ in range(steps - 1):
-            run()
-        loss = float(run())
-        return (time.perf_counter() - t0) / steps * 1e3, loss
-
-    normal_ms, normal_loss = timed(lambda: step(*example))
-    session, io = train.session, train._io
-    device = session.hal_device
-    ready, done = device.create_semaphore(0), device.create_semaphore(0)
-    cuda = CudaDriver()
-    flag = torch.zeros(1, dtype=torch.int32, pin_memory=True)
-    flag_host = flag.numpy()
-    flag_device = cuda.host_device_pointer(flag.data_ptr())
-    jobs: queue.SimpleQueue = queue.SimpleQueue()
-    entered = threading.Semaphore(0)
-    errors: list[BaseException] = []
-
-    def work() -> None:
-        while (job := jobs.get()) is not None:
-            k, event = job
-            try:
-                event.synchronize()
-                ready.signal(k)
-                entered.release()
-                session.invoke_async("step", io.views, rt.HalFence.create_at(ready, k),
-                                     rt.HalFence.create_at(done, k))
-            except BaseException as e:  # noqa: BLE001 (reported below; never hang torch)
-                errors.append(e)
-                entered.release()
-            flag_host[0] = k
-
-    threading.Thread(target=work, name="nova-probe-worker", daemon=True).start()
-    _watchdog(60, lambda: f"ready={ready.query()} done={done.query()} flag={int(flag_host[0])} errors={errors}")
-    calls = 0
-
-    def threaded_step() -> torch.Tensor:
-        nonlocal calls
-        calls += 1
-        hypers = capture.train_step_hyper_values(program.layout, step.optimizer, step._steps_on_device,
-                                                 step._state_summary)
-        io.write_hypers(hypers)
-        for staged, b in zip(io.batch, example):
-            staged.copy_(b, non_blocking=True)
-        event = torch.cuda.Event()
-        event.record()
-        jobs.put((calls, event))
-        entered.acquire()
-        cuda.stream_wait_value(torch.cuda.current_stream().cuda_stream, flag_device, calls)
-        step._steps_on_device += 1
-        return io.loss.clone()
-
-    worker_ms, worker_loss = timed(threaded_step)
-    jobs.put(None)
-    print(json.dumps({"probe": "worker", "normal_step_ms": normal_ms, "worker_step_ms": worker_ms,
-                      "normal_last_loss": normal_loss, "worker_last_loss": worker_loss,
-                      "errors": [str(e) for e in errors]}), flush=True)
 
 
 def _pyprof_probe(step, example) -> None:
@@ -345,8 +258,8 @@ def _api_probe(step, example, train) -> None:
 
     session, timeline = train.session, train.timeline
     session.invoke_async = timed("invoke_async", session.invoke_async)
-    timeline.begin = timed("timeline.begin", timeline.begin)
-    timeline.commit = timed("timeline.commit", timeline.commit)
+    # The calling thread's time in the timeline (invoke_async runs on its worker).
+    timeline.run = timed("timeline.run", timeline.run)
     train._io.write_hypers = timed("write_hypers", train._io.write_hypers)
     steps = 20
     t0 = time.perf_counter()
