@@ -5,11 +5,9 @@ asynchronous `step(hypers, batch..., loss storage)`.
 
 The params, buffers and optimizer state are globals of the module, updated in
 place by each step; Python holds none of them. `step()` enqueues and returns
-the loss as a torch tensor: on CUDA the step runs on the timeline's worker
-thread, ordered with torch's current stream (see `ordering`), so `step()`
-returns while it runs and reading the loss waits as in eager (a failed step's
-loss reads NaN, and the next step or `wait()` raises); on the CPU `step()`
-returns once the step is done.
+the loss as a torch tensor: on CUDA it is ordered with torch's current stream
+(see `ordering`), so reading it waits as in eager; on the CPU the call waits
+for the step before it returns.
 
 The step's inputs and loss live in IREE buffers made once per program
 (`Session.shared_tensor`): torch copies the batch in and the loss out on its
@@ -27,7 +25,7 @@ from collections.abc import Sequence
 
 import torch
 
-from .ordering import Timeline, timeline_for
+from .ordering import CudaStreamTimeline, Timeline, timeline_for
 from .session import Session
 
 _log = logging.getLogger(__name__)
@@ -112,8 +110,11 @@ class TrainProgram:
                 raise ValueError(f"nova: batch input {tuple(b.shape)} {b.dtype} does not match the compiled "
                                  f"step's {tuple(staged.shape)} {staged.dtype}")
             staged.copy_(b, non_blocking=True)
-        self.timeline.run(lambda wait, signal: self.session.invoke_async("step", io.views, wait, signal),
-                          io.ready_address, on_failure=io.invalidate_loss if self._cuda else None)
+        wait, signal = self.timeline.begin(io.ready_address)
+        self.session.invoke_async("step", io.views, wait, signal)
+        self.timeline.commit()
+        if not isinstance(self.timeline, CudaStreamTimeline):
+            self.timeline.wait()
         # Ordered after the step on torch's stream; the next step's copy-in is ordered after this.
         return io.loss.clone()
 
@@ -143,9 +144,6 @@ class _StepIO:
         shared = [session.shared_tensor(tuple(b.shape), b.dtype) for b in batch]
         self.batch = [t for _, t in shared]
         loss_bv, self.loss = session.shared_tensor((), loss_dtype)
-        # For `invalidate_loss`, made here on the calling thread: a failure
-        # path on the worker then creates no CUDA stream while torch's waits.
-        self._side = torch.cuda.Stream(device=self.loss.device) if self._cuda else None
         # The step's arguments: hypers, batch...[, ready], loss storage[,
         # transient storage: one buffer reused by every step, as they run in
         # order]. A gated step waits on the device until torch's stream has
@@ -171,12 +169,3 @@ class _StepIO:
         self.hypers.copy_(self._host[slot], non_blocking=self._cuda)
         if self._cuda:
             self._copied[slot].record()
-
-    def invalidate_loss(self) -> None:
-        """Fills the loss with NaN: called (on the ordering worker) when a
-        step failed or was skipped, so that the loss torch copies out next is
-        not the previous step's. On a side stream: torch's own waits for the
-        step until this returns."""
-        with torch.cuda.stream(self._side):
-            self.loss.fill_(math.nan)
-        self._side.synchronize()

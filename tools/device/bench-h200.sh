@@ -68,16 +68,6 @@
 #           release_torch_state, and with both (`nova bench train` loads
 #           so), each a fresh process timed whole; pyprof; the api probe of
 #           gpt-146m with NVML sampled and of gpt-42m bf16
-#   chain   the attention forward chaining items (the next item's S_0 and
-#           softmax under the last P V) and the step's IREE call on the
-#           ordering worker: the attention check, `nova bench attention` from
-#           bench-artifacts, bench-artifacts-v1 (S_0 under the epilogue only,
-#           2662cf4) and bench-artifacts-old (no chaining, be50261), the
-#           gpt-42m bf16 check vs eager CUDA, Nova's gpt-42m bf16 rows with
-#           this runtime and with bench-artifacts/old-runtime (the main
-#           thread's blocking call, be50261's ordering.py and
-#           train_program.py), alternating, compile-sdpa's, then the
-#           gpt-146m bf16 check and its rows likewise
 #   peers   gpt-146m bf16 B16, every mode, each under its own limit, the
 #           least needed (compile without SDPA) last
 #   rs      bf16 P (P^T) kept in registers as the wgmma's A (the default
@@ -93,7 +83,7 @@
 # Carry .whl, bench-artifacts[, bench-artifacts-static|-sm|-unpacked|-old] and .nova-commit (tools/device/prepare.sh).
 # Results: $OUT/<phase>.jsonl and $OUT/<phase>.log.
 set -uo pipefail
-phase=${1:?phase: chain, peers, diag, rs, hg, kernels, smoke, clusters, table, nova, checked, rows, 42m, 146m, cap, probe, ab, gate, sm-kernels, sm-rows, pack-rows, host or release}
+phase=${1:?phase: peers, diag, rs, hg, kernels, smoke, clusters, table, nova, checked, rows, 42m, 146m, cap, probe, ab, gate, sm-kernels, sm-rows, pack-rows, host or release}
 . tools/device/gpu-env.sh
 export PYTHONUNBUFFERED=1
 out=${OUT:-/tmp}/$phase.jsonl
@@ -133,26 +123,6 @@ PY
 {
   nvidia-smi --query-gpu=name,driver_version,memory.used,clocks.sm --format=csv
   case $phase in
-    chain)
-      timeout 100 python3 tools/attention_check.py run --dir bench-artifacts/attention-check |
-        tee "${OUT:-/tmp}/attention-check.jsonl"
-      for set in bench-artifacts bench-artifacts-v1 bench-artifacts-old; do
-        art=$set limit=90 bench attention
-      done
-      rm -rf /tmp/site-old && mkdir -p /tmp/site-old && cp -r /tmp/site/nova /tmp/site-old/nova &&
-        cp bench-artifacts/old-runtime/*.py /tmp/site-old/nova/runtime/
-      limit=50 bench check --model gpt-42m --dtype bf16 --batch 32 --steps 12
-      for i in 1 2; do
-        for site in /tmp/site /tmp/site-old:/tmp/site; do
-          PYTHONPATH=$site limit=45 bench train --model gpt-42m --dtype bf16 --batch 32 --modes nova
-        done
-      done
-      limit=90 bench train --model gpt-42m --dtype bf16 --batch 32 --modes compile-sdpa
-      limit=80 bench check --model gpt-146m --dtype bf16 --batch 16 --steps 6
-      for site in /tmp/site /tmp/site-old:/tmp/site; do
-        PYTHONPATH=$site limit=50 bench train --model gpt-146m --dtype bf16 --batch 16 --modes nova
-      done
-      ;;
     peers)
       for mode_limit in nova:40 eager-sdpa:40 eager:40 jax-cudnn:80 jax:80 compile-sdpa:100 compile:100; do
         limit=${mode_limit#*:} bench train --model gpt-146m --dtype bf16 --batch 16 --modes ${mode_limit%%:*}

@@ -177,7 +177,8 @@ def main() -> None:
     else:
         def describe() -> str:
             t = train.timeline
-            return f"enqueued={t.enqueued} done={t._done.query()} flag={int(t._flag_host[0])}"
+            return (f"enqueued={t.enqueued} ready={t._ready.query()} done={t._done.query()} "
+                    f"flag={int(t._flag_host[0])} blocking={t._blocking}")
 
         def describe_more() -> str:
             text = describe()
@@ -258,8 +259,8 @@ def _api_probe(step, example, train) -> None:
 
     session, timeline = train.session, train.timeline
     session.invoke_async = timed("invoke_async", session.invoke_async)
-    # The calling thread's time in the timeline (invoke_async runs on its worker).
-    timeline.run = timed("timeline.run", timeline.run)
+    timeline.begin = timed("timeline.begin", timeline.begin)
+    timeline.commit = timed("timeline.commit", timeline.commit)
     train._io.write_hypers = timed("write_hypers", train._io.write_hypers)
     steps = 20
     t0 = time.perf_counter()
