@@ -68,6 +68,11 @@
 #           release_torch_state, and with both (`nova bench train` loads
 #           so), each a fresh process timed whole; pyprof; the api probe of
 #           gpt-146m with NVML sampled and of gpt-42m bf16
+#   final   the attention forward (bf16 items chained, TF32 apart): the
+#           attention check, `nova bench attention` from bench-artifacts and
+#           bench-artifacts-old (an earlier commit's), the gpt-146m bf16
+#           and gpt-42m tf32 checks vs eager CUDA, Nova's rows (gpt-42m
+#           bf16/tf32, gpt-146m bf16) and compile-sdpa's gpt-42m bf16 row
 #   peers   gpt-146m bf16 B16, every mode, each under its own limit, the
 #           least needed (compile without SDPA) last
 #   rs      bf16 P (P^T) kept in registers as the wgmma's A (the default
@@ -83,7 +88,7 @@
 # Carry .whl, bench-artifacts[, bench-artifacts-static|-sm|-unpacked|-old] and .nova-commit (tools/device/prepare.sh).
 # Results: $OUT/<phase>.jsonl and $OUT/<phase>.log.
 set -uo pipefail
-phase=${1:?phase: peers, diag, rs, hg, kernels, smoke, clusters, table, nova, checked, rows, 42m, 146m, cap, probe, ab, gate, sm-kernels, sm-rows, pack-rows, host or release}
+phase=${1:?phase: final, peers, diag, rs, hg, kernels, smoke, clusters, table, nova, checked, rows, 42m, 146m, cap, probe, ab, gate, sm-kernels, sm-rows, pack-rows, host or release}
 . tools/device/gpu-env.sh
 export PYTHONUNBUFFERED=1
 out=${OUT:-/tmp}/$phase.jsonl
@@ -123,6 +128,19 @@ PY
 {
   nvidia-smi --query-gpu=name,driver_version,memory.used,clocks.sm --format=csv
   case $phase in
+    final)
+      timeout 100 python3 tools/attention_check.py run --dir bench-artifacts/attention-check |
+        tee "${OUT:-/tmp}/attention-check.jsonl"
+      for set in bench-artifacts bench-artifacts-old; do
+        art=$set limit=90 bench attention
+      done
+      limit=80 bench check --model gpt-146m --dtype bf16 --batch 16 --steps 6
+      limit=50 bench check --model gpt-42m --dtype tf32 --batch 32 --steps 12
+      limit=45 bench train --model gpt-42m --dtype bf16 --batch 32 --modes nova
+      limit=45 bench train --model gpt-42m --dtype tf32 --batch 32 --modes nova
+      limit=50 bench train --model gpt-146m --dtype bf16 --batch 16 --modes nova
+      limit=90 bench train --model gpt-42m --dtype bf16 --batch 32 --modes compile-sdpa
+      ;;
     peers)
       for mode_limit in nova:40 eager-sdpa:40 eager:40 jax-cudnn:80 jax:80 compile-sdpa:100 compile:100; do
         limit=${mode_limit#*:} bench train --model gpt-146m --dtype bf16 --batch 16 --modes ${mode_limit%%:*}
