@@ -344,9 +344,9 @@ struct ForwardKernel : AttentionBuilder {
 
   // Each consumer pipelines its blocks (FlashAttention-3's intra-warp-group
   // overlap): block j's S = Q K_j^T and the previous block's O += P V are
-  // in flight together, and block j's softmax runs under the latter. With
-  // bf16 items chain the same way: the next item's S_0 with the last
-  // block's P V, its softmax under that P V.
+  // in flight together, and block j's softmax runs under the latter. Items
+  // chain the same way: the next item's S_0 with the last block's P V, its
+  // softmax under that P V.
   void consumer(Value tid, Value cta, Value ctas, Value group) {
     Value thread = sub(tid, mul(group, c32(128)));
     warp = div(thread, c32(32));
@@ -406,42 +406,21 @@ struct ForwardKernel : AttentionBuilder {
                return {pack(oType, ov), step.m[0], step.m[1], step.l[0],
                        step.l[1],       kvIt,      p};
              });
-    // bf16: the next item's S_0 with the last block's P V, the next item's
-    // block-0 softmax under that P V, then this item's epilogue. TF32 (P
-    // through shared memory) measured 2-5% slower so: its items stay apart.
+    // The next item's S_0 with the last block's P V, the next item's
+    // block-0 softmax under that P V, then this item's epilogue.
     Value nextQ = add(itQ, c32(1)), nextKv = add(end[5], c32(1));
+    Value next = nextItem(nextQ, add(w, ctas));
+    ItemView nextView = view(next, nextQ, c);
     Value lastStage = ringSlot(end[5], spec.stages).first;
-    SmallVector<Value> out = {Value(), end[1], end[2], end[3], end[4]};
-    Value next, packed;
-    SoftmaxStep nextFirst;
-    // The next item's S_0 and its block-0 softmax.
-    auto nextFirstBlock = [&](auto &&underway) {
-      next = nextItem(nextQ, add(w, ctas));
-      ItemView nextView = view(next, nextQ, c);
-      Value nextS0 = issueFirstScores(next, nextQ, nextKv, c);
-      underway();
-      nextFirst = firstBlock(next, nextView, nextS0);
-    };
-    auto lastValues = [&] { out[0] = issueValues(end[0], end[6], lastStage); };
-    auto finishItem = [&] {
-      arrivePerWarp(kvEmpty(lastStage));
-      epilogue(out, v.rowBase, v.head);
-    };
-    if (spec.registerScores()) {
-      nextFirstBlock([&] {
-        lastValues();
-        NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 1);
-      });
-      packed = packP(nextFirst.p);
-      NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
-      finishItem();
-    } else {
-      NVVM::WgmmaFenceAlignedOp::create(b, loc);
-      lastValues();
-      NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
-      finishItem();
-      nextFirstBlock([&] { NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0); });
-    }
+    Value nextS0 = issueFirstScores(next, nextQ, nextKv, c);
+    Value acc = issueValues(end[0], end[6], lastStage);
+    NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 1);
+    SoftmaxStep nextFirst = firstBlock(next, nextView, nextS0);
+    Value packed = packP(nextFirst.p);
+    NVVM::WgmmaWaitGroupSyncOp::create(b, loc, 0);
+    arrivePerWarp(kvEmpty(lastStage));
+    SmallVector<Value> out = {acc, end[1], end[2], end[3], end[4]};
+    epilogue(out, v.rowBase, v.head);
     Value p = keepP(pTile, barrierId, nextFirst.p, packed);
     scf::YieldOp::create(b, loc,
                          ValueRange{next, nextQ, nextKv, nextFirst.m[0],

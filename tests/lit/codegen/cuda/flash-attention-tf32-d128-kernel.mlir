@@ -15,17 +15,20 @@
 // IR:         nova.attention_backward
 
 // S = Q K^T as m64n32k8 (16 a block: D = 128 in k8 steps), O += P V^T' as
-// m64n128k8 (4 a block: 32 keys): S for the first item's first block, in
-// the loop and for the next item's first block (after the epilogue: TF32
-// keeps items apart), P V in the loop and for the last block.
+// m64n128k8 (4 a block: 32 keys); the first item's first S (before the
+// producer's loads), then each block's S with the previous block's P V,
+// and at an item's end the next item's first S with the last P V.
 // CHECK-LABEL: .visible .entry nova_attention_fwd_d128_128x32_s4_causal_tf32_q1(
 // CHECK-COUNT-6: .param .u64 .ptr .global
 // CHECK-COUNT-16: .param .u32
-// CHECK-COUNT-48: wgmma.mma_async.sync.aligned.m64n32k8.f32.tf32.tf32
-// CHECK-COUNT-8: wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32
+// CHECK-COUNT-16: wgmma.mma_async.sync.aligned.m64n32k8.f32.tf32.tf32
+// CHECK:      cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
+// CHECK-COUNT-16: wgmma.mma_async.sync.aligned.m64n32k8.f32.tf32.tf32
+// CHECK-COUNT-4: wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32
+// CHECK-COUNT-16: wgmma.mma_async.sync.aligned.m64n32k8.f32.tf32.tf32
+// CHECK-COUNT-4: wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32
 // CHECK-NOT:  wgmma.mma_async
-// CHECK-DAG:  cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
-// CHECK-DAG:  st.global.v2.b32
+// CHECK:      st.global.v2.b32
 // CHECK-NOT:  nova_attention_bwd
 func.func @attention_tf32_d128(%q: tensor<1x2x333x128xf32>, %k: tensor<1x2x333x128xf32>, %v: tensor<1x2x333x128xf32>, %do: tensor<1x2x333x128xf32>) -> (tensor<1x2x333x128xf32>, tensor<1x2x333x128xf32>, tensor<1x2x333x128xf32>, tensor<1x2x333x128xf32>) {
   %o, %lse = nova.attention %q, %k, %v {causal, scale = 0.088388347648318 : f64} : tensor<1x2x333x128xf32>, tensor<1x2x333x128xf32>, tensor<1x2x333x128xf32> -> tensor<1x2x333x128xf32>, tensor<1x2x333xf32>

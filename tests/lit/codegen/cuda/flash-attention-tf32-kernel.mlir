@@ -48,9 +48,9 @@
 
 // The forward: S = Q K^T and O += P V^T' both m64n64k8 (8 of each a block),
 // pipelined: the first item's first S (8, before the producer's loads),
-// then each block's S with the previous block's P V, the last P V and
-// after the epilogue the next item's first S (32; TF32 keeps items apart);
-// P stored rounded to TF32, O written in f32.
+// then each block's S with the previous block's P V, and at an item's end
+// the next item's first S with the last P V (32); P stored rounded to
+// TF32, O written in f32.
 // CHECK-LABEL: .visible .entry nova_attention_fwd_d64_128x64_s3_causal_tf32(
 // CHECK-COUNT-6: .param .u64 .ptr .global
 // CHECK-COUNT-16: .param .u32
