@@ -34,6 +34,13 @@ torch's event before it is enqueued (the worker's two thread hand-offs cost
 ~1 ms a gpt-42m step on the H200: 863k -> 907k tokens/s). The worker takes
 over again whenever a call returns before it has run.
 
+Making the blocking call on a worker thread instead, so that the caller
+returns while its step runs and torch's stream waits for the word the worker
+sets afterwards, gained 3% on gpt-42m but stalled (697306b, reverted;
+docs/benchmarks/2026-12-06-h100-697306b-chain.md): with torch's stream held
+by that wait, IREE's call never returned. So torch's stream never waits for
+a call still running here.
+
 Gated steps (NOVA_STEP_TRANSIENTS=1 on CUDA: caller-provided transients, so
 no alloca/dealloca, and `nova-train-step-to-iree{gate}`): no call waits on
 anything not yet reached, which IREE 3.13's CUDA HAL did not survive on the
