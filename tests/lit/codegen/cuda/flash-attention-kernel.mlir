@@ -1,5 +1,6 @@
 // RUN: nova-opt %s --allow-unregistered-dialect --nova-configure-kernels="target=sm_90 attention-head-groups=false" --convert-nova-to-iree-kernels | %python %lit_tools/print-executable-objects.py | FileCheck %s
 // RUN: nova-opt %s --allow-unregistered-dialect --nova-configure-kernels="target=sm_90 attention-head-groups=false" --convert-nova-to-iree-kernels | %python %lit_tools/print-executable-objects.py | FileCheck %s --check-prefix=NOP
+// RUN: nova-opt %s --allow-unregistered-dialect --nova-configure-kernels="target=sm_90 attention-head-groups=false" --convert-nova-to-iree-kernels | %python %lit_tools/print-executable-objects.py | FileCheck %s --check-prefix=CHAIN
 // RUN: nova-opt %s --allow-unregistered-dialect --nova-configure-kernels=target=sm_90 --convert-nova-to-iree-kernels | %python %lit_tools/print-executable-objects.py | FileCheck %s --check-prefix=HG
 // RUN: nova-opt %s --allow-unregistered-dialect --nova-configure-kernels=target=sm_90 --convert-nova-to-iree-kernels | FileCheck %s --check-prefix=HGIR
 
@@ -123,6 +124,16 @@
 // CHECK-DAG:  lg2.approx.ftz.f32
 // CHECK-DAG:  rcp.approx.ftz.f32
 // CHECK-DAG:  cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
+// Items chained like blocks: S for the first item's first block and in the
+// loop, P V in the loop, then the next item's S_0 issued with the last P V
+// (its softmax under it): 12 m64n128k16 (S, 4 k16 steps each) and 16
+// register-A m64n64k16 (P V, 8 each), in LLVM's block order.
+// CHAIN-LABEL: .visible .entry nova_attention_fwd_d64_128x128_s3_causal(
+// CHAIN-COUNT-8: wgmma.mma_async.sync.aligned.m64n128k16
+// CHAIN-COUNT-8: wgmma.mma_async.sync.aligned.m64n64k16
+// CHAIN-COUNT-4: wgmma.mma_async.sync.aligned.m64n128k16
+// CHAIN-COUNT-8: wgmma.mma_async.sync.aligned.m64n64k16
+// CHAIN-NOT:     wgmma.mma_async
 // NOP-LABEL: .visible .entry nova_attention_fwd_d64_128x128_s3_causal(
 // NOP-NOT:   bar.sync {{%r[0-9]+}}, 128;
 // NOP-NOT:   st.shared
