@@ -68,7 +68,7 @@
 #           release_torch_state, and with both (`nova bench train` loads
 #           so), each a fresh process timed whole; pyprof; the api probe of
 #           gpt-146m with NVML sampled and of gpt-42m bf16
-#   final   the attention forward (bf16 items chained, TF32 apart): the
+#   final   the attention forward with its items chained: the
 #           attention check, `nova bench attention` from bench-artifacts and
 #           bench-artifacts-old (an earlier commit's), the gpt-146m bf16
 #           and gpt-42m tf32 checks vs eager CUDA, Nova's rows (gpt-42m
