@@ -127,12 +127,24 @@
 // Items chained like blocks: S for the first item's first block and in the
 // loop, P V in the loop, then the next item's S_0 issued with the last P V
 // (its softmax under it): 12 m64n128k16 (S, 4 k16 steps each) and 16
-// register-A m64n64k16 (P V, 8 each), in LLVM's block order.
+// register-A m64n64k16 (P V, 8 each), in LLVM's block order. Ping-pong:
+// each issue in the consumer's turn (bar.sync 3 + c over both consumers'
+// 256 threads), which it then passes (bar.arrive); consumer 1 passes first
+// and consumer 0 takes the last one after its items.
 // CHAIN-LABEL: .visible .entry nova_attention_fwd_d64_128x128_s3_causal(
-// CHAIN-COUNT-8: wgmma.mma_async.sync.aligned.m64n128k16
-// CHAIN-COUNT-8: wgmma.mma_async.sync.aligned.m64n64k16
+// CHAIN:         bar.arrive
+// CHAIN:         bar.sync {{%r[0-9]+}}, 256;
+// CHAIN-COUNT-4: wgmma.mma_async.sync.aligned.m64n128k16
+// CHAIN:         bar.arrive
+// CHAIN:         bar.sync {{%r[0-9]+}}, 256;
 // CHAIN-COUNT-4: wgmma.mma_async.sync.aligned.m64n128k16
 // CHAIN-COUNT-8: wgmma.mma_async.sync.aligned.m64n64k16
+// CHAIN:         bar.arrive
+// CHAIN:         bar.sync {{%r[0-9]+}}, 256;
+// CHAIN-COUNT-4: wgmma.mma_async.sync.aligned.m64n128k16
+// CHAIN-COUNT-8: wgmma.mma_async.sync.aligned.m64n64k16
+// CHAIN:         bar.arrive
+// CHAIN:         bar.sync {{%r[0-9]+}}, 256;
 // CHAIN-NOT:     wgmma.mma_async
 // NOP-LABEL: .visible .entry nova_attention_fwd_d64_128x128_s3_causal(
 // NOP-NOT:   bar.sync {{%r[0-9]+}}, 128;
