@@ -73,6 +73,18 @@
 #           bench-artifacts-old (an earlier commit's), the gpt-146m bf16
 #           and gpt-42m tf32 checks vs eager CUDA, Nova's rows (gpt-42m
 #           bf16/tf32, gpt-146m bf16) and compile-sdpa's gpt-42m bf16 row
+#   pingpong  the attention forward's consumers in ping-pong (bench-artifacts)
+#           against main's kernels (bench-artifacts-old): the attention check,
+#           `nova bench attention` from each set twice, alternating, the
+#           gpt-146m and gpt-42m bf16 checks vs eager CUDA, Nova's bf16 rows
+#           from each set (ab_rows), compile-sdpa's gpt-42m bf16 row and the
+#           gpt-42m bf16 profile
+#   stall   where the worker-thread step call (697306b, reverted) stalls:
+#           exp-worker-runtime/ (that branch's runtime/, untracked) as
+#           nova.runtime, the gpt-42m bf16 check vs eager CUDA and Nova's
+#           gpt-42m row, each dumped with py-spy --native (carried in .whl)
+#           if still running after its limit; again with
+#           --cuda_async_allocations=false if the first stalls
 #   peers   gpt-146m bf16 B16, every mode, each under its own limit, the
 #           least needed (compile without SDPA) last
 #   rs      bf16 P (P^T) kept in registers as the wgmma's A (the default
@@ -88,7 +100,7 @@
 # Carry .whl, bench-artifacts[, bench-artifacts-static|-sm|-unpacked|-old] and .nova-commit (tools/device/prepare.sh).
 # Results: $OUT/<phase>.jsonl and $OUT/<phase>.log.
 set -uo pipefail
-phase=${1:?phase: final, peers, diag, rs, hg, kernels, smoke, clusters, table, nova, checked, rows, 42m, 146m, cap, probe, ab, gate, sm-kernels, sm-rows, pack-rows, host or release}
+phase=${1:?phase: pingpong, stall, final, peers, diag, rs, hg, kernels, smoke, clusters, table, nova, checked, rows, 42m, 146m, cap, probe, ab, gate, sm-kernels, sm-rows, pack-rows, host or release}
 . tools/device/gpu-env.sh
 export PYTHONUNBUFFERED=1
 out=${OUT:-/tmp}/$phase.jsonl
@@ -140,6 +152,53 @@ PY
       limit=45 bench train --model gpt-42m --dtype tf32 --batch 32 --modes nova
       limit=50 bench train --model gpt-146m --dtype bf16 --batch 16 --modes nova
       limit=90 bench train --model gpt-42m --dtype bf16 --batch 32 --modes compile-sdpa
+      ;;
+    pingpong)
+      timeout 100 python3 tools/attention_check.py run --dir bench-artifacts/attention-check |
+        tee "${OUT:-/tmp}/attention-check.jsonl"
+      for i in 1 2; do
+        for set in bench-artifacts bench-artifacts-old; do
+          art=$set NOVA_COMMIT=$(cat $set/.commit) limit=90 bench attention
+        done
+      done
+      limit=80 bench check --model gpt-146m --dtype bf16 --batch 16 --steps 6
+      limit=50 bench check --model gpt-42m --dtype bf16 --batch 32 --steps 12
+      limit=50 peers=0 ab_rows bench-artifacts bench-artifacts-old
+      limit=90 bench train --model gpt-42m --dtype bf16 --batch 32 --modes compile-sdpa
+      limit=60 bench profile --model gpt-42m --dtype bf16 --batch 32 --steps 3 --top 30
+      ;;
+    stall)
+      rm -rf /tmp/site2 && mkdir -p /tmp/site2 && cp -r python/nova /tmp/site2/nova &&
+        rm -rf /tmp/site2/nova/runtime && cp -r exp-worker-runtime /tmp/site2/nova/runtime
+      # name, seconds, command...: in the background; if still running
+      # after its limit, its native and Python stacks, then killed.
+      probe() {
+        local name=$1 secs=$2 pid
+        shift 2
+        PYTHONPATH=/tmp/site2:/tmp/site "$@" > "${OUT:-/tmp}/$name.out" 2>&1 &
+        pid=$!
+        for _ in $(seq "$secs"); do
+          sleep 1
+          kill -0 $pid 2>/dev/null || break
+        done
+        if kill -0 $pid 2>/dev/null; then
+          echo "STALLED after $secs s: $name: $*"
+          timeout 60 /tmp/site/bin/py-spy dump --native --subprocesses --pid $pid > "${OUT:-/tmp}/$name-stacks.txt" 2>&1
+          echo "py-spy rc=$?"
+          grep -v '^ *$' "${OUT:-/tmp}/$name-stacks.txt" | head -120
+          pkill -9 -P $pid; kill -9 $pid
+          return 1
+        fi
+        wait $pid
+        echo "done rc=$?: $name"
+        tail -4 "${OUT:-/tmp}/$name.out"
+      }
+      args="--artifacts bench-artifacts --json-out $out"
+      if ! probe check42 60 python3 -m nova.cli bench check --model gpt-42m --dtype bf16 --batch 32 --steps 12 $args; then
+        NOVA_IREE_RUNTIME_FLAGS=--cuda_async_allocations=false \
+          probe check42-sync-alloc 60 python3 -m nova.cli bench check --model gpt-42m --dtype bf16 --batch 32 --steps 12 $args
+      fi
+      probe train42 60 python3 -m nova.cli bench train --model gpt-42m --dtype bf16 --batch 32 --modes nova $args
       ;;
     peers)
       for mode_limit in nova:40 eager-sdpa:40 eager:40 jax-cudnn:80 jax:80 compile-sdpa:100 compile:100; do
