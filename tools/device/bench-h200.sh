@@ -80,11 +80,18 @@
 #           from each set (ab_rows), compile-sdpa's gpt-42m bf16 row and the
 #           gpt-42m bf16 profile
 #   stall   where the worker-thread step call (697306b, reverted) stalls:
-#           exp-worker-runtime/ (that branch's runtime/, untracked) as
-#           nova.runtime, the gpt-42m bf16 check vs eager CUDA and Nova's
-#           gpt-42m row, each dumped with py-spy --native (carried in .whl)
-#           if still running after its limit; again with
-#           --cuda_async_allocations=false if the first stalls
+#           tools/device/stream_wait_probe.py (torch's stream waiting on a
+#           host word or a device word while the caller reads a result),
+#           then with exp-worker-runtime/ (that branch's runtime/, untracked)
+#           as nova.runtime the gpt-42m bf16 check vs eager CUDA with a
+#           device-wide synchronize before its first host read, its stacks
+#           dumped with py-spy --native (carried in .whl) if it stalls. (At
+#           60aba72 this phase ran the check as it is, stacks dumped, then
+#           with --cuda_async_allocations=false, then Nova's gpt-42m row.)
+#   peers42 gpt-42m bf16 B32, every mode, each under its own limit, then
+#           Nova's gpt-42m bf16 profile
+#   tf32    gpt-42m tf32 B32: Nova, compile-sdpa and compile, then the
+#           gpt-146m bf16 profile (after phase peers, in the same call)
 #   peers   gpt-146m bf16 B16, every mode, each under its own limit, the
 #           least needed (compile without SDPA) last
 #   rs      bf16 P (P^T) kept in registers as the wgmma's A (the default
@@ -100,7 +107,7 @@
 # Carry .whl, bench-artifacts[, bench-artifacts-static|-sm|-unpacked|-old] and .nova-commit (tools/device/prepare.sh).
 # Results: $OUT/<phase>.jsonl and $OUT/<phase>.log.
 set -uo pipefail
-phase=${1:?phase: pingpong, stall, final, peers, diag, rs, hg, kernels, smoke, clusters, table, nova, checked, rows, 42m, 146m, cap, probe, ab, gate, sm-kernels, sm-rows, pack-rows, host or release}
+phase=${1:?phase: pingpong, stall, peers42, tf32, final, peers, diag, rs, hg, kernels, smoke, clusters, table, nova, checked, rows, 42m, 146m, cap, probe, ab, gate, sm-kernels, sm-rows, pack-rows, host or release}
 . tools/device/gpu-env.sh
 export PYTHONUNBUFFERED=1
 out=${OUT:-/tmp}/$phase.jsonl
@@ -168,8 +175,15 @@ PY
       limit=60 bench profile --model gpt-42m --dtype bf16 --batch 32 --steps 3 --top 30
       ;;
     stall)
+      # Waits on a word behind a host read (tools/device/stream_wait_probe.py).
+      for case in host-set host-launch-set device-write; do
+        timeout 30 python3 tools/device/stream_wait_probe.py $case || echo "$case: exit $? (124: hung)"
+      done
       rm -rf /tmp/site2 && mkdir -p /tmp/site2 && cp -r python/nova /tmp/site2/nova &&
         rm -rf /tmp/site2/nova/runtime && cp -r exp-worker-runtime /tmp/site2/nova/runtime
+      # The check's first host read after a device-wide synchronize instead.
+      sed -i 's/    nova_losses = torch.stack(losses).tolist()/    torch.cuda.synchronize()\n&/' /tmp/site2/nova/bench.py
+      grep -n -B1 "nova_losses = torch.stack" /tmp/site2/nova/bench.py
       # name, seconds, command...: in the background; if still running
       # after its limit, its native and Python stacks, then killed.
       probe() {
@@ -185,7 +199,7 @@ PY
           echo "STALLED after $secs s: $name: $*"
           timeout 60 /tmp/site/bin/py-spy dump --native --subprocesses --pid $pid > "${OUT:-/tmp}/$name-stacks.txt" 2>&1
           echo "py-spy rc=$?"
-          grep -v '^ *$' "${OUT:-/tmp}/$name-stacks.txt" | head -120
+          grep -v '^ *$' "${OUT:-/tmp}/$name-stacks.txt" | grep -v "c10::impl::wrap_kernel" | head -80
           pkill -9 -P $pid; kill -9 $pid
           return 1
         fi
@@ -193,12 +207,20 @@ PY
         echo "done rc=$?: $name"
         tail -4 "${OUT:-/tmp}/$name.out"
       }
-      args="--artifacts bench-artifacts --json-out $out"
-      if ! probe check42 60 python3 -m nova.cli bench check --model gpt-42m --dtype bf16 --batch 32 --steps 12 $args; then
-        NOVA_IREE_RUNTIME_FLAGS=--cuda_async_allocations=false \
-          probe check42-sync-alloc 60 python3 -m nova.cli bench check --model gpt-42m --dtype bf16 --batch 32 --steps 12 $args
-      fi
-      probe train42 60 python3 -m nova.cli bench train --model gpt-42m --dtype bf16 --batch 32 --modes nova $args
+      probe check42-synchronized 60 python3 -m nova.cli bench check --model gpt-42m --dtype bf16 --batch 32 \
+        --steps 12 --artifacts bench-artifacts --json-out $out
+      ;;
+    peers42)
+      for mode_limit in nova:40 eager-sdpa:40 eager:40 jax-cudnn:80 jax:80 compile-sdpa:100 compile:100; do
+        limit=${mode_limit#*:} bench train --model gpt-42m --dtype bf16 --batch 32 --modes ${mode_limit%%:*}
+      done
+      limit=60 bench profile --model gpt-42m --dtype bf16 --batch 32 --steps 3 --top 30
+      ;;
+    tf32)
+      for mode_limit in nova:40 compile-sdpa:100 compile:100; do
+        limit=${mode_limit#*:} bench train --model gpt-42m --dtype tf32 --batch 32 --modes ${mode_limit%%:*}
+      done
+      limit=60 bench profile --model gpt-146m --dtype bf16 --batch 16 --steps 2 --top 30
       ;;
     peers)
       for mode_limit in nova:40 eager-sdpa:40 eager:40 jax-cudnn:80 jax:80 compile-sdpa:100 compile:100; do

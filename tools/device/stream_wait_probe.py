@@ -1,0 +1,81 @@
+"""Whether torch's stream can wait on a word (cuStreamWaitValue32) while the
+calling thread blocks in a host read and another thread makes CUDA calls
+before the word is set: the pattern of a step call made on a worker thread
+(697306b stalled: the caller in a pageable device-to-host copy, IREE's call
+on the worker never returning).
+
+    python3 tools/device/stream_wait_probe.py CASE
+
+CASE is one of:
+  host-set         a pinned host word, set by the other thread (no CUDA calls)
+  host-launch-set  a pinned host word; the other thread launches a kernel on
+                   its own stream and waits for it, then sets the word
+  device-write     a device word; the other thread launches a kernel on its
+                   own stream, then that stream writes the word
+                   (cuStreamWriteValue32): no host write at all
+
+Prints one line `CASE ok <seconds>`; a case that hangs is killed by the
+caller's time limit (tools/device/bench-h200.sh phase stall).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import sys
+import threading
+import time
+
+import torch
+
+CU_STREAM_WAIT_VALUE_GEQ = 0x0
+CU_STREAM_WRITE_VALUE_DEFAULT = 0x0
+
+
+def main() -> None:
+    case = sys.argv[1]
+    if case not in ("host-set", "host-launch-set", "device-write"):
+        raise SystemExit(f"unknown case {case!r}")
+    cuda = ctypes.CDLL("libcuda.so.1")
+    for name in ("cuStreamWaitValue32_v2", "cuStreamWriteValue32_v2"):
+        getattr(cuda, name).argtypes = [ctypes.c_void_p, ctypes.c_uint64, ctypes.c_uint32, ctypes.c_uint]
+        getattr(cuda, name).restype = ctypes.c_int
+    torch.cuda.init()
+    x = torch.randn(4096, 4096, device="cuda")
+    torch.cuda.synchronize()
+    if case.startswith("host"):
+        word = torch.zeros(1, dtype=torch.int32).pin_memory()
+        host_view = word.numpy()
+    else:
+        word = torch.zeros(1, dtype=torch.int32, device="cuda")
+    torch.cuda.synchronize()
+    # torch's current stream waits for word >= 1, then computes.
+    rc = cuda.cuStreamWaitValue32_v2(torch.cuda.current_stream().cuda_stream, word.data_ptr(), 1,
+                                     CU_STREAM_WAIT_VALUE_GEQ)
+    assert rc == 0, f"cuStreamWaitValue32: {rc}"
+    y = (x @ x).sum()
+    other = torch.cuda.Stream()
+
+    def release() -> None:
+        time.sleep(0.5)
+        if case != "host-set":
+            with torch.cuda.stream(other):
+                x @ x
+            if case == "host-launch-set":
+                other.synchronize()
+        if case.startswith("host"):
+            host_view[0] = 1
+        else:
+            rc = cuda.cuStreamWriteValue32_v2(other.cuda_stream, word.data_ptr(), 1,
+                                              CU_STREAM_WRITE_VALUE_DEFAULT)
+            assert rc == 0, f"cuStreamWriteValue32: {rc}"
+
+    start = time.perf_counter()
+    thread = threading.Thread(target=release)
+    thread.start()
+    value = y.item()  # a pageable device-to-host copy behind the wait
+    thread.join()
+    print(f"{case} ok {time.perf_counter() - start:.3f} s (sum {value:.3e})", flush=True)
+
+
+if __name__ == "__main__":
+    main()
