@@ -90,7 +90,7 @@
 #           with --cuda_async_allocations=false, then Nova's gpt-42m row.)
 #   peers42 gpt-42m bf16 B32, every mode, each under its own limit, then
 #           Nova's gpt-42m bf16 profile
-#   tf32    gpt-42m tf32 B32: Nova, compile-sdpa and compile, then the
+#   tf32    gpt-42m tf32 B32: Nova and compile (the best TF32 peer), then the
 #           gpt-146m bf16 profile (after phase peers, in the same call)
 #   peers   gpt-146m bf16 B16, every mode, each under its own limit, the
 #           least needed (compile without SDPA) last
@@ -176,7 +176,7 @@ PY
       ;;
     stall)
       # Waits on a word behind a host read (tools/device/stream_wait_probe.py).
-      for case in host-set host-launch-set device-write; do
+      for case in ${PROBE_CASES:-host-set host-launch-set device-write}; do
         timeout 30 python3 tools/device/stream_wait_probe.py $case || echo "$case: exit $? (124: hung)"
       done
       rm -rf /tmp/site2 && mkdir -p /tmp/site2 && cp -r python/nova /tmp/site2/nova &&
@@ -217,7 +217,7 @@ PY
       limit=60 bench profile --model gpt-42m --dtype bf16 --batch 32 --steps 3 --top 30
       ;;
     tf32)
-      for mode_limit in nova:40 compile-sdpa:100 compile:100; do
+      for mode_limit in nova:40 compile:100; do
         limit=${mode_limit#*:} bench train --model gpt-42m --dtype tf32 --batch 32 --modes ${mode_limit%%:*}
       done
       limit=60 bench profile --model gpt-146m --dtype bf16 --batch 16 --steps 2 --top 30

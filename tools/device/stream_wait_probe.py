@@ -13,6 +13,12 @@ CASE is one of:
   device-write     a device word; the other thread launches a kernel on its
                    own stream, then that stream writes the word
                    (cuStreamWriteValue32): no host write at all
+  device-preissued a device word that another stream writes after a long
+                   kernel, both enqueued by the calling thread before the
+                   wait: once the caller blocks, no thread makes a CUDA call
+  nowait           the control: no wait, no other thread
+The host read is `.item()`, or `.tolist()` with a `-tolist` suffix (which
+releases the GIL while it waits).
 
 Prints one line `CASE ok <seconds>`; a case that hangs is killed by the
 caller's time limit (tools/device/bench-h200.sh phase stall).
@@ -33,7 +39,8 @@ CU_STREAM_WRITE_VALUE_DEFAULT = 0x0
 
 def main() -> None:
     case = sys.argv[1]
-    if case not in ("host-set", "host-launch-set", "device-write"):
+    base = case.removesuffix("-tolist")
+    if base not in ("host-set", "host-launch-set", "device-write", "device-preissued", "nowait"):
         raise SystemExit(f"unknown case {case!r}")
     cuda = ctypes.CDLL("libcuda.so.1")
     for name in ("cuStreamWaitValue32_v2", "cuStreamWriteValue32_v2"):
@@ -42,27 +49,36 @@ def main() -> None:
     torch.cuda.init()
     x = torch.randn(4096, 4096, device="cuda")
     torch.cuda.synchronize()
-    if case.startswith("host"):
+    if base.startswith("host"):
         word = torch.zeros(1, dtype=torch.int32).pin_memory()
         host_view = word.numpy()
     else:
         word = torch.zeros(1, dtype=torch.int32, device="cuda")
     torch.cuda.synchronize()
-    # torch's current stream waits for word >= 1, then computes.
-    rc = cuda.cuStreamWaitValue32_v2(torch.cuda.current_stream().cuda_stream, word.data_ptr(), 1,
-                                     CU_STREAM_WAIT_VALUE_GEQ)
-    assert rc == 0, f"cuStreamWaitValue32: {rc}"
-    y = (x @ x).sum()
     other = torch.cuda.Stream()
+    if base == "device-preissued":
+        with torch.cuda.stream(other):
+            for _ in range(50):
+                x @ x
+        rc = cuda.cuStreamWriteValue32_v2(other.cuda_stream, word.data_ptr(), 1, CU_STREAM_WRITE_VALUE_DEFAULT)
+        assert rc == 0, f"cuStreamWriteValue32: {rc}"
+    # torch's current stream waits for word >= 1, then computes.
+    if base != "nowait":
+        rc = cuda.cuStreamWaitValue32_v2(torch.cuda.current_stream().cuda_stream, word.data_ptr(), 1,
+                                         CU_STREAM_WAIT_VALUE_GEQ)
+        assert rc == 0, f"cuStreamWaitValue32: {rc}"
+    y = (x @ x).sum()
 
     def release() -> None:
+        if base in ("device-preissued", "nowait"):
+            return
         time.sleep(0.5)
-        if case != "host-set":
+        if base != "host-set":
             with torch.cuda.stream(other):
                 x @ x
-            if case == "host-launch-set":
+            if base == "host-launch-set":
                 other.synchronize()
-        if case.startswith("host"):
+        if base.startswith("host"):
             host_view[0] = 1
         else:
             rc = cuda.cuStreamWriteValue32_v2(other.cuda_stream, word.data_ptr(), 1,
@@ -72,7 +88,8 @@ def main() -> None:
     start = time.perf_counter()
     thread = threading.Thread(target=release)
     thread.start()
-    value = y.item()  # a pageable device-to-host copy behind the wait
+    # A pageable device-to-host copy behind the wait.
+    value = y.reshape(1).tolist()[0] if case.endswith("-tolist") else y.item()
     thread.join()
     print(f"{case} ok {time.perf_counter() - start:.3f} s (sum {value:.3e})", flush=True)
 
