@@ -38,8 +38,14 @@ Making the blocking call on a worker thread instead, so that the caller
 returns while its step runs and torch's stream waits for the word the worker
 sets afterwards, gained 3% on gpt-42m but stalled (697306b, reverted;
 docs/benchmarks/2026-12-06-h100-697306b-chain.md): with torch's stream held
-by that wait, IREE's call never returned. So torch's stream never waits for
-a call still running here.
+by that wait, IREE's call never returned. Native stacks (py-spy, 2026-12-06:
+docs/benchmarks/2026-12-06-worker-stall.md) show the worker inside IREE's
+call waiting on a semaphore, and the caller's thread blocked inside the CUDA
+driver behind the wait: in a device-to-host copy, or (with a device-wide
+synchronize first) enqueuing a device-to-device copy, on a driver lock. So a
+thread blocked in the driver behind torch's wait holds up the host work that
+would end it. Torch's stream therefore never waits for a call still running
+here.
 
 Gated steps (NOVA_STEP_TRANSIENTS=1 on CUDA: caller-provided transients, so
 no alloca/dealloca, and `nova-train-step-to-iree{gate}`): no call waits on
