@@ -21,20 +21,19 @@ The host read is `.item()`, or `.tolist()` with a `-tolist` suffix (which
 releases the GIL while it waits).
 
 Prints one line `CASE ok <seconds>`; a case that hangs is killed by the
-caller's time limit (tools/device/bench-h200.sh phase stall).
+caller's time limit (tools/device/bench-h200.sh phase stall, which puts
+nova.runtime on the path).
 """
 
 from __future__ import annotations
 
-import ctypes
 import sys
 import threading
 import time
 
 import torch
 
-CU_STREAM_WAIT_VALUE_GEQ = 0x0
-CU_STREAM_WRITE_VALUE_DEFAULT = 0x0
+from nova.runtime.cuda_driver import CudaDriver
 
 
 def main() -> None:
@@ -42,10 +41,7 @@ def main() -> None:
     base = case.removesuffix("-tolist")
     if base not in ("host-set", "host-launch-set", "device-write", "device-preissued", "nowait"):
         raise SystemExit(f"unknown case {case!r}")
-    cuda = ctypes.CDLL("libcuda.so.1")
-    for name in ("cuStreamWaitValue32_v2", "cuStreamWriteValue32_v2"):
-        getattr(cuda, name).argtypes = [ctypes.c_void_p, ctypes.c_uint64, ctypes.c_uint32, ctypes.c_uint]
-        getattr(cuda, name).restype = ctypes.c_int
+    cuda = CudaDriver()
     torch.cuda.init()
     x = torch.randn(4096, 4096, device="cuda")
     torch.cuda.synchronize()
@@ -60,13 +56,10 @@ def main() -> None:
         with torch.cuda.stream(other):
             for _ in range(50):
                 x @ x
-        rc = cuda.cuStreamWriteValue32_v2(other.cuda_stream, word.data_ptr(), 1, CU_STREAM_WRITE_VALUE_DEFAULT)
-        assert rc == 0, f"cuStreamWriteValue32: {rc}"
+        cuda.stream_write_value(other.cuda_stream, word.data_ptr(), 1)
     # torch's current stream waits for word >= 1, then computes.
     if base != "nowait":
-        rc = cuda.cuStreamWaitValue32_v2(torch.cuda.current_stream().cuda_stream, word.data_ptr(), 1,
-                                         CU_STREAM_WAIT_VALUE_GEQ)
-        assert rc == 0, f"cuStreamWaitValue32: {rc}"
+        cuda.stream_wait_value(torch.cuda.current_stream().cuda_stream, word.data_ptr(), 1)
     y = (x @ x).sum()
 
     def release() -> None:
@@ -81,9 +74,7 @@ def main() -> None:
         if base.startswith("host"):
             host_view[0] = 1
         else:
-            rc = cuda.cuStreamWriteValue32_v2(other.cuda_stream, word.data_ptr(), 1,
-                                              CU_STREAM_WRITE_VALUE_DEFAULT)
-            assert rc == 0, f"cuStreamWriteValue32: {rc}"
+            cuda.stream_write_value(other.cuda_stream, word.data_ptr(), 1)
 
     start = time.perf_counter()
     thread = threading.Thread(target=release)
