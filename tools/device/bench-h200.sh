@@ -130,6 +130,16 @@ ab_rows() {
   bench train --model gpt-42m --dtype bf16 --batch 32 --modes compile-sdpa
   bench train --model gpt-146m --dtype bf16 --batch 16 --modes compile-sdpa
 }
+# Each mode's train row of one model, dtype and batch, each under its own
+# limit: each_mode MODEL DTYPE BATCH MODE:LIMIT...
+each_mode() {
+  local model=$1 dtype=$2 batch=$3 ml
+  shift 3
+  for ml in "$@"; do
+    limit=${ml#*:} bench train --model $model --dtype $dtype --batch $batch --modes ${ml%%:*}
+  done
+}
+every_mode="nova:40 eager-sdpa:40 eager:40 jax-cudnn:80 jax:80 compile-sdpa:100 compile:100"
 # Whether the kernel checks and both model checks of $out passed.
 checks_pass() {
   python3 - "$out" "${OUT:-/tmp}/attention-check.jsonl" "${OUT:-/tmp}/adamw-check.jsonl" \
@@ -211,21 +221,15 @@ PY
         --steps 12 --artifacts bench-artifacts --json-out $out
       ;;
     peers42)
-      for mode_limit in nova:40 eager-sdpa:40 eager:40 jax-cudnn:80 jax:80 compile-sdpa:100 compile:100; do
-        limit=${mode_limit#*:} bench train --model gpt-42m --dtype bf16 --batch 32 --modes ${mode_limit%%:*}
-      done
+      each_mode gpt-42m bf16 32 $every_mode
       limit=60 bench profile --model gpt-42m --dtype bf16 --batch 32 --steps 3 --top 30
       ;;
     tf32)
-      for mode_limit in nova:40 compile:100; do
-        limit=${mode_limit#*:} bench train --model gpt-42m --dtype tf32 --batch 32 --modes ${mode_limit%%:*}
-      done
+      each_mode gpt-42m tf32 32 nova:40 compile:100
       limit=60 bench profile --model gpt-146m --dtype bf16 --batch 16 --steps 2 --top 30
       ;;
     peers)
-      for mode_limit in nova:40 eager-sdpa:40 eager:40 jax-cudnn:80 jax:80 compile-sdpa:100 compile:100; do
-        limit=${mode_limit#*:} bench train --model gpt-146m --dtype bf16 --batch 16 --modes ${mode_limit%%:*}
-      done
+      each_mode gpt-146m bf16 16 $every_mode
       ;;
     diag)
       a146=bench-artifacts/train-modelgpt-146m-dtypebf16-batch16
