@@ -111,9 +111,11 @@ private:
   }
 
   /// Whether `v` (of the function's block) is read at or after `point`, or
-  /// lives throughout (an argument: the step's params and state).
+  /// lives throughout: an argument (the step's params and state), or a view
+  /// of one (nova-pack-optimizer-state's params, slices of a flat argument,
+  /// which IREE binds in place: reading one later keeps nothing alive).
   bool aliveAt(Value v) const {
-    if (isa<BlockArgument>(v))
+    if (isViewOfArgument(v))
       return true;
     Block *block = point->getBlock();
     for (Operation *user : v.getUsers()) {
@@ -122,6 +124,15 @@ private:
         return true;
     }
     return false;
+  }
+
+  static bool isViewOfArgument(Value v) {
+    while (Operation *op = v.getDefiningOp()) {
+      if (!isa<SliceOp, ReshapeOp>(op))
+        return false;
+      v = op->getOperand(0);
+    }
+    return true;
   }
 
   FusedOp fused;
