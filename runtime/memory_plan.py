@@ -3,7 +3,8 @@
 IREE packs every value a function holds on the device into a few
 allocations (`stream.resource.alloca`): one slab per execution region for its
 transients, laid out by liveness (values that are never alive together share
-bytes), the module's variables (a train step's state), the results it hands
+bytes), or the part of the caller's transient storage a step uses, the
+module's variables (a train step's state), the results it hands
 out. Their sizes are static for static shapes and fixed once
 `iree-stream-layout-slices` has run, so iree-compile prints each function's IR
 after that pass into a directory (`--mlir-print-ir-tree-dir`) and `read`
@@ -22,6 +23,12 @@ __all__ = ["MemoryPlan", "iree_flags", "read"]
 _PASS = "iree-stream-layout-slices"
 # `%r, %t = stream.resource.alloca ... : !stream.resource<transient>{%c123_4}`
 _ALLOCA = re.compile(r"stream\.resource\.alloca\b.*?!stream\.resource<(\w+)>\{(%[\w]+)\}")
+# Caller-provided transient storage (`iree.abi.transients`): imported, then
+# `%t = stream.resource.subview %i[%c0] : !stream.resource<transient>{%length}
+# -> !stream.resource<transient>{%c123}`, the size the step uses of it.
+_CALLER_TRANSIENTS = re.compile(
+    r"stream\.resource\.subview %\w+\[%\w+\] : !stream\.resource<transient>\{%length\w*\} -> "
+    r"!stream\.resource<transient>\{(%\w+)\}")
 _CONSTANT = re.compile(r"^\s*(%[\w]+) = arith\.constant (\d+) : index", re.M)
 # `util_func_step`, `util_initializer_no-symbol-name`
 _FUNCTION_DIR = re.compile(r"^util_(?:func_(.+)|initializer.*)$")
@@ -65,7 +72,8 @@ def read(directory: Path) -> MemoryPlan:
         text = dumps[-1].read_text()
         constants = {name: int(value) for name, value in _CONSTANT.findall(text)}
         per_lifetime = allocations.setdefault(m.group(1) or "<initializer>", {})
-        for lifetime, size in _ALLOCA.findall(text):
+        allocas = _ALLOCA.findall(text) + [("transient", size) for size in _CALLER_TRANSIENTS.findall(text)]
+        for lifetime, size in allocas:
             if size not in constants:
                 raise ValueError(f"allocation of a dynamic size {size} in {function_dir.name}")
             per_lifetime[lifetime] = per_lifetime.get(lifetime, 0) + constants[size]

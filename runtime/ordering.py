@@ -59,7 +59,18 @@ waits for it. The call's wait fence is already reached and its signal fence
 is empty (the globals then carry no timepoint into the next call); an empty
 command buffer enqueued right after it signals `(done, k)`: the device's
 queue runs in order on one CUDA stream, so that is when the step is done.
-The host runs ahead. IREE -> torch stays as above, through the worker.
+IREE -> torch is on the device too: the step's last kernel copies the loss
+out and then writes k into the step's `done` word, which torch's stream
+waits on (cuStreamWaitValue32) right after the call is enqueued. That wait
+is released by GPU work, the pattern that completed in the stream-wait
+probe while every host-released one hung; the worker has nothing to do for
+gated calls. But IREE issues a call's work to the GPU from a thread of its
+own after the call has returned (iree/hal/utils/deferred_work_queue.c), and
+a caller that blocks in the driver behind torch's wait (reading the loss)
+before that launch could hold it up. So call k returns once call k - 1 is
+done (IREE's `done` semaphore): by then call k has long been issued, and
+the host runs at most one step ahead of the GPU, which goes from one step
+to the next without waiting for the host.
 
 A device-side failure of call k is raised by the next `enqueue` or `wait()`
 (torch's stream is released so it cannot hang).
@@ -99,8 +110,9 @@ class Timeline:
         k = self.enqueued + 1
         return self._wait_fence(k), rt.HalFence.create_at(self._done, k)
 
-    def commit(self) -> None:
-        """The call whose fences `begin` made has been enqueued."""
+    def commit(self, done_address: int | None = None) -> None:
+        """The call whose fences `begin` made has been enqueued. `done_address`:
+        the device address of a gated step's `done` word (CUDA only)."""
         self.enqueued += 1
 
     def wait(self) -> None:
@@ -172,18 +184,31 @@ class CudaStreamTimeline(Timeline):
             self._jobs.put(lambda r=self._begun: self._after_torch(event, r))
         return rt.HalFence.create_at(self._ready, self._begun), rt.HalFence.create_at(self._done, k)
 
-    def commit(self) -> None:
+    def commit(self, done_address: int | None = None) -> None:
         super().commit()
         k = self.enqueued
         if self._gated:
-            # `done` reaches k after the call's work: IREE's CUDA HAL runs a
-            # device's queue in order, on one stream.
+            if done_address is None:
+                raise ValueError("nova: a gated step needs its done word")
+            # The semaphore `done` reaches k after the call's work (for
+            # `wait`): IREE's CUDA HAL runs a device's queue in order, on one
+            # stream.
             if self._barrier is None:
                 self._barrier = rt.HalCommandBuffer(self._device)
                 self._barrier.end()
             self._device.queue_execute(
                 self._barrier, rt.HalFence.create_at(self._done, 0), rt.HalFence.create_at(self._done, k)
             )
+            # Torch's stream runs on once the step's close has written k.
+            self._cuda.stream_wait_value(torch.cuda.current_stream().cuda_stream, done_address, k)
+            # IREE issues the step to the GPU from its own worker thread
+            # (deferred_work_queue.c), after the call has returned: return
+            # once the previous step is done, by when the worker has long
+            # issued this one, so a caller that then blocks in the driver
+            # behind torch's wait holds up no launch that wait needs. The
+            # host stays at most one step ahead.
+            rt.HalFence.create_at(self._done, k - 1).wait()
+            return
         # IREE 3.13's CUDA HAL returns from a call only once it has run (see
         # the module doc): then torch's stream needs no wait for it.
         try:

@@ -101,8 +101,11 @@ class TrainProgram:
         """Enqueues one step; returns its loss (see the module doc)."""
         if self._io is None:
             reflection = self.session.function_reflection("step")
+            gate = reflection.get("nova.step_gate")
+            if gate not in (None, "ready,done"):
+                raise ValueError(f"nova: the step's gate {gate!r} is not this runtime's (ready,done): recompile it")
             self._io = _StepIO(self.session, len(hypers), batch, self.loss_dtype, transient_bytes(reflection),
-                               gated=reflection.get("nova.step_gate") == "ready")
+                               gated=gate is not None)
         io = self._io
         io.write_hypers(hypers)
         for staged, b in zip(io.batch, batch):
@@ -112,7 +115,7 @@ class TrainProgram:
             staged.copy_(b, non_blocking=True)
         wait, signal = self.timeline.begin(io.ready_address)
         self.session.invoke_async("step", io.views, wait, signal)
-        self.timeline.commit()
+        self.timeline.commit(io.done_address)
         if not isinstance(self.timeline, CudaStreamTimeline):
             self.timeline.wait()
         # Ordered after the step on torch's stream; the next step's copy-in is ordered after this.
@@ -145,20 +148,32 @@ class _StepIO:
         self.batch = [t for _, t in shared]
         loss_bv, self.loss = session.shared_tensor((), loss_dtype)
         # The step's arguments: hypers, batch...[, ready], loss storage[,
-        # transient storage: one buffer reused by every step, as they run in
-        # order]. A gated step waits on the device until torch's stream has
-        # written its number into `ready` (see `ordering`).
+        # done storage][, transient storage: one buffer reused by every step,
+        # as they run in order]. A gated step waits on the device until
+        # torch's stream has written its number into `ready`, and writes it
+        # into `done` once its loss is in (see `ordering`).
         self.views: list = [hypers_bv, *(bv for bv, _ in shared)]
-        self.ready_address: int | None = None
+        self.ready_word: torch.Tensor | None = None
+        self.done_word: torch.Tensor | None = None
         if gated:
-            ready_bv, ready = session.shared_tensor((1,), torch.int32)
-            ready.zero_()
-            self._ready = ready  # keeps the word alive
-            self.ready_address = ready.data_ptr()
+            (ready_bv, self.ready_word), (done_bv, self.done_word) = (
+                session.shared_tensor((1,), torch.int32) for _ in range(2))
+            self.ready_word.zero_()
+            self.done_word.zero_()
             self.views.append(ready_bv)
         self.views.append(loss_bv.get_buffer())
+        if gated:
+            self.views.append(done_bv.get_buffer())
         if transients is not None:
             self.views.append(session.allocate(max(1, transients)))
+
+    @property
+    def ready_address(self) -> int | None:
+        return None if self.ready_word is None else self.ready_word.data_ptr()
+
+    @property
+    def done_address(self) -> int | None:
+        return None if self.done_word is None else self.done_word.data_ptr()
 
     def write_hypers(self, values: Sequence[float]) -> None:
         """Copies `values` into the hyperparameter buffer, on torch's stream."""

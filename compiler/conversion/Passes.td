@@ -41,7 +41,8 @@ def ConvertTrainStepToIREE
       loss_storage: !hal.buffer {iree.abi.output = 0},
       transients: !hal.buffer {iree.abi.transients} ) -> loss` (the last
       argument only with `transients`; with `gate` a `ready: tensor<1xi32>`
-      comes before the loss storage) with
+      comes before the loss storage, a `done_storage` {iree.abi.output = 1}
+      after it, and the step returns (loss, done: tensor<1xi32>)) with
       `iree.abi.model = "coarse-fences"`: it takes a wait and a signal fence,
       so a call enqueues the step and returns; steps chain on the device
       through the globals. The loss is written into the caller's buffer; with
@@ -59,8 +60,12 @@ def ConvertTrainStepToIREE
     copies the hyperparameters and batch into the step's own tensors, which
     the rest of the step reads. The caller writes `ready` from its stream
     once the inputs are in (torch: cuStreamWriteValue32), so it can enqueue
-    steps ahead without IREE waiting on a host-signalled semaphore. The
-    function's `iree.reflection` says `nova.step_gate = "ready"`.
+    steps ahead without IREE waiting on a host-signalled semaphore. Its
+    last kernel (the step's close) copies the loss into the caller's storage
+    and then writes the step's number (the epoch the gate advanced to) into
+    `done`, which the caller's stream waits on (cuStreamWaitValue32): both
+    directions are then ordered on the device alone. The function's
+    `iree.reflection` says `nova.step_gate = "ready,done"`.
 
     In place: each optimizer update (the elementwise linalg.generic that
     computes a param's or a state tensor's new value from the old one) is

@@ -203,8 +203,8 @@ def train_step_pipeline(captured: CapturedGraph, parameter_scope: str = "", in_p
     in place (`in_place=False` only to measure what that saves), with the
     step's transient storage from the caller when `transients` (default:
     `step_transients_enabled()`); on CUDA such a step is also gated: it
-    waits on the device for the caller's `ready` word (runtime/ordering.py),
-    so no call waits on the host."""
+    waits on the device for the caller's `ready` word and writes its
+    `done` word (runtime/ordering.py), so no call waits on the host."""
     layout = captured.train_layout
     if layout is None:
         raise ValueError("not a captured train step")
@@ -227,7 +227,10 @@ def train_step_pipeline(captured: CapturedGraph, parameter_scope: str = "", in_p
         options.append("in-place=false")
     if step_transients_enabled() if transients is None else transients:
         options.append("transients=true")
-        if target.startswith("cuda") and all(_whole_words(s) for s in captured.input_specs if s.role not in state_roles + (capture.ROLE_HYPER,)):
+        batch = [s for s in captured.input_specs if s.role not in state_roles + (capture.ROLE_HYPER,)]
+        # What the gate and the close copy: whole words in, a 16- or 32-bit loss out.
+        if (target.startswith("cuda") and all(_whole_words(s) for s in batch)
+                and _spec_bytes(captured.output_specs[:1]) in (2, 4)):
             options.append("gate=true")
     return "nova-train-step-to-iree{" + " ".join(options) + "}"
 

@@ -80,11 +80,14 @@ def test_state_is_updated_in_place(transients: bool):
     assert allocated_copying >= state_bytes, (allocated_copying, state_bytes)
 
 
-def test_memory_plan_is_readable_from_the_step(monkeypatch: pytest.MonkeyPatch):
+@pytest.mark.parametrize("transients", ["0", "1"])
+def test_memory_plan_is_readable_from_the_step(transients: str, monkeypatch: pytest.MonkeyPatch):
     # The planned peak: the state's bytes, @step's transients as IREE laid
     # them out (the same number IREE reflects when the caller provides that
-    # storage), the batch and the loss; logged at compile time, kept with the
-    # cached executable and read back on a hit.
+    # storage, NOVA_STEP_TRANSIENTS=1, and then counted from it), the batch
+    # and the loss; logged at compile time, kept with the cached executable
+    # and read back on a hit.
+    monkeypatch.setenv("NOVA_STEP_TRANSIENTS", transients)
     model, optimizer, batch = _wide_mlp_setup()
     step = nova.jit(model, optimizer, nn.functional.cross_entropy)
     assert step.memory_plan is None

@@ -104,10 +104,18 @@
 #   release gpt-42m bf16 check vs eager (the released torch state synced
 #           back), gpt-146m bf16 under a 12 GiB cap at B24 and B16 (Nova), and
 #           gpt-146m B16 profiles of Nova and of compile-sdpa
+#   done    gated steps that end on the device (bench-artifacts-gate,
+#           prepared with NOVA_STEP_TRANSIENTS=1: torch's stream waits for
+#           the step's `done` word): the direct, ordered and ordered-read
+#           probes, the gpt-42m bf16 check vs eager CUDA; if it passes, the
+#           gpt-146m bf16 and gpt-42m tf32 checks, Nova's bf16 rows gated
+#           and not (bench-artifacts) alternating with compile-sdpa's, the
+#           tf32 rows, the gated gpt-42m bf16 profile; then gpt-146m under a
+#           12 GiB cap at B24 and B16 (bench-artifacts)
 # Carry .whl, bench-artifacts[, bench-artifacts-static|-sm|-unpacked|-old] and .nova-commit (tools/device/prepare.sh).
 # Results: $OUT/<phase>.jsonl and $OUT/<phase>.log.
 set -uo pipefail
-phase=${1:?phase: pingpong, stall, peers42, tf32, final, peers, diag, rs, hg, kernels, smoke, clusters, table, nova, checked, rows, 42m, 146m, cap, probe, ab, gate, sm-kernels, sm-rows, pack-rows, host or release}
+phase=${1:?phase: done, pingpong, stall, peers42, tf32, final, peers, diag, rs, hg, kernels, smoke, clusters, table, nova, checked, rows, 42m, 146m, cap, probe, ab, gate, sm-kernels, sm-rows, pack-rows, host or release}
 . tools/device/gpu-env.sh
 export PYTHONUNBUFFERED=1
 out=${OUT:-/tmp}/$phase.jsonl
@@ -463,6 +471,27 @@ PY
     146m)
       bench train --model gpt-146m --dtype bf16 --batch 16
       bench profile --model gpt-146m --dtype bf16 --batch 16 --steps 2
+      ;;
+    done)
+      g=bench-artifacts-gate/train-modelgpt-42m-dtypebf16-batch32
+      for probe in direct ordered ordered-read; do
+        timeout 70 python3 tools/device/transients_probe.py $g $probe; echo "$probe rc=$?"
+      done
+      art=bench-artifacts-gate limit=120 bench check --model gpt-42m --dtype bf16 --batch 32 --steps 12
+      if python3 -c "import json, sys; r = [json.loads(l) for l in open('$out') if l.startswith('{')]
+c = [x for x in r if x.get('bench') == 'check']
+sys.exit(0 if c and all(x['max_loss_rel_err'] < 1e-3 for x in c) else 1)"; then
+        art=bench-artifacts-gate limit=120 bench check --model gpt-146m --dtype bf16 --batch 16 --steps 12
+        art=bench-artifacts-gate limit=120 bench check --model gpt-42m --dtype tf32 --batch 32 --steps 12
+        limit=100 ab_rows bench-artifacts-gate bench-artifacts
+        for a in bench-artifacts-gate bench-artifacts; do
+          art=$a limit=60 bench train --model gpt-42m --dtype tf32 --batch 32 --modes nova
+        done
+        art=bench-artifacts-gate limit=90 bench profile --model gpt-42m --dtype bf16 --batch 32 --steps 3 --top 30
+      else echo "gated check failed"; fi
+      for b in 24 16; do
+        limit=90 bench train --model gpt-146m --dtype bf16 --batch $b --mem-cap-gib 12 --modes nova
+      done
       ;;
     cap)
       for b in 16 24 32; do

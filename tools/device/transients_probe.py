@@ -13,6 +13,7 @@ direct-chain: five direct calls back to back (IREE chaining them through the
          globals' timepoints), no torch work in between.
 ordered: three steps through nova.load_exported_step (torch's stream ordering
          of runtime/ordering.py), then float(loss).
+ordered-read: "ordered", then 200 steps each read at once (float(loss)).
 load:    where a warm start's time goes: torch's CUDA context, loading the
          module (IREE device, executables), the state upload, the first step.
 loadprof: (any artifact) cProfile of nova.load_exported_step itself, by
@@ -126,11 +127,11 @@ def main() -> None:
         torch.cuda.synchronize()
         from nova.runtime.train_program import _StepIO, transient_bytes
 
-        gated = reflection.get("nova.step_gate") == "ready"
+        gated = reflection.get("nova.step_gate") == "ready,done"
         io = _StepIO(train.session, signature["inputs"][0]["shape"][0],
                      example, train.loss_dtype, transient_bytes(reflection), gated=gated)
         if gated:
-            io._ready.fill_(1)
+            io.ready_word.fill_(1)
         io.batch[0].copy_(example[0])
         io.batch[1].copy_(example[1])
         io.hypers.fill_(0.0)
@@ -143,7 +144,7 @@ def main() -> None:
         # (the ready word is set once past them all), each signalling `done`.
         calls = {"direct": 1, "direct-chain": 20, "sync-loop": 30}[mode]
         if gated:
-            io._ready.fill_(1 << 30 if mode == "sync-loop" else calls)
+            io.ready_word.fill_(1 << 30 if mode == "sync-loop" else calls)
             torch.cuda.synchronize()
         if mode == "sync-loop":
             returned_s, waited_s = [], []
@@ -186,7 +187,7 @@ def main() -> None:
             if io is not None and io.ready_address is not None:
                 side = torch.cuda.Stream()
                 with torch.cuda.stream(side):
-                    text += f" ready_word={int(io._ready.to('cpu'))}"
+                    text += f" ready_word={int(io.ready_word.to('cpu'))} done_word={int(io.done_word.to('cpu'))}"
             return text
 
         _watchdog(40, describe_more)
@@ -216,6 +217,15 @@ def main() -> None:
         float(loss)
         total = time.perf_counter() - start
         print(f"ordered: 20 steps enqueued in {enqueue * 1e3:.1f} ms, done in {total * 1e3:.1f} ms", flush=True)
+        if mode == "ordered-read":
+            # The caller reads each loss right after its step returns (a read
+            # that blocks in the driver behind torch's wait for the step).
+            start = time.perf_counter()
+            losses = [float(step(*example)) for _ in range(200)]
+            per_step = (time.perf_counter() - start) / 200
+            print(json.dumps({"probe": "ordered-read", "artifact": artifact.name, "steps": 200,
+                              "step_ms": per_step * 1e3, "first_loss": losses[0], "last_loss": losses[-1]}),
+                  flush=True)
 
 
 def _pyprof_probe(step, example) -> None:

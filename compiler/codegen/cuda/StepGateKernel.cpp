@@ -1,4 +1,4 @@
-//===- StepGateKernel.cpp - a train step waits on the device for its inputs ===//
+//===- StepGateKernel.cpp - a train step ordered with torch on the device -===//
 
 #include "compiler/codegen/cuda/StepGateKernel.h"
 #include "compiler/codegen/cuda/KernelBuilder.h"
@@ -106,5 +106,44 @@ std::string cuda::stepGatePtx(int64_t inputs, std::string &error) {
   return cachedKernelPtx(
       stepGateKernelName(inputs),
       [&](MLIRContext *context) { return buildStepGateKernel(context, inputs); },
+      error);
+}
+
+std::string cuda::stepDoneKernelName(int64_t lossBits) {
+  return "nova_step_done_b" + std::to_string(lossBits);
+}
+
+OwningOpRef<ModuleOp> cuda::buildStepDoneKernel(MLIRContext *context,
+                                                int64_t lossBits) {
+  OpBuilder b(context);
+  Location loc = b.getUnknownLoc();
+  std::string name = stepDoneKernelName(lossBits);
+  OwningOpRef<ModuleOp> module = createKernelModule(b, name, "sm_80", "+ptx70");
+  KernelBuilder k(b, loc);
+  SmallVector<Type> params(4, k.global);
+  Block &entry = createKernelFunc(b, name, params, 32).getBody().front();
+  Value thread = k.id(gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x));
+  k.ifThen(k.eq(thread, 0), [&] {
+    Type lossType = b.getIntegerType(lossBits);
+    Value loss = LLVM::LoadOp::create(b, loc, lossType, entry.getArgument(1),
+                                      lossBits / 8);
+    LLVM::StoreOp::create(b, loc, loss, entry.getArgument(2), lossBits / 8);
+    Value epoch = LLVM::LoadOp::create(b, loc, k.i32, entry.getArgument(0), 4);
+    // The loss (and everything before this kernel) visible to torch's
+    // stream before the word that releases it.
+    NVVM::MembarOp::create(b, loc, NVVM::MemScopeKind::SYS);
+    LLVM::StoreOp::create(b, loc, epoch, entry.getArgument(3), 4,
+                          /*isVolatile=*/true);
+  });
+  gpu::ReturnOp::create(b, loc);
+  return module;
+}
+
+std::string cuda::stepDonePtx(int64_t lossBits, std::string &error) {
+  return cachedKernelPtx(
+      stepDoneKernelName(lossBits),
+      [&](MLIRContext *context) {
+        return buildStepDoneKernel(context, lossBits);
+      },
       error);
 }

@@ -1,4 +1,4 @@
-//===- StepGateKernel.h - a train step waits on the device for its inputs -*- C++ -*-===//
+//===- StepGateKernel.h - a train step ordered with torch on the device -*- C++ -*-===//
 //
 // The first kernel of a gated train step (nova-gate-train-step): one thread
 // reads the step's epoch e (how many steps ran) and sleeps until the caller's
@@ -11,6 +11,15 @@
 //
 // ABI: (ready i32, src 0..n-1, epoch i32 read-write, dst 0..n-1; the word
 // count of each input as i32). Block kStepGateBlock, grid 1.
+//
+// The last kernel of a gated step (the step's close): one thread copies the
+// loss into the caller's storage, fences, and writes the epoch the gate
+// advanced into the caller's `done` word, which torch's stream waits on
+// (cuStreamWaitValue32). The release of torch's stream is then GPU work
+// enqueued with the step: no host thread has anything left to do once torch
+// waits (a host-set word stalled: docs/benchmarks/2026-12-06-worker-stall.md).
+//
+// ABI: (epoch i32, loss, loss copy, done i32). Block 32, grid 1.
 //
 //===----------------------------------------------------------------------===//
 
@@ -36,6 +45,15 @@ OwningOpRef<ModuleOp> buildStepGateKernel(MLIRContext *context, int64_t inputs);
 /// The kernel's PTX for `inputs` inputs (built once per process); empty with
 /// the diagnostics in `error` on failure.
 std::string stepGatePtx(int64_t inputs, std::string &error);
+
+/// "nova_step_done_b<loss bits>".
+std::string stepDoneKernelName(int64_t lossBits);
+
+/// `lossBits`: 16 or 32 (the loss is one element).
+OwningOpRef<ModuleOp> buildStepDoneKernel(MLIRContext *context,
+                                          int64_t lossBits);
+
+std::string stepDonePtx(int64_t lossBits, std::string &error);
 
 } // namespace mlir::nova::cuda
 

@@ -518,12 +518,18 @@ void ConvertTrainStepToIREEPass::makeUpdatesInPlace(func::FuncOp func) {
   }
 }
 
+/// A gated step's inputs as the gate copied them, and the epoch it
+/// advanced to (this step's number).
+struct GatedInputs {
+  SmallVector<Value> inputs;
+  Value epoch;
+};
+
 /// The step gate (compiler/codegen/cuda/StepGateKernel.h) over `inputs`:
 /// their copies, made once the caller's `ready` word reaches the step's
 /// epoch + 1 (the global @nova_step_epoch, advanced in place).
-FailureOr<SmallVector<Value>> gateInputs(OpBuilder &b, Location loc,
-                                         ModuleOp module, ValueRange inputs,
-                                         Value ready) {
+FailureOr<GatedInputs> gateInputs(OpBuilder &b, Location loc, ModuleOp module,
+                                  ValueRange inputs, Value ready) {
   SmallVector<int64_t> words; // per input
   for (Value v : inputs) {
     auto type = cast<RankedTensorType>(v.getType());
@@ -572,7 +578,38 @@ FailureOr<SmallVector<Value>> gateInputs(OpBuilder &b, Location loc,
   ResultRange results = dispatch.create(
       name, name, arith::ConstantIndexOp::create(b, loc, 1));
   storeGlobal(b, loc, epochSymbol, results[0]);
-  return SmallVector<Value>(results.drop_front());
+  return GatedInputs{SmallVector<Value>(results.drop_front()), results[0]};
+}
+
+/// The step's close (compiler/codegen/cuda/StepGateKernel.h): the loss
+/// copied, then `epoch` as the `done` word. Returns (loss, done).
+FailureOr<std::pair<Value, Value>> closeStep(OpBuilder &b, Location loc,
+                                             ModuleOp module, Value loss,
+                                             Value epoch) {
+  auto lossType = cast<RankedTensorType>(loss.getType());
+  int64_t bits = lossType.getElementTypeBitWidth();
+  if (lossType.getRank() != 0 || (bits != 16 && bits != 32)) {
+    module.emitError() << "convert-train-step-to-iree gate: the loss "
+                       << lossType << " is not one 16- or 32-bit element";
+    return failure();
+  }
+  std::string name = cuda::stepDoneKernelName(bits);
+  nova_to_iree::KernelExport kernel;
+  kernel.name = name;
+  kernel.readOnlyBindings = {true, true, false, false};
+  kernel.workgroupSize = {32, 1, 1};
+  if (failed(nova_to_iree::declareKernelOnce(
+          module, module, "step done kernel", kernel,
+          [&](std::string &error) { return cuda::stepDonePtx(bits, error); })))
+    return failure();
+  nova_to_iree::KernelDispatchBuilder dispatch(b, loc, /*poison=*/false);
+  dispatch.input(epoch);
+  dispatch.input(loss);
+  dispatch.result(lossType);
+  dispatch.result(cast<RankedTensorType>(epoch.getType()));
+  ResultRange results = dispatch.create(
+      name, name, arith::ConstantIndexOp::create(b, loc, 1));
+  return std::make_pair(Value(results[0]), Value(results[1]));
 }
 
 LogicalResult ConvertTrainStepToIREEPass::readPackedState(func::FuncOp func) {
@@ -798,9 +835,10 @@ void ConvertTrainStepToIREEPass::runOnOperation() {
     utilReturn(b, loc, values);
   }
 
-  // @step(hypers, batch...[, ready], loss storage[, transients]) -> loss:
-  // the function called on the globals, hyperparameters sliced from one
-  // tensor.
+  // @step(hypers, batch...[, ready], loss storage[, done storage][,
+  // transients]) -> loss[, done]: the function called on the globals,
+  // hyperparameters sliced from one tensor. A gated step also returns its
+  // number as `done`, written after the loss by its last kernel.
   Type f32 = b.getF32Type();
   auto hyperType = RankedTensorType::get({hypers}, f32);
   SmallVector<Type> stepInputs = {hyperType};
@@ -813,12 +851,20 @@ void ConvertTrainStepToIREEPass::runOnOperation() {
   Type buffer = ireeType(context, "hal", "buffer");
   int64_t lossStorage = stepInputs.size();
   stepInputs.push_back(buffer);
+  if (gate)
+    stepInputs.push_back(buffer);
   if (transients)
     stepInputs.push_back(buffer);
   SmallVector<DictionaryAttr> argAttrs(stepInputs.size(),
                                        b.getDictionaryAttr({}));
   argAttrs[lossStorage] = b.getDictionaryAttr(
       {b.getNamedAttr("iree.abi.output", b.getIndexAttr(0))});
+  SmallVector<Type> stepResults = {type.getResult(0)};
+  if (gate) {
+    argAttrs[lossStorage + 1] = b.getDictionaryAttr(
+        {b.getNamedAttr("iree.abi.output", b.getIndexAttr(1))});
+    stepResults.push_back(readyType);
+  }
   if (transients)
     argAttrs.back() = b.getDictionaryAttr(
         {b.getNamedAttr("iree.abi.transients", b.getUnitAttr())});
@@ -828,19 +874,21 @@ void ConvertTrainStepToIREEPass::runOnOperation() {
     stepAttrs.push_back(b.getNamedAttr(
         "iree.reflection",
         b.getDictionaryAttr({b.getNamedAttr("nova.step_gate",
-                                            b.getStringAttr("ready"))})));
-  Block *step = createUtilFunc(
-      b, loc, "step", b.getFunctionType(stepInputs, {type.getResult(0)}),
-      argAttrs, stepAttrs);
+                                            b.getStringAttr("ready,done"))})));
+  Block *step = createUtilFunc(b, loc, "step",
+                               b.getFunctionType(stepInputs, stepResults),
+                               argAttrs, stepAttrs);
   // What torch's stream writes: the hyperparameters and the batch (through
   // the gate's copies with `gate`).
   SmallVector<Value> inputs(step->getArguments().take_front(1 + batchTypes.size()));
+  Value epoch;
   if (gate) {
-    FailureOr<SmallVector<Value>> gated =
+    FailureOr<GatedInputs> gated =
         gateInputs(b, loc, module, inputs, step->getArgument(lossStorage - 1));
     if (failed(gated))
       return signalPassFailure();
-    inputs = *gated;
+    inputs = gated->inputs;
+    epoch = gated->epoch;
   }
   // The pure function stays (private, called once): IREE's input pipelines
   // (e.g. the torch fallback's, convert func.func bodies; IREE inlines it).
@@ -865,7 +913,15 @@ void ConvertTrainStepToIREEPass::runOnOperation() {
     int64_t arg = updatedArgument(r);
     storeGlobal(b, loc, symbols[arg], call->getResult(r));
   }
-  utilReturn(b, loc, {call->getResult(0)});
+  if (!gate) {
+    utilReturn(b, loc, {call->getResult(0)});
+    return;
+  }
+  FailureOr<std::pair<Value, Value>> closed =
+      closeStep(b, loc, module, call->getResult(0), epoch);
+  if (failed(closed))
+    return signalPassFailure();
+  utilReturn(b, loc, {closed->first, closed->second});
 }
 
 } // namespace
