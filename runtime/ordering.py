@@ -70,7 +70,14 @@ a caller that blocks in the driver behind torch's wait (reading the loss)
 before that launch could hold it up. So call k returns once call k - 1 is
 done (IREE's `done` semaphore): by then call k has long been issued, and
 the host runs at most one step ahead of the GPU, which goes from one step
-to the next without waiting for the host.
+to the next without waiting for the host. Measured at 76b3527 (H200, H100)
+this still stops: the direct probe completes, gpt-42m's check against eager
+passed once, but the ordered probes' first step never completes (IREE's
+`done` stays 0 while call 2 waits for it; a torch stream creation on
+another thread blocks in the driver), with CUDA_DEVICE_MAX_CONNECTIONS=32
+too; gpt-146m's steps stop likewise. CUDA's documentation of stream memory
+operations asks for the order they establish to be expressed to CUDA
+(events) as well, which IREE 3.13's CUDA HAL cannot import or export.
 
 A device-side failure of call k is raised by the next `enqueue` or `wait()`
 (torch's stream is released so it cannot hang).

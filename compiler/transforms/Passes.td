@@ -267,7 +267,8 @@ def NovaRematerialize : Pass<"nova-rematerialize"> {
     forward to its last use. Where such a value is a result of a
     `nova.fused` region and can be recomputed by the region's elementwise
     ops, broadcasts, reshapes and splat constants from values that are
-    alive at its first backward use anyway (the region's inputs or its other
+    alive at its first backward use anyway (arguments and slices or
+    reshapes of them, such as packed params; the region's inputs or its other
     results, e.g. a GELU's output from its input, which the GELU backward
     reads, or a layer norm's output from its normalized input, which the
     layer norm backward reads), a copy of that slice of the region is made

@@ -31,8 +31,9 @@
 #           .commit); then phase 42m and the gpt-42m tf32 profile on the
 #           artifacts that passed (none: nothing more)
 #   cap     gpt-146m bf16 under a 12 GiB cap (--mem-cap-gib 12): Nova at B16,
-#           B24 and B32 (bench-artifacts holds those batches), then
-#           compile-sdpa, eager-sdpa and jax-cudnn at B16 and B24
+#           B24 and B32 (those of them bench-artifacts holds), then
+#           compile-sdpa, eager-sdpa and jax-cudnn at B16, compile-sdpa and
+#           jax-cudnn at B24, each under a time limit
 #   gate    gated steps (bench-artifacts-gate, prepared with
 #           NOVA_STEP_TRANSIENTS=1): direct and ordered probes, then the
 #           gpt-42m bf16 check, Nova's rows and the gpt-42m bf16 profile
@@ -112,10 +113,15 @@
 #           and not (bench-artifacts) alternating with compile-sdpa's, the
 #           tf32 rows, the gated gpt-42m bf16 profile; then gpt-146m under a
 #           12 GiB cap at B24 and B16 (bench-artifacts)
+#   connections  gpt-146m bf16 under a 12 GiB cap (Nova at B24 and B16,
+#           compile-sdpa at B16), then phase done's ordered probes with
+#           CUDA_DEVICE_MAX_CONNECTIONS=32 (do the gated steps' cross-stream
+#           waits hang through streams sharing a hardware queue?) and, if
+#           they pass, Nova's gpt-146m bf16 row gated and not
 # Carry .whl, bench-artifacts[, bench-artifacts-static|-sm|-unpacked|-old] and .nova-commit (tools/device/prepare.sh).
 # Results: $OUT/<phase>.jsonl and $OUT/<phase>.log.
 set -uo pipefail
-phase=${1:?phase: done, pingpong, stall, peers42, tf32, final, peers, diag, rs, hg, kernels, smoke, clusters, table, nova, checked, rows, 42m, 146m, cap, probe, ab, gate, sm-kernels, sm-rows, pack-rows, host or release}
+phase=${1:?phase: connections, done, pingpong, stall, peers42, tf32, final, peers, diag, rs, hg, kernels, smoke, clusters, table, nova, checked, rows, 42m, 146m, cap, probe, ab, gate, sm-kernels, sm-rows, pack-rows, host or release}
 . tools/device/gpu-env.sh
 export PYTHONUNBUFFERED=1
 out=${OUT:-/tmp}/$phase.jsonl
@@ -493,12 +499,25 @@ sys.exit(0 if c and all(x['max_loss_rel_err'] < 1e-3 for x in c) else 1)"; then
         limit=90 bench train --model gpt-146m --dtype bf16 --batch $b --mem-cap-gib 12 --modes nova
       done
       ;;
+    connections)
+      limit=90 bench train --model gpt-146m --dtype bf16 --batch 24 --mem-cap-gib 12 --modes nova
+      limit=70 bench train --model gpt-146m --dtype bf16 --batch 16 --mem-cap-gib 12 --modes nova
+      limit=100 bench train --model gpt-146m --dtype bf16 --batch 16 --mem-cap-gib 12 --modes compile-sdpa
+      export CUDA_DEVICE_MAX_CONNECTIONS=32
+      g=bench-artifacts-gate/train-modelgpt-42m-dtypebf16-batch32
+      timeout 60 python3 tools/device/transients_probe.py $g ordered; echo "ordered rc=$?"
+      if timeout 70 python3 tools/device/transients_probe.py $g ordered-read; then
+        art=bench-artifacts-gate limit=70 bench train --model gpt-146m --dtype bf16 --batch 16 --modes nova
+        limit=60 bench train --model gpt-146m --dtype bf16 --batch 16 --modes nova
+      else echo "ordered-read rc=$?"; fi
+      ;;
     cap)
       for b in 16 24 32; do
-        bench train --model gpt-146m --dtype bf16 --batch $b --mem-cap-gib 12 --modes nova
+        [ -d $art/train-modelgpt-146m-dtypebf16-batch$b ] &&
+          limit=90 bench train --model gpt-146m --dtype bf16 --batch $b --mem-cap-gib 12 --modes nova
       done
-      bench train --model gpt-146m --dtype bf16 --batch 16 --mem-cap-gib 12 --modes compile-sdpa eager-sdpa jax-cudnn
-      bench train --model gpt-146m --dtype bf16 --batch 24 --mem-cap-gib 12 --modes compile-sdpa jax-cudnn
+      each_mode gpt-146m bf16 "16 --mem-cap-gib 12" compile-sdpa:100 eager-sdpa:50 jax-cudnn:90
+      each_mode gpt-146m bf16 "24 --mem-cap-gib 12" compile-sdpa:100 jax-cudnn:90
       ;;
   esac
   if [ -s "$out" ]; then python3 -m nova.cli bench report "$out"; fi

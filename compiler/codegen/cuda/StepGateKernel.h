@@ -1,4 +1,5 @@
-//===- StepGateKernel.h - a train step ordered with torch on the device -*- C++ -*-===//
+//===- StepGateKernel.h - a train step ordered with torch on the device -*- C++
+//-*-===//
 //
 // The first kernel of a gated train step (nova-gate-train-step): one thread
 // reads the step's epoch e (how many steps ran) and sleeps until the caller's
@@ -6,8 +7,8 @@
 // (cuStreamWriteValue32) once it has copied that step's batch and
 // hyperparameters in; then the block copies those inputs into the
 // step's own tensors and thread 0 stores e + 1. Inputs are 16-byte aligned
-// (IREE's buffers); a batch of 256 KB takes four rounds of loads. So the host enqueues steps
-// ahead and IREE never waits on a host-signalled semaphore.
+// (IREE's buffers); a batch of 256 KB takes four rounds of loads. So the host
+// enqueues steps ahead and IREE never waits on a host-signalled semaphore.
 //
 // ABI: (ready i32, src 0..n-1, epoch i32 read-write, dst 0..n-1; the word
 // count of each input as i32). Block kStepGateBlock, grid 1.

@@ -607,8 +607,8 @@ FailureOr<std::pair<Value, Value>> closeStep(OpBuilder &b, Location loc,
   dispatch.input(loss);
   dispatch.result(lossType);
   dispatch.result(cast<RankedTensorType>(epoch.getType()));
-  ResultRange results = dispatch.create(
-      name, name, arith::ConstantIndexOp::create(b, loc, 1));
+  ResultRange results =
+      dispatch.create(name, name, arith::ConstantIndexOp::create(b, loc, 1));
   return std::make_pair(Value(results[0]), Value(results[1]));
 }
 
@@ -871,13 +871,13 @@ void ConvertTrainStepToIREEPass::runOnOperation() {
   SmallVector<NamedAttribute> stepAttrs = {
       b.getNamedAttr("iree.abi.model", b.getStringAttr("coarse-fences"))};
   if (gate)
-    stepAttrs.push_back(b.getNamedAttr(
-        "iree.reflection",
-        b.getDictionaryAttr({b.getNamedAttr("nova.step_gate",
-                                            b.getStringAttr("ready,done"))})));
-  Block *step = createUtilFunc(b, loc, "step",
-                               b.getFunctionType(stepInputs, stepResults),
-                               argAttrs, stepAttrs);
+    stepAttrs.push_back(
+        b.getNamedAttr("iree.reflection",
+                       b.getDictionaryAttr({b.getNamedAttr(
+                           "nova.step_gate", b.getStringAttr("ready,done"))})));
+  Block *step =
+      createUtilFunc(b, loc, "step", b.getFunctionType(stepInputs, stepResults),
+                     argAttrs, stepAttrs);
   // What torch's stream writes: the hyperparameters and the batch (through
   // the gate's copies with `gate`).
   SmallVector<Value> inputs(step->getArguments().take_front(1 + batchTypes.size()));
