@@ -74,6 +74,12 @@ struct LowerToLinalgOptions : PassPipelineOptions<LowerToLinalgOptions> {
       llvm::cl::desc("attention kernels' work handed out dynamically in "
                      "groups of heads (false: a static block-major order)"),
       llvm::cl::init(true)};
+  Option<int64_t> headChunkBytes{
+      *this, "head-chunk-bytes",
+      llvm::cl::desc("split a language-model head and its cross-entropy into "
+                     "chunks of at most this many bytes of logits "
+                     "(nova-chunk-cross-entropy; 0: whole)"),
+      llvm::cl::init(0)};
   Option<std::string> kernelCache{
       *this, "kernel-cache",
       llvm::cl::desc("directory keeping Nova's kernels (PTX) across "
@@ -100,6 +106,12 @@ void buildLowerToLinalgPipeline(OpPassManager &pm,
   ConvertNovaCollectivesToIREEOptions collectives;
   collectives.worldSize = options.worldSize;
   pm.addPass(createConvertNovaCollectivesToIREE(collectives));
+  // One chunk of the head's logits alive at a time (memory for speed).
+  if (options.headChunkBytes > 0) {
+    NovaChunkCrossEntropyOptions chunking;
+    chunking.chunkBytes = options.headChunkBytes;
+    pm.addPass(createNovaChunkCrossEntropy(chunking));
+  }
   StringRef target = options.target;
   if (target.consume_front("cuda")) {
     std::string arch = target.consume_front(":") ? target.str() : "";

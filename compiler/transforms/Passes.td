@@ -33,6 +33,29 @@ def NovaDecomposeAttention : Pass<"nova-decompose-attention"> {
   let dependentDialects = ["::mlir::nova::NovaDialect"];
 }
 
+def NovaChunkCrossEntropy : Pass<"nova-chunk-cross-entropy"> {
+  let summary = "Split a language-model head and its cross-entropy into chunks of rows";
+  let description = [{
+    Matches the chain `logits = x w^T`, `nova.cross_entropy(logits)`, its
+    `nova.cross_entropy_backward` and the head's two backward GEMMs
+    (`grad^T x`, `grad w`), the logits read by nothing else. When the logits
+    exceed `chunk-bytes`, the chain is split into the fewest chunks of rows
+    (a multiple of 128 rows each, at most 16) whose logits fit: each chunk
+    makes its logits, loss, gradient, weight-gradient share and input
+    gradient in turn, so one chunk of logits is alive at a time instead of
+    all of them where the backward starts (a step's peak). The losses and
+    input gradients are concatenated, the weight gradient summed in f32 (an
+    f32 cast of it reads the sum itself). What the loss gradient is made of
+    (1 / the count of targets) moves before the chunks; a loss gradient that
+    depends on the loss leaves the chain whole.
+  }];
+  let options = [
+    Option<"chunkBytes", "chunk-bytes", "int64_t", /*default=*/"0",
+           "Largest logits of one chunk in bytes (0: never split)">,
+  ];
+  let dependentDialects = ["::mlir::nova::NovaDialect"];
+}
+
 def NovaDecomposeCrossEntropy : Pass<"nova-decompose-cross-entropy"> {
   let summary = "Rewrite nova.cross_entropy and its backward into nova primitives";
   let description = [{

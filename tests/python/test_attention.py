@@ -33,6 +33,7 @@ import nova
 from nova import attention_ops, capture, compiler
 from nova.importer import import_to_torch_mlir
 from nova.models import CausalSelfAttention, make_gpt
+from training_checks import without_key_bias
 
 N_LAYERS = 2  # gpt-tiny
 T = 32
@@ -54,15 +55,6 @@ def gpt_batches(n: int, batch: int = 2) -> list[tuple[Tensor, Tensor]]:
         (torch.randint(0, 256, (batch, T), generator=g), torch.randint(0, 256, (batch, T), generator=g))
         for _ in range(n)
     ]
-
-
-def without_key_bias(name: str, t: Tensor) -> Tensor:
-    """The key third of a fused qkv bias has an exactly-zero true gradient
-    (softmax ignores a per-row shift): AdamW moves it on rounding noise."""
-    if name.endswith("attn.qkv.bias"):
-        d = t.numel() // 3
-        return torch.cat([t[:d], t[2 * d :]])
-    return t
 
 
 class LookaheadAttention(CausalSelfAttention):

@@ -28,7 +28,7 @@ from torch import Tensor, nn
 
 import nova
 from nova.models import MLP, make_gpt
-from training_checks import eager_step
+from training_checks import eager_step, without_key_bias
 
 
 @pytest.fixture(autouse=True)
@@ -65,16 +65,6 @@ def train_both(make_model, make_opt, batches, loss_fn=None, autocast_dtype=None)
         losses.append((eager_step(eager_model, eager_opt, batch, loss_fn, autocast_dtype), step(*batch)))
     step.sync()
     return eager_model, eager_opt, nova_model, nova_opt, losses
-
-
-def without_key_bias(name: str, t: Tensor) -> Tensor:
-    """The key third of a fused qkv bias has an exactly-zero true gradient
-    (softmax ignores a per-row shift), so AdamW moves it by ±lr on rounding
-    noise alone: it is not comparable between two implementations."""
-    if name.endswith("attn.qkv.bias"):
-        d = t.numel() // 3
-        return torch.cat([t[:d], t[2 * d :]])
-    return t
 
 
 def check_state(eager_model, eager_opt, nova_model, nova_opt, tol):
@@ -498,7 +488,6 @@ def test_indexing_with_several_index_tensors_matches_eager():
     j = torch.tensor([3, -4])  # broadcast against i; negative indices wrap
     out = nova.jit(lambda t, a, b: t[a, b])(x, i, j)
     torch.testing.assert_close(out, x[i, j], rtol=0, atol=0)
-
 
 
 def _released(tensors) -> bool:
