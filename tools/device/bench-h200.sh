@@ -118,10 +118,15 @@
 #           CUDA_DEVICE_MAX_CONNECTIONS=32 (do the gated steps' cross-stream
 #           waits hang through streams sharing a hardware queue?) and, if
 #           they pass, Nova's gpt-146m bf16 row gated and not
+#   chunk   the head in chunks (bench-artifacts-chunk, prepared with
+#           NOVA_HEAD_CHUNK_MIB=256) against it whole (bench-artifacts): the
+#           gpt-146m bf16 check vs eager CUDA on the chunked step, gpt-146m
+#           B24 under a 12 GiB cap from each, then Nova's gpt-146m B16 and
+#           gpt-42m B32 bf16 rows from each
 # Carry .whl, bench-artifacts[, bench-artifacts-static|-sm|-unpacked|-old] and .nova-commit (tools/device/prepare.sh).
 # Results: $OUT/<phase>.jsonl and $OUT/<phase>.log.
 set -uo pipefail
-phase=${1:?phase: connections, done, pingpong, stall, peers42, tf32, final, peers, diag, rs, hg, kernels, smoke, clusters, table, nova, checked, rows, 42m, 146m, cap, probe, ab, gate, sm-kernels, sm-rows, pack-rows, host or release}
+phase=${1:?phase: chunk, connections, done, pingpong, stall, peers42, tf32, final, peers, diag, rs, hg, kernels, smoke, clusters, table, nova, checked, rows, 42m, 146m, cap, probe, ab, gate, sm-kernels, sm-rows, pack-rows, host or release}
 . tools/device/gpu-env.sh
 export PYTHONUNBUFFERED=1
 out=${OUT:-/tmp}/$phase.jsonl
@@ -497,6 +502,16 @@ sys.exit(0 if c and all(x['max_loss_rel_err'] < 1e-3 for x in c) else 1)"; then
       else echo "gated check failed"; fi
       for b in 24 16; do
         limit=90 bench train --model gpt-146m --dtype bf16 --batch $b --mem-cap-gib 12 --modes nova
+      done
+      ;;
+    chunk)
+      art=bench-artifacts-chunk limit=100 bench check --model gpt-146m --dtype bf16 --batch 16 --steps 12
+      for a in bench-artifacts-chunk bench-artifacts; do
+        art=$a limit=70 bench train --model gpt-146m --dtype bf16 --batch 24 --mem-cap-gib 12 --modes nova
+      done
+      for a in bench-artifacts-chunk bench-artifacts; do
+        art=$a limit=50 bench train --model gpt-146m --dtype bf16 --batch 16 --modes nova
+        art=$a limit=40 bench train --model gpt-42m --dtype bf16 --batch 32 --modes nova
       done
       ;;
     connections)
