@@ -44,7 +44,7 @@ def without_key_bias(name: str, p: torch.Tensor, heads: int | None = None) -> to
     per-head [q, k, v] bias (GPT-NeoX) needs the number of `heads`."""
     if name.endswith(("key.bias", "k_proj.bias", "k_lin.bias")):
         return p[:0]
-    if name.endswith("attn.c_attn.bias"):  # GPT-2's fused q, k, v
+    if name.endswith(("attn.c_attn.bias", "attn.qkv.bias")):  # fused q, k, v (GPT-2, nova.models)
         third = p.shape[0] // 3
         return torch.cat([p[:third], p[2 * third :]])
     if name.endswith("query_key_value.bias") and heads:
@@ -97,13 +97,3 @@ def assert_matches_captured_reference(
         assert abs(loss - ref_loss) <= 1e-5 * abs(ref_loss), i
     step.sync()
     assert_parameters_track(reference, model, initial, heads=heads)
-
-
-def without_key_bias(name: str, t: torch.Tensor) -> torch.Tensor:
-    """The key third of a fused qkv bias has an exactly-zero true gradient
-    (softmax ignores a per-row shift), so AdamW moves it by ±lr on rounding
-    noise alone: it is not comparable between two implementations."""
-    if name.endswith("attn.qkv.bias"):
-        d = t.numel() // 3
-        return torch.cat([t[:d], t[2 * d :]])
-    return t
