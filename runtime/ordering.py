@@ -54,8 +54,8 @@ H200 (2026-12-02: a transients call waiting on the host-signalled `ready`
 was never issued; a gated call waiting, through the globals' timepoints, on
 the previous call's signal fence ended the process). So torch -> IREE is on
 the device: torch's stream writes call k's number into the step's `ready`
-word after its copies (cuStreamWriteValue32), and the step's first kernel
-waits for it. The call's wait fence is already reached and its signal fence
+word after its copies (a fill kernel; cuStreamWriteValue32 until 76b3527),
+and the step's first kernel waits for it. The call's wait fence is already reached and its signal fence
 is empty (the globals then carry no timepoint into the next call); an empty
 command buffer enqueued right after it signals `(done, k)`: the device's
 queue runs in order on one CUDA stream, so that is when the step is done.
@@ -108,10 +108,10 @@ class Timeline:
         self._done = device.create_semaphore(0)
         self.enqueued = 0  # calls enqueued so far; call k is the k-th (1-based)
 
-    def begin(self, gate_address: int | None = None) -> tuple[rt.HalFence, rt.HalFence]:
-        """(wait, signal) fences for the next call. `gate_address`: the
-        device address of a gated step's `ready` word (CUDA only)."""
-        if gate_address is not None:
+    def begin(self, ready_word: torch.Tensor | None = None) -> tuple[rt.HalFence, rt.HalFence]:
+        """(wait, signal) fences for the next call. `ready_word`: a gated
+        step's `ready` word (CUDA only)."""
+        if ready_word is not None:
             raise ValueError("nova: a gated step runs on CUDA only")
         self.check()
         k = self.enqueued + 1
@@ -166,16 +166,16 @@ class CudaStreamTimeline(Timeline):
         self._worker = threading.Thread(target=self._run, name="nova-cuda-order", daemon=True)
         self._worker.start()
 
-    def begin(self, gate_address: int | None = None) -> tuple[rt.HalFence, rt.HalFence]:
+    def begin(self, ready_word: torch.Tensor | None = None) -> tuple[rt.HalFence, rt.HalFence]:
         self.check()
         k = self.enqueued + 1
-        self._gated = gate_address is not None
+        self._gated = ready_word is not None
         if self._gated:
-            # The step waits on the device for this word: written after
-            # torch's copies; the call's own wait is already reached, and it
-            # signals nothing (an empty fence), so IREE keeps no timepoint
-            # of it that the next call would wait on.
-            self._cuda.stream_write_value(torch.cuda.current_stream().cuda_stream, gate_address, k)
+            # The step waits on the device for this word: written by a
+            # kernel on torch's stream after its copies; the call's own wait
+            # is already reached, and it signals nothing (an empty fence), so
+            # IREE keeps no timepoint of it that the next call would wait on.
+            ready_word.fill_(k)
             return rt.HalFence.create_at(self._done, 0), rt.HalFence(0)
         # `ready` counts begun calls: one that fails to enqueue leaves a gap.
         self._begun += 1

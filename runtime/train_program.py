@@ -113,7 +113,7 @@ class TrainProgram:
                 raise ValueError(f"nova: batch input {tuple(b.shape)} {b.dtype} does not match the compiled "
                                  f"step's {tuple(staged.shape)} {staged.dtype}")
             staged.copy_(b, non_blocking=True)
-        wait, signal = self.timeline.begin(io.ready_address)
+        wait, signal = self.timeline.begin(io.ready_word)
         self.session.invoke_async("step", io.views, wait, signal)
         self.timeline.commit(io.done_address)
         if not isinstance(self.timeline, CudaStreamTimeline):
@@ -166,10 +166,6 @@ class _StepIO:
             self.views.append(done_bv.get_buffer())
         if transients is not None:
             self.views.append(session.allocate(max(1, transients)))
-
-    @property
-    def ready_address(self) -> int | None:
-        return None if self.ready_word is None else self.ready_word.data_ptr()
 
     @property
     def done_address(self) -> int | None:

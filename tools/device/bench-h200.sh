@@ -123,10 +123,15 @@
 #           gpt-146m bf16 check vs eager CUDA on the chunked step, gpt-146m
 #           B24 under a 12 GiB cap from each, then Nova's gpt-146m B16 and
 #           gpt-42m B32 bf16 rows from each
+#   fill    gated steps (bench-artifacts-gate) with each step's `ready` word
+#           written by a torch fill kernel (cuStreamWriteValue32 until
+#           76b3527): the ordered-read probe; if it completes, Nova's gated
+#           gpt-42m bf16 row, the default one (bench-artifacts) and the gated
+#           gpt-146m bf16 row
 # Carry .whl, bench-artifacts[, bench-artifacts-static|-sm|-unpacked|-old] and .nova-commit (tools/device/prepare.sh).
 # Results: $OUT/<phase>.jsonl and $OUT/<phase>.log.
 set -uo pipefail
-phase=${1:?phase: chunk, connections, done, pingpong, stall, peers42, tf32, final, peers, diag, rs, hg, kernels, smoke, clusters, table, nova, checked, rows, 42m, 146m, cap, probe, ab, gate, sm-kernels, sm-rows, pack-rows, host or release}
+phase=${1:?phase: fill, chunk, connections, done, pingpong, stall, peers42, tf32, final, peers, diag, rs, hg, kernels, smoke, clusters, table, nova, checked, rows, 42m, 146m, cap, probe, ab, gate, sm-kernels, sm-rows, pack-rows, host or release}
 . tools/device/gpu-env.sh
 export PYTHONUNBUFFERED=1
 out=${OUT:-/tmp}/$phase.jsonl
@@ -503,6 +508,14 @@ sys.exit(0 if c and all(x['max_loss_rel_err'] < 1e-3 for x in c) else 1)"; then
       for b in 24 16; do
         limit=90 bench train --model gpt-146m --dtype bf16 --batch $b --mem-cap-gib 12 --modes nova
       done
+      ;;
+    fill)
+      if timeout 70 python3 tools/device/transients_probe.py \
+        bench-artifacts-gate/train-modelgpt-42m-dtypebf16-batch32 ordered-read; then
+        art=bench-artifacts-gate limit=50 bench train --model gpt-42m --dtype bf16 --batch 32 --modes nova
+        limit=40 bench train --model gpt-42m --dtype bf16 --batch 32 --modes nova
+        art=bench-artifacts-gate limit=60 bench train --model gpt-146m --dtype bf16 --batch 16 --modes nova
+      else echo "ordered-read rc=$?"; fi
       ;;
     chunk)
       art=bench-artifacts-chunk limit=100 bench check --model gpt-146m --dtype bf16 --batch 16 --steps 12

@@ -184,7 +184,7 @@ def main() -> None:
         def describe_more() -> str:
             text = describe()
             io = train._io
-            if io is not None and io.ready_address is not None:
+            if io is not None and io.ready_word is not None:
                 side = torch.cuda.Stream()
                 with torch.cuda.stream(side):
                     text += f" ready_word={int(io.ready_word.to('cpu'))} done_word={int(io.done_word.to('cpu'))}"
