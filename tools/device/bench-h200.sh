@@ -123,6 +123,9 @@
 #           gpt-146m bf16 check vs eager CUDA on the chunked step, gpt-146m
 #           B24 under a 12 GiB cap from each, then Nova's gpt-146m B16 and
 #           gpt-42m B32 bf16 rows from each
+#   side    gated steps (bench-artifacts-gate) with torch's current stream a
+#           non-blocking stream instead of the legacy default stream (probe
+#           ordered-side)
 #   fill    gated steps (bench-artifacts-gate) with each step's `ready` word
 #           written by a torch fill kernel (cuStreamWriteValue32 until
 #           76b3527): the ordered-read probe; if it completes, Nova's gated
@@ -131,7 +134,7 @@
 # Carry .whl, bench-artifacts[, bench-artifacts-static|-sm|-unpacked|-old] and .nova-commit (tools/device/prepare.sh).
 # Results: $OUT/<phase>.jsonl and $OUT/<phase>.log.
 set -uo pipefail
-phase=${1:?phase: fill, chunk, connections, done, pingpong, stall, peers42, tf32, final, peers, diag, rs, hg, kernels, smoke, clusters, table, nova, checked, rows, 42m, 146m, cap, probe, ab, gate, sm-kernels, sm-rows, pack-rows, host or release}
+phase=${1:?phase: side, fill, chunk, connections, done, pingpong, stall, peers42, tf32, final, peers, diag, rs, hg, kernels, smoke, clusters, table, nova, checked, rows, 42m, 146m, cap, probe, ab, gate, sm-kernels, sm-rows, pack-rows, host or release}
 . tools/device/gpu-env.sh
 export PYTHONUNBUFFERED=1
 out=${OUT:-/tmp}/$phase.jsonl
@@ -508,6 +511,11 @@ sys.exit(0 if c and all(x['max_loss_rel_err'] < 1e-3 for x in c) else 1)"; then
       for b in 24 16; do
         limit=90 bench train --model gpt-146m --dtype bf16 --batch $b --mem-cap-gib 12 --modes nova
       done
+      ;;
+    side)
+      timeout 70 python3 tools/device/transients_probe.py \
+        bench-artifacts-gate/train-modelgpt-42m-dtypebf16-batch32 ordered-side
+      echo "ordered-side rc=$?"
       ;;
     fill)
       if timeout 70 python3 tools/device/transients_probe.py \
