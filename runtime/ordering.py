@@ -206,15 +206,16 @@ class CudaStreamTimeline(Timeline):
             self._device.queue_execute(
                 self._barrier, rt.HalFence.create_at(self._done, 0), rt.HalFence.create_at(self._done, k)
             )
+            # IREE issues the step to the GPU from its own worker thread
+            # (deferred_work_queue.c), after the call has returned, and a
+            # stream wait enqueued before the work that releases it stopped
+            # both (phases done, fill, side). So torch's stream waits for
+            # step k only once step k - 1 is done, by when the worker has
+            # long issued step k; the first step is waited for whole. The
+            # host stays at most one step ahead.
+            rt.HalFence.create_at(self._done, max(k - 1, 1)).wait()
             # Torch's stream runs on once the step's close has written k.
             self._cuda.stream_wait_value(torch.cuda.current_stream().cuda_stream, done_address, k)
-            # IREE issues the step to the GPU from its own worker thread
-            # (deferred_work_queue.c), after the call has returned: return
-            # once the previous step is done, by when the worker has long
-            # issued this one, so a caller that then blocks in the driver
-            # behind torch's wait holds up no launch that wait needs. The
-            # host stays at most one step ahead.
-            rt.HalFence.create_at(self._done, k - 1).wait()
             return
         # IREE 3.13's CUDA HAL returns from a call only once it has run (see
         # the module doc): then torch's stream needs no wait for it.

@@ -126,6 +126,9 @@
 #   side    gated steps (bench-artifacts-gate) with torch's current stream a
 #           non-blocking stream instead of the legacy default stream (probe
 #           ordered-side)
+#   issued  gated steps whose torch-side wait for step k is enqueued only once
+#           step k - 1 is done (the first step waited for whole): the
+#           ordered-read probe
 #   fill    gated steps (bench-artifacts-gate) with each step's `ready` word
 #           written by a torch fill kernel (cuStreamWriteValue32 until
 #           76b3527): the ordered-read probe; if it completes, Nova's gated
@@ -134,7 +137,7 @@
 # Carry .whl, bench-artifacts[, bench-artifacts-static|-sm|-unpacked|-old] and .nova-commit (tools/device/prepare.sh).
 # Results: $OUT/<phase>.jsonl and $OUT/<phase>.log.
 set -uo pipefail
-phase=${1:?phase: side, fill, chunk, connections, done, pingpong, stall, peers42, tf32, final, peers, diag, rs, hg, kernels, smoke, clusters, table, nova, checked, rows, 42m, 146m, cap, probe, ab, gate, sm-kernels, sm-rows, pack-rows, host or release}
+phase=${1:?phase: issued, side, fill, chunk, connections, done, pingpong, stall, peers42, tf32, final, peers, diag, rs, hg, kernels, smoke, clusters, table, nova, checked, rows, 42m, 146m, cap, probe, ab, gate, sm-kernels, sm-rows, pack-rows, host or release}
 . tools/device/gpu-env.sh
 export PYTHONUNBUFFERED=1
 out=${OUT:-/tmp}/$phase.jsonl
@@ -516,6 +519,11 @@ sys.exit(0 if c and all(x['max_loss_rel_err'] < 1e-3 for x in c) else 1)"; then
       timeout 70 python3 tools/device/transients_probe.py \
         bench-artifacts-gate/train-modelgpt-42m-dtypebf16-batch32 ordered-side
       echo "ordered-side rc=$?"
+      ;;
+    issued)
+      timeout 75 python3 tools/device/transients_probe.py \
+        bench-artifacts-gate/train-modelgpt-42m-dtypebf16-batch32 ordered-read
+      echo "ordered-read rc=$?"
       ;;
     fill)
       if timeout 70 python3 tools/device/transients_probe.py \
