@@ -70,14 +70,19 @@ a caller that blocks in the driver behind torch's wait (reading the loss)
 before that launch could hold it up. So call k returns once call k - 1 is
 done (IREE's `done` semaphore): by then call k has long been issued, and
 the host runs at most one step ahead of the GPU, which goes from one step
-to the next without waiting for the host. Measured at 76b3527 (H200, H100)
-this still stops: the direct probe completes, gpt-42m's check against eager
-passed once, but the ordered probes' first step never completes (IREE's
-`done` stays 0 while call 2 waits for it; a torch stream creation on
-another thread blocks in the driver), with CUDA_DEVICE_MAX_CONNECTIONS=32
-too; gpt-146m's steps stop likewise. CUDA's documentation of stream memory
-operations asks for the order they establish to be expressed to CUDA
-(events) as well, which IREE 3.13's CUDA HAL cannot import or export.
+to the next without waiting for the host. Measured at 76b3527 and 1139360
+(H200, H100), with torch's wait enqueued right after the call, this
+stopped: the direct probe completes, gpt-42m's check against eager passed
+once, but in the ordered probes the first step never completes (IREE's
+`done` stays 0; the next enqueue on torch's stream and a stream creation
+on another thread block in the driver), with CUDA_DEVICE_MAX_CONNECTIONS=32,
+with the ready word written by a kernel, and with torch's current stream a
+non-blocking one alike. What the probes that completed share is that the
+releasing work was enqueued before the wait (stream_wait_probe.py's
+`device-preissued`), and CUDA's documentation of stream memory operations
+asks for the order they establish to be expressed to CUDA as well, which
+IREE 3.13's CUDA HAL cannot (no event import or export). Hence the wait
+after step k - 1 is done (not yet measured on the GPU: phase `issued`).
 
 A device-side failure of call k is raised by the next `enqueue` or `wait()`
 (torch's stream is released so it cannot hang).
