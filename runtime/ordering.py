@@ -55,34 +55,29 @@ was never issued; a gated call waiting, through the globals' timepoints, on
 the previous call's signal fence ended the process). So torch -> IREE is on
 the device: torch's stream writes call k's number into the step's `ready`
 word after its copies (a fill kernel; cuStreamWriteValue32 until 76b3527),
-and the step's first kernel waits for it. The call's wait fence is already reached and its signal fence
-is empty (the globals then carry no timepoint into the next call); an empty
-command buffer enqueued right after it signals `(done, k)`: the device's
-queue runs in order on one CUDA stream, so that is when the step is done.
-IREE -> torch is on the device too: the step's last kernel copies the loss
-out and then writes k into the step's `done` word, which torch's stream
-waits on (cuStreamWaitValue32) right after the call is enqueued. That wait
-is released by GPU work, the pattern that completed in the stream-wait
-probe while every host-released one hung; the worker has nothing to do for
-gated calls. But IREE issues a call's work to the GPU from a thread of its
-own after the call has returned (iree/hal/utils/deferred_work_queue.c), and
-a caller that blocks in the driver behind torch's wait (reading the loss)
-before that launch could hold it up. So call k returns once call k - 1 is
-done (IREE's `done` semaphore): by then call k has long been issued, and
-the host runs at most one step ahead of the GPU, which goes from one step
-to the next without waiting for the host. Measured at 76b3527 and 1139360
-(H200, H100), with torch's wait enqueued right after the call, this
-stopped: the direct probe completes, gpt-42m's check against eager passed
-once, but in the ordered probes the first step never completes (IREE's
-`done` stays 0; the next enqueue on torch's stream and a stream creation
-on another thread block in the driver), with CUDA_DEVICE_MAX_CONNECTIONS=32,
-with the ready word written by a kernel, and with torch's current stream a
-non-blocking one alike. What the probes that completed share is that the
-releasing work was enqueued before the wait (stream_wait_probe.py's
-`device-preissued`), and CUDA's documentation of stream memory operations
-asks for the order they establish to be expressed to CUDA as well, which
-IREE 3.13's CUDA HAL cannot (no event import or export). Hence the wait
-after step k - 1 is done (not yet measured on the GPU: phase `issued`).
+and the step's first kernel waits for it. The call's wait fence is already
+reached and its signal fence is empty (the globals then carry no timepoint
+into the next call); an empty command buffer enqueued right after it
+signals `(done, k)`: the device's queue runs in order on one CUDA stream, so
+that is when the step is done. IREE -> torch is on the device too: the
+step's last kernel copies the loss out and then writes k into the step's
+`done` word, which torch's stream waits on (cuStreamWaitValue32); the worker
+has nothing to do for gated calls.
+
+IREE issues a call's work to the GPU from a thread of its own after the call
+has returned (iree/hal/utils/deferred_work_queue.c). With torch's wait
+enqueued right after the call, gated steps stopped (76b3527, 1139360; H200,
+H100): the first step never completed, and the next enqueue on torch's
+stream and a stream creation on another thread blocked in the driver, with
+CUDA_DEVICE_MAX_CONNECTIONS=32, with the ready word written by a kernel and
+with torch's current stream non-blocking alike. The stream waits that did
+complete in any probe had their releasing work enqueued first
+(stream_wait_probe.py's `device-preissued`), as CUDA's documentation of
+stream memory operations asks (the order they set up is not visible to its
+scheduler). So call k enqueues torch's wait only once call k - 1 is done
+(the first call once it is done whole), by when IREE has long issued call k;
+the host runs at most one step ahead. Not yet measured on the GPU
+(tools/device/bench-h200.sh issued).
 
 A device-side failure of call k is raised by the next `enqueue` or `wait()`
 (torch's stream is released so it cannot hang).
@@ -211,13 +206,8 @@ class CudaStreamTimeline(Timeline):
             self._device.queue_execute(
                 self._barrier, rt.HalFence.create_at(self._done, 0), rt.HalFence.create_at(self._done, k)
             )
-            # IREE issues the step to the GPU from its own worker thread
-            # (deferred_work_queue.c), after the call has returned, and a
-            # stream wait enqueued before the work that releases it stopped
-            # both (phases done, fill, side). So torch's stream waits for
-            # step k only once step k - 1 is done, by when the worker has
-            # long issued step k; the first step is waited for whole. The
-            # host stays at most one step ahead.
+            # Torch's wait only once IREE has issued this step (see the
+            # module doc): after step k - 1 is done, the first step whole.
             rt.HalFence.create_at(self._done, max(k - 1, 1)).wait()
             # Torch's stream runs on once the step's close has written k.
             self._cuda.stream_wait_value(torch.cuda.current_stream().cuda_stream, done_address, k)
