@@ -128,7 +128,7 @@ def kernel_cache_dir(target: str) -> Path:
 
 
 def linalg_pipeline(target: str, f32_matmul_precision: str = "highest", world_size: int = 1,
-                    state_in_place: bool = False, pack_state: bool = False) -> str:
+                    state_in_place: bool = False, pack_state: bool = False, head_chunk: int = 0) -> str:
     """nova → linalg for `target` (a Nova target string: "cpu", "cuda:sm_NN"):
     the C++ pipeline `nova-lower-to-linalg` (CUDA: two-stage leading
     reductions, every matmul configured for the architecture, or for the GPU
@@ -141,7 +141,9 @@ def linalg_pipeline(target: str, f32_matmul_precision: str = "highest", world_si
     place (Nova's multi-tensor AdamW kernel). `pack_state`: a train step's
     params and AdamW state are packed into flat tensors, one update per
     group of params that share their hyperparameters
-    (nova-pack-optimizer-state)."""
+    (nova-pack-optimizer-state). `head_chunk`: a language-model head and its
+    cross-entropy in chunks of at most this many bytes of logits (0: whole;
+    nova-chunk-cross-entropy)."""
     options = [f"target={target}", f"f32-matmul-precision={f32_matmul_precision}"]
     if world_size != 1:
         options.append(f"world-size={world_size}")
@@ -150,8 +152,8 @@ def linalg_pipeline(target: str, f32_matmul_precision: str = "highest", world_si
     if pack_state:
         options.append("pack-optimizer-state=true")
     options += [f"{name}={value}" for name, value in compiling_gpu(target).items()]
-    if head_chunk_bytes():
-        options.append(f"head-chunk-bytes={head_chunk_bytes()}")
+    if head_chunk:
+        options.append(f"head-chunk-bytes={head_chunk}")
     if target.startswith("cuda:"):
         if gemm_stmatrix_enabled():
             options.append("gemm-stmatrix=true")
@@ -190,6 +192,36 @@ def head_chunk_bytes() -> int:
     if value < 0:
         raise ValueError(f"NOVA_HEAD_CHUNK_MIB={mib!r} is negative")
     return int(value * 2**20)
+
+
+def memory_limit_bytes() -> int | None:
+    """The device memory a train step may plan for (NOVA_MEMORY_LIMIT_GIB;
+    unset: no limit). A step planned above it is compiled again with its
+    head in chunks (`compile_captured`), as torch's activation memory budget
+    trades recomputation for memory."""
+    gib = os.environ.get("NOVA_MEMORY_LIMIT_GIB")
+    if gib is None:
+        return None
+    try:
+        value = float(gib)
+    except ValueError:
+        raise ValueError(f"NOVA_MEMORY_LIMIT_GIB={gib!r} is not a number of GiB") from None
+    if value <= 0:
+        raise ValueError(f"NOVA_MEMORY_LIMIT_GIB={gib!r} is not positive")
+    return int(value * 2**30)
+
+
+def head_logits_bytes(captured: CapturedGraph) -> int:
+    """Bytes of the largest logits a captured cross-entropy reads (0: none)."""
+    from nova import loss_ops
+
+    sizes = [0]
+    for node in captured.graph_module.graph.nodes:
+        if node.target == loss_ops.CROSS_ENTROPY_OP:
+            logits = node.args[0].meta.get("val")
+            if logits is not None:
+                sizes.append(logits.numel() * logits.element_size())
+    return max(sizes)
 
 
 def pack_state_enabled() -> bool:
@@ -262,6 +294,7 @@ def lower_to_iree_input(
     world_size: int = 1,
     state_in_place: bool = False,
     pack_state: bool = False,
+    head_chunk: int = 0,
 ) -> str:
     """torch-dialect text → linalg text (generic form) for iree-compile.
 
@@ -271,8 +304,8 @@ def lower_to_iree_input(
     function into IREE's stateful program last. `f32_matmul_precision` is
     torch's setting at capture (CUDA: "high"/"medium" allow TF32).
     `state_in_place`: `program_pipeline` makes the params and optimizer state
-    module globals updated in place; `pack_state`: packed first (see
-    `linalg_pipeline`).
+    module globals updated in place; `pack_state`: packed first;
+    `head_chunk`: the head in chunks (see `linalg_pipeline`).
     """
     from nova import compiler  # the MLIR extension: compile side only
 
@@ -295,7 +328,7 @@ def lower_to_iree_input(
     with stages.stage("nova-lower-to-linalg"):
         text = compiler.run_pipeline(
             text,
-            linalg_pipeline(target, f32_matmul_precision, world_size, state_in_place, pack_state),
+            linalg_pipeline(target, f32_matmul_precision, world_size, state_in_place, pack_state, head_chunk),
             allow_unregistered_dialects=True,
             print_locations=True,
         )
@@ -327,7 +360,37 @@ def compile_captured(
     A train step becomes a module with its state in globals (initialised by
     `load_state`, or from parameters of `parameter_scope` when given; packed
     per `pack_state_enabled()` unless from parameters, whose archive holds
-    each tensor on its own)."""
+    each tensor on its own), its head in chunks per `head_chunk_bytes()`;
+    a step planned above `memory_limit_bytes()` with its head whole is
+    compiled again with it in 4, 6, then 8 chunks until one fits, and the
+    least peak is kept."""
+    head_chunk = head_chunk_bytes() if captured.train_layout is not None else 0
+    vmfb, report = _compile_once(captured, target, name=name, allow_fallback=allow_fallback,
+                                 parameter_scope=parameter_scope, in_place=in_place, head_chunk=head_chunk)
+    limit = memory_limit_bytes()
+    if captured.train_layout is None or limit is None or head_chunk or report.memory["peak"] <= limit:
+        return vmfb, report
+    # Over the limit: the head's logits in 4, 6, then 8 chunks (IREE's packing
+    # makes the peak uneven in the count), the least peak kept.
+    logits = head_logits_bytes(captured)
+    for chunks in (4, 6, 8) if logits else ():
+        announce(f"nova: {name}: planned {_size(report.memory['peak'])} is over NOVA_MEMORY_LIMIT_GIB's "
+                 f"{_size(limit)}: compiling with the head in {chunks} chunks")
+        candidate = _compile_once(captured, target, name=f"{name}.head-{chunks}-chunks", allow_fallback=allow_fallback,
+                                  parameter_scope=parameter_scope, in_place=in_place,
+                                  head_chunk=-(-logits // chunks))
+        if candidate[1].memory["peak"] < report.memory["peak"]:
+            vmfb, report = candidate
+        if report.memory["peak"] <= limit:
+            break
+    else:
+        log.warning("nova: %s: planned %s is over the memory limit of %s", name,
+                    _size(report.memory["peak"]), _size(limit))
+    return vmfb, report
+
+
+def _compile_once(captured: CapturedGraph, target: str, *, name: str, allow_fallback: bool,
+                  parameter_scope: str, in_place: bool, head_chunk: int) -> tuple[bytes, CompileReport]:
     from nova.importer import import_to_torch_mlir
     from nova.runtime import compile_to_vmfb
 
@@ -350,6 +413,7 @@ def compile_captured(
         world_size=captured.world_size,
         state_in_place=program is not None and in_place,
         pack_state=program is not None and not parameter_scope and pack_state_enabled(),
+        head_chunk=head_chunk,
     )
     with stages.stage("iree-compile"), tempfile.TemporaryDirectory(prefix="nova-plan-") as plan_dir:
         vmfb = compile_to_vmfb(

@@ -137,3 +137,23 @@ def test_gpt_head_in_chunks_trains_like_eager(tmp_path, monkeypatch: pytest.Monk
     # The program that ran took its targets in two chunks of 128.
     (linalg,) = (tmp_path / "ir").glob("*/04-linalg.mlir")
     assert "tensor<256xi64> to tensor<128xi64>" in linalg.read_text()
+
+
+def test_step_over_the_memory_limit_is_compiled_with_its_head_in_chunks(tmp_path, monkeypatch: pytest.MonkeyPatch,
+                                                                        caplog: pytest.LogCaptureFixture) -> None:
+    # NOVA_MEMORY_LIMIT_GIB: a step planned above it (1 KiB: every step) is
+    # compiled again with its head in 4, 6 and 8 chunks, the least peak kept.
+    # gpt-tiny at 16 x 32 tokens: 512 rows, so 4 chunks of 128 rows.
+    monkeypatch.setenv("NOVA_MEMORY_LIMIT_GIB", str(1 / 2**20))
+    monkeypatch.setenv("NOVA_DUMP_IR", str(tmp_path / "ir"))
+    torch.manual_seed(0)
+    g = torch.Generator().manual_seed(4)
+    batches = [(torch.randint(0, 256, (16, 32), generator=g), torch.randint(0, 256, (16, 32), generator=g))
+               for _ in range(3)]
+    with caplog.at_level("WARNING", logger="nova.pipeline"):
+        train_like_eager(make_gpt("gpt-tiny"), lambda m: torch.optim.AdamW(m.parameters(), lr=1e-3), batches)
+    compiles = sorted(p.name.rsplit(".", 1)[-1] for p in (tmp_path / "ir").iterdir())
+    assert len(compiles) == 4 and compiles[1:] == ["head-4-chunks", "head-6-chunks", "head-8-chunks"]
+    (chunked,) = (tmp_path / "ir").glob("*.head-4-chunks/04-linalg.mlir")
+    assert "tensor<512xi64> to tensor<128xi64>" in chunked.read_text()
+    assert "is over the memory limit" in caplog.text  # none fits 1 KiB
