@@ -128,7 +128,12 @@
 #           ordered-side)
 #   issued  gated steps whose torch-side wait for step k is enqueued only once
 #           step k - 1 is done (the first step waited for whole): the
-#           ordered-read probe
+#           ordered-read probe (bench-artifacts-gate); if it completes, the
+#           gated gpt-42m bf16 check vs eager CUDA and, if that passes, Nova's
+#           bf16 rows gated and not (bench-artifacts) alternating with
+#           compile-sdpa's and the gated gpt-42m bf16 profile. Then gpt-146m B24
+#           under a 12 GiB cap compiled with NOVA_MEMORY_LIMIT_GIB=10.4
+#           (bench-artifacts-limit). prepare.sh gate limit
 #   fill    gated steps (bench-artifacts-gate) with each step's `ready` word
 #           written by a torch fill kernel (cuStreamWriteValue32 until
 #           76b3527): the ordered-read probe; if it completes, Nova's gated
@@ -170,6 +175,15 @@ each_mode() {
   done
 }
 every_mode="nova:40 eager-sdpa:40 eager:40 jax-cudnn:80 jax:80 compile-sdpa:100 compile:100"
+# Whether $out holds check rows vs eager and every one passed (loss within 1e-3).
+check_rows_pass() {
+  python3 - "$out" <<'PY'
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")]
+checks = [r for r in rows if r.get("bench") == "check"]
+sys.exit(0 if checks and all(r["max_loss_rel_err"] < 1e-3 for r in checks) else 1)
+PY
+}
 # Whether the kernel checks and both model checks of $out passed.
 checks_pass() {
   python3 - "$out" "${OUT:-/tmp}/attention-check.jsonl" "${OUT:-/tmp}/adamw-check.jsonl" \
@@ -500,9 +514,7 @@ PY
         timeout 70 python3 tools/device/transients_probe.py $g $probe; echo "$probe rc=$?"
       done
       art=bench-artifacts-gate limit=120 bench check --model gpt-42m --dtype bf16 --batch 32 --steps 12
-      if python3 -c "import json, sys; r = [json.loads(l) for l in open('$out') if l.startswith('{')]
-c = [x for x in r if x.get('bench') == 'check']
-sys.exit(0 if c and all(x['max_loss_rel_err'] < 1e-3 for x in c) else 1)"; then
+      if check_rows_pass; then
         art=bench-artifacts-gate limit=120 bench check --model gpt-146m --dtype bf16 --batch 16 --steps 12
         art=bench-artifacts-gate limit=120 bench check --model gpt-42m --dtype tf32 --batch 32 --steps 12
         limit=100 ab_rows bench-artifacts-gate bench-artifacts
@@ -521,9 +533,15 @@ sys.exit(0 if c and all(x['max_loss_rel_err'] < 1e-3 for x in c) else 1)"; then
       echo "ordered-side rc=$?"
       ;;
     issued)
-      timeout 75 python3 tools/device/transients_probe.py \
-        bench-artifacts-gate/train-modelgpt-42m-dtypebf16-batch32 ordered-read
-      echo "ordered-read rc=$?"
+      if timeout 75 python3 tools/device/transients_probe.py \
+        bench-artifacts-gate/train-modelgpt-42m-dtypebf16-batch32 ordered-read; then
+        art=bench-artifacts-gate limit=100 bench check --model gpt-42m --dtype bf16 --batch 32 --steps 12
+        if check_rows_pass; then
+          limit=100 ab_rows bench-artifacts-gate bench-artifacts
+          art=bench-artifacts-gate limit=90 bench profile --model gpt-42m --dtype bf16 --batch 32 --steps 3 --top 30
+        else echo "gated check failed"; fi
+      else echo "ordered-read rc=$?"; fi
+      art=bench-artifacts-limit limit=90 bench train --model gpt-146m --dtype bf16 --batch 24 --mem-cap-gib 12 --modes nova
       ;;
     fill)
       if timeout 70 python3 tools/device/transients_probe.py \

@@ -11,9 +11,13 @@
 #   bench-artifacts-static  (with `static`) the gpt-42m steps again, compiled
 #                       with NOVA_ATTENTION_HEAD_GROUPS=0 (attention in its
 #                       static block-major order: the A/B of phase hg)
+#   bench-artifacts-gate  (with `gate`) the three steps again, compiled with
+#                       NOVA_STEP_TRANSIENTS=1 (gated steps: phase issued)
+#   bench-artifacts-limit  (with `limit`) gpt-146m bf16 B24 compiled with
+#                       NOVA_MEMORY_LIMIT_GIB=10.4 (its head in chunks: phase issued)
 # Each set compiles with an empty kernel cache of its own. Then carry
 # [".whl", "bench-artifacts", "bench-artifacts-<set>", ".nova-commit"] (64 MiB in all).
-#   tools/device/prepare.sh [sm] [unpacked] [static]
+#   tools/device/prepare.sh [sm] [unpacked] [static] [gate] [limit]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 nova=.venv/bin/nova
@@ -61,7 +65,22 @@ for set in "$@"; do
       )
       cp .nova-commit bench-artifacts-static/.commit
       ;;
-    *) echo "unknown set: $set (sm, unpacked, static)" >&2; exit 2 ;;
+    gate)
+      rm -rf bench-artifacts-gate
+      (
+        export NOVA_STEP_TRANSIENTS=1 NOVA_CACHE_DIR=$(mktemp -d)
+        "$nova" bench prepare --models gpt-42m --dtypes bf16 tf32 --batch 32 --target $target --out bench-artifacts-gate
+        "$nova" bench prepare --models gpt-146m --dtypes bf16 --batch 16 --target $target --out bench-artifacts-gate
+      )
+      cp .nova-commit bench-artifacts-gate/.commit
+      ;;
+    limit)
+      rm -rf bench-artifacts-limit
+      NOVA_MEMORY_LIMIT_GIB=10.4 NOVA_CACHE_DIR=$(mktemp -d) \
+        "$nova" bench prepare --models gpt-146m --dtypes bf16 --batch 24 --target $target --out bench-artifacts-limit
+      cp .nova-commit bench-artifacts-limit/.commit
+      ;;
+    *) echo "unknown set: $set (sm, unpacked, static, gate, limit)" >&2; exit 2 ;;
   esac
 done
 du -shc .whl bench-artifacts* | sort -h
