@@ -13,7 +13,6 @@
 
 #include "compiler/dialect/NovaOps.h"
 #include "compiler/transforms/Passes.h"
-#include "compiler/transforms/TrainStep.h"
 
 #include "mlir/Analysis/SliceAnalysis.h"
 #include "llvm/ADT/SetVector.h"
@@ -142,7 +141,7 @@ struct NovaChunkCrossEntropyPass
     for (Operation *op : slice)
       if (op->getNumRegions() || !isPure(op))
         return failure();
-    // The slice holds no use of the loss: it is only what lies after it.
+    // Nothing in it may read the loss or the logits.
     for (Operation *op : slice)
       for (Value operand : op->getOperands())
         if (Operation *producer = operand.getDefiningOp())

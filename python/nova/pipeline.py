@@ -180,18 +180,26 @@ def attention_head_groups_enabled() -> bool:
     return os.environ.get("NOVA_ATTENTION_HEAD_GROUPS", "1") != "0"
 
 
+def _env_amount(name: str, unit: int) -> int | None:
+    """Environment variable `name` as a number of `unit` bytes, in bytes;
+    None when unset. Negative or non-numeric values are errors."""
+    text = os.environ.get(name)
+    if text is None:
+        return None
+    try:
+        value = float(text)
+    except ValueError:
+        raise ValueError(f"{name}={text!r} is not a number") from None
+    if value < 0:
+        raise ValueError(f"{name}={text!r} is negative")
+    return int(value * unit)
+
+
 def head_chunk_bytes() -> int:
     """The most bytes of a language-model head's logits made at once
     (NOVA_HEAD_CHUNK_MIB; 0, the default: the head whole). Chunks lower a
     step's peak memory for a little speed (nova-chunk-cross-entropy)."""
-    mib = os.environ.get("NOVA_HEAD_CHUNK_MIB", "0")
-    try:
-        value = float(mib)
-    except ValueError:
-        raise ValueError(f"NOVA_HEAD_CHUNK_MIB={mib!r} is not a number of MiB") from None
-    if value < 0:
-        raise ValueError(f"NOVA_HEAD_CHUNK_MIB={mib!r} is negative")
-    return int(value * 2**20)
+    return _env_amount("NOVA_HEAD_CHUNK_MIB", 2**20) or 0
 
 
 def memory_limit_bytes() -> int | None:
@@ -199,16 +207,10 @@ def memory_limit_bytes() -> int | None:
     unset: no limit). A step planned above it is compiled again with its
     head in chunks (`compile_captured`), as torch's activation memory budget
     trades recomputation for memory."""
-    gib = os.environ.get("NOVA_MEMORY_LIMIT_GIB")
-    if gib is None:
-        return None
-    try:
-        value = float(gib)
-    except ValueError:
-        raise ValueError(f"NOVA_MEMORY_LIMIT_GIB={gib!r} is not a number of GiB") from None
-    if value <= 0:
-        raise ValueError(f"NOVA_MEMORY_LIMIT_GIB={gib!r} is not positive")
-    return int(value * 2**30)
+    limit = _env_amount("NOVA_MEMORY_LIMIT_GIB", 2**30)
+    if limit is not None and float(os.environ["NOVA_MEMORY_LIMIT_GIB"]) == 0:
+        raise ValueError(f"NOVA_MEMORY_LIMIT_GIB={os.environ['NOVA_MEMORY_LIMIT_GIB']!r} is not positive")
+    return limit
 
 
 def head_logits_bytes(captured: CapturedGraph) -> int:

@@ -30,6 +30,13 @@ ls .whl/iree_base_runtime-3.13.0-*.whl .whl/ml_dtypes-0.5.4-*.whl >/dev/null 2>&
     --platform manylinux_2_28_x86_64 --platform manylinux_2_27_x86_64 -d .whl \
     iree-base-runtime==3.13.0 ml_dtypes==0.5.4
 
+prepare_steps() { # out: the three steps alone, under the caller's environment
+  rm -rf "$1"
+  "$nova" bench prepare --models gpt-42m --dtypes bf16 tf32 --batch 32 --target $target --out "$1"
+  "$nova" bench prepare --models gpt-146m --dtypes bf16 --batch 16 --target $target --out "$1"
+  cp .nova-commit "$1/.commit"
+}
+
 prepare_set() { # out, then the models' dtypes
   local out=$1
   shift
@@ -49,14 +56,7 @@ for set in "$@"; do
   case $set in
     sm) NOVA_GEMM_STMATRIX=1 NOVA_CACHE_DIR=$(mktemp -d) prepare_set bench-artifacts-sm bf16 ;;
     unpacked)
-      rm -rf bench-artifacts-unpacked
-      (
-        export NOVA_PACK_STATE=0 NOVA_CACHE_DIR=$(mktemp -d)
-        "$nova" bench prepare --models gpt-42m --dtypes bf16 tf32 --batch 32 --target $target --out bench-artifacts-unpacked
-        "$nova" bench prepare --models gpt-146m --dtypes bf16 --batch 16 --target $target --out bench-artifacts-unpacked
-      )
-      cp .nova-commit bench-artifacts-unpacked/.commit
-      ;;
+      NOVA_PACK_STATE=0 NOVA_CACHE_DIR=$(mktemp -d) prepare_steps bench-artifacts-unpacked ;;
     static)
       rm -rf bench-artifacts-static
       (
@@ -66,14 +66,7 @@ for set in "$@"; do
       cp .nova-commit bench-artifacts-static/.commit
       ;;
     gate)
-      rm -rf bench-artifacts-gate
-      (
-        export NOVA_STEP_TRANSIENTS=1 NOVA_CACHE_DIR=$(mktemp -d)
-        "$nova" bench prepare --models gpt-42m --dtypes bf16 tf32 --batch 32 --target $target --out bench-artifacts-gate
-        "$nova" bench prepare --models gpt-146m --dtypes bf16 --batch 16 --target $target --out bench-artifacts-gate
-      )
-      cp .nova-commit bench-artifacts-gate/.commit
-      ;;
+      NOVA_STEP_TRANSIENTS=1 NOVA_CACHE_DIR=$(mktemp -d) prepare_steps bench-artifacts-gate ;;
     limit)
       rm -rf bench-artifacts-limit
       NOVA_MEMORY_LIMIT_GIB=10.4 NOVA_CACHE_DIR=$(mktemp -d) \
