@@ -1,9 +1,13 @@
-"""Nova's softmax cross-entropy row kernels (forward and backward) on the
-H200: every case against an f64 reference (per-row loss, lse, gradient of
-the logits) on random data, with NaN-poisoned outputs, ignored rows, class
-counts that only narrow loads divide, i32 targets and every logits dtype.
-The "_inplace" cases make their logits inside the function, so the backward
-writes the gradient over them; the caller's tensor must stay as it was.
+"""Nova's softmax cross-entropy row kernels (forward and backward, and the
+two fused: nova.cross_entropy_with_grad) on the H200: every case against an
+f64 reference (per-row loss, lse, gradient of the logits) on random data,
+with NaN-poisoned outputs, ignored rows, class counts that only narrow loads
+divide, i32 targets and every logits dtype. The "_inplace" cases make their
+logits inside the function, so the gradient is written over them; the
+caller's tensor must stay as it was. The gpt-head cases (16384 x 32000) are
+also timed: their kernels' CUPTI time per call ("kernel_us"), the fused
+kernel with the configurator's choice and with other threads/loads in
+flight ("_t<threads>_u<loads>").
 
 Build box (compiler installed):
     .venv/bin/python tools/cross_entropy_check.py prepare --out bench-artifacts/cross-entropy-check
@@ -14,13 +18,15 @@ GPU box (torch + iree.runtime + python/nova only):
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import kernel_check_cli  # noqa: E402
 
-# (name, N, C, logits dtype, target dtype)
+# (name, N, C, logits dtype, target dtype); "fused_" cases are one
+# nova.cross_entropy_with_grad, "_t<threads>_u<loads>" with that config.
 CASES = [
     ("gpt_head", 16384, 32000, "bf16", "i64"),
     ("gpt_head_inplace", 16384, 32000, "bf16", "i64"),
@@ -29,7 +35,18 @@ CASES = [
     ("c10_f32_i32", 5, 10, "f32", "i32"),
     ("c4098_f32", 300, 4098, "f32", "i64"),
     ("c4098_f32_inplace", 300, 4098, "f32", "i64"),
+    ("fused_gpt_head", 16384, 32000, "bf16", "i64"),
+    ("fused_gpt_head_inplace", 16384, 32000, "bf16", "i64"),
+    ("fused_gpt_head_inplace_t256_u2", 16384, 32000, "bf16", "i64"),
+    ("fused_gpt_head_inplace_t512_u2", 16384, 32000, "bf16", "i64"),
+    ("fused_gpt_head_inplace_t1024_u2", 16384, 32000, "bf16", "i64"),
+    ("fused_gpt_head_inplace_t1024_u4", 16384, 32000, "bf16", "i64"),
+    ("fused_rows_64", 64, 32000, "bf16", "i64"),
+    ("fused_odd_c1001_f16", 37, 1001, "f16", "i64"),
+    ("fused_c10_f32_i32", 5, 10, "f32", "i32"),
+    ("fused_c4098_f32_inplace", 300, 4098, "f32", "i64"),
 ]
+TIMED_ROWS = 16384
 IGNORE = -100
 TOLERANCE = {"bf16": 2e-2, "f16": 5e-3, "f32": 1e-5}
 PIPELINE = (
@@ -39,18 +56,38 @@ PIPELINE = (
 )
 
 
-def module_text(n: int, c: int, dtype: str, target: str, in_place: bool) -> str:
+def case_form(name: str) -> tuple[bool, bool, str]:
+    """(fused, in place, explicit lowering_config attributes or "")."""
+    fused, in_place = name.startswith("fused_"), "_inplace" in name
+    m = re.search(r"_t(\d+)_u(\d+)$", name)
+    config = ""
+    if m:
+        threads, unroll = int(m.group(1)), int(m.group(2))
+        config = (f", lowering_config = #nova.lowering_config<tile_sizes = [1, 8, 1], warp_layout = [{threads // 32}, 1],"
+                  f" mma_shape = [1, 1, 1], pipeline_stages = {unroll}, swizzle = 0, kernel = \"cross_entropy_rows\","
+                  f" precision = \"bf16\">")
+    return fused, in_place, config
+
+
+def module_text(name: str, n: int, c: int, dtype: str, target: str) -> str:
+    fused, in_place, config = case_form(name)
     x, t, rows = f"tensor<{n}x{c}x{dtype}>", f"tensor<{n}x{target}>", f"tensor<{n}xf32>"
-    # In place: logits made here (x + 0), which only the backward reads last.
+    # In place: logits made here (x + 0), which only the gradient reads last.
     make = (
         f"  %zero = nova.constant dense<0.0> : {x}\n  %l = nova.add %x, %zero : {x}\n" if in_place else ""
     )
     logits = "%l" if in_place else "%x"
+    if fused:
+        body = (f"  %loss, %lse, %dx = nova.cross_entropy_with_grad {logits}, %t, %g"
+                f" {{ignore_index = {IGNORE}{config}}} : {x}, {t}, {rows} -> {rows}, {rows}, {x}\n")
+    else:
+        body = (
+            f"  %loss, %lse = nova.cross_entropy {logits}, %t {{ignore_index = {IGNORE}}} : {x}, {t} -> {rows}, {rows}\n"
+            f"  %dx = nova.cross_entropy_backward %g, {logits}, %t, %lse {{ignore_index = {IGNORE}}}"
+            f" : {rows}, {x}, {t}, {rows} -> {x}\n"
+        )
     return (
-        f"func.func @main(%x: {x}, %t: {t}, %g: {rows}) -> ({rows}, {rows}, {x}) {{\n{make}"
-        f"  %loss, %lse = nova.cross_entropy {logits}, %t {{ignore_index = {IGNORE}}} : {x}, {t} -> {rows}, {rows}\n"
-        f"  %dx = nova.cross_entropy_backward %g, {logits}, %t, %lse {{ignore_index = {IGNORE}}}"
-        f" : {rows}, {x}, {t}, {rows} -> {x}\n"
+        f"func.func @main(%x: {x}, %t: {t}, %g: {rows}) -> ({rows}, {rows}, {x}) {{\n{make}{body}"
         f"  return %loss, %lse, %dx : {rows}, {rows}, {x}\n}}\n"
     )
 
@@ -63,13 +100,15 @@ def prepare(out: Path, target: str) -> None:
     arch = target.split(":", 1)[1]
     cases = []
     for name, n, c, dtype, tdtype in CASES:
-        in_place = name.endswith("_inplace")
+        fused, in_place, _ = case_form(name)
         text = compiler.run_pipeline(
-            module_text(n, c, dtype, tdtype, in_place), PIPELINE.format(arch=arch), allow_unregistered_dialects=True
+            module_text(name, n, c, dtype, tdtype), PIPELINE.format(arch=arch), allow_unregistered_dialects=True
         )
         kernels = sorted({part.split("::", 1)[0] for part in text.split("entry_points = [@")[1:]})
-        if len([k for k in kernels if "cross_entropy" in k]) != 2 or any(
-            k.endswith("_inplace") != (in_place and "_bwd_" in k) for k in kernels if "cross_entropy" in k
+        ce = [k for k in kernels if "cross_entropy" in k]
+        expected = ["_fused_"] if fused else ["_bwd_", "_fwd_"]
+        if [next((e for e in expected if e in k), None) for k in ce] != expected or any(
+            k.endswith("_inplace") != (in_place and "_fwd_" not in k) for k in ce
         ):
             raise RuntimeError(f"{name}: not on Nova's cross-entropy kernels (in place: {in_place}): {kernels}")
         text = compiler.run_pipeline(text, "builtin.module()", allow_unregistered_dialects=True, generic_output=True)
@@ -130,6 +169,23 @@ def run(directory: Path, iters: int) -> int:
         row["max_rel_err"] = errs
         tol = TOLERANCE[case["dtype"]]
         row["ok"] = row["nan_or_inf"] == 0 and max(errs.values()) < tol and row["input_unchanged"]
+        if n == TIMED_ROWS:
+            row["kernel_us"] = kernel_us(session, x, t, g)
+
+    def kernel_us(session, x, t, g) -> float:
+        """CUPTI time of the case's cross-entropy kernels per call."""
+        from torch.profiler import ProfilerActivity, profile
+
+        for _ in range(3):
+            session.invoke("main", x, t, g)
+        torch.cuda.synchronize()
+        calls = 10
+        with profile(activities=[ProfilerActivity.CUDA]) as prof:
+            for _ in range(calls):
+                session.invoke("main", x, t, g)
+            torch.cuda.synchronize()
+        return sum(e.device_time for e in prof.events()
+                   if e.device_type == torch.autograd.DeviceType.CUDA and "cross_entropy" in e.name) / calls
 
     return kernel_check_cli.run_cases(spec["cases"], first_row, check)
 

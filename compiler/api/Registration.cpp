@@ -112,6 +112,9 @@ void buildLowerToLinalgPipeline(OpPassManager &pm,
     chunking.chunkBytes = options.headChunkBytes;
     pm.addPass(createNovaChunkCrossEntropy(chunking));
   }
+  // Each cross-entropy with its backward: one read of the logits for both
+  // (split back where no kernel takes them, so every target runs it).
+  pm.addPass(createNovaFuseCrossEntropy());
   StringRef target = options.target;
   if (target.consume_front("cuda")) {
     std::string arch = target.consume_front(":") ? target.str() : "";

@@ -1161,6 +1161,26 @@ LogicalResult CrossEntropyBackwardOp::verify() {
                         "logits", getLogits().getType());
 }
 
+SmallVector<Value> CrossEntropyWithGradOp::createUnfused(OpBuilder &b) {
+  auto loss = CrossEntropyOp::create(b, getLoc(), getLoss().getType(),
+                                     getLse().getType(), getLogits(),
+                                     getTarget(), getIgnoreIndexAttr());
+  Value grad = CrossEntropyBackwardOp::create(
+      b, getLoc(), getGradLogits().getType(), getGradLoss(), getLogits(),
+      getTarget(), loss.getLse(), getIgnoreIndexAttr());
+  return {loss.getLoss(), loss.getLse(), grad};
+}
+
+LogicalResult CrossEntropyWithGradOp::verify() {
+  if (failed(verifyCrossEntropyShapes(*this, getLogits(), getTarget(),
+                                      {{"grad_loss", getGradLoss()},
+                                       {"loss", getLoss()},
+                                       {"lse", getLse()}})))
+    return failure();
+  return verifySameType(*this, "grad_logits", getGradLogits().getType(),
+                        "logits", getLogits().getType());
+}
+
 LogicalResult AttentionOp::verify() {
   FailureOr<AttentionShape> shape = verifyAttentionOperands(
       *this, getQuery(), getKey(), getValue(), getMask(), getCausal(),

@@ -590,6 +590,33 @@ def Nova_CrossEntropyBackwardOp : Nova_Op<"cross_entropy_backward", [Pure]> {
   let hasVerifier = 1;
 }
 
+def Nova_CrossEntropyWithGradOp : Nova_Op<"cross_entropy_with_grad", [Pure]> {
+  let summary = "nova.cross_entropy and its backward in one pass over the logits";
+  let description = [{
+    `loss` and `lse` as `nova.cross_entropy` of `logits` and `target`, and
+    `grad_logits` as `nova.cross_entropy_backward` of `grad_loss` and those
+    results. Formed by `nova-fuse-cross-entropy` where the loss gradient
+    does not depend on the loss (the usual case: 1 / the count of targets),
+    so that one kernel reads each row of logits once for both.
+  }];
+  let arguments = (ins RankedTensorOf<[F32, BF16, F16]>:$logits,
+                       Nova_IndexTensor:$target,
+                       RankedTensorOf<[F32]>:$grad_loss, I64Attr:$ignore_index);
+  let results = (outs RankedTensorOf<[F32]>:$loss, RankedTensorOf<[F32]>:$lse,
+                      RankedTensorOf<[F32, BF16, F16]>:$grad_logits);
+  let assemblyFormat = [{
+    $logits `,` $target `,` $grad_loss attr-dict `:` type($logits) `,`
+    type($target) `,` type($grad_loss) `->` type($loss) `,` type($lse) `,`
+    type($grad_logits)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The forward and the backward it stands for, made at `b`'s insertion
+    /// point: {loss, lse, grad_logits}.
+    SmallVector<Value> createUnfused(OpBuilder &b);
+  }];
+}
+
 //===----------------------------------------------------------------------===//
 // Constants
 //===----------------------------------------------------------------------===//

@@ -12,10 +12,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/dialect/NovaOps.h"
+#include "compiler/transforms/Hoist.h"
 #include "compiler/transforms/Passes.h"
-
-#include "mlir/Analysis/SliceAnalysis.h"
-#include "llvm/ADT/SetVector.h"
 
 namespace mlir::nova {
 #define GEN_PASS_DEF_NOVACHUNKCROSSENTROPY
@@ -116,45 +114,13 @@ struct NovaChunkCrossEntropyPass
     for (Head &h : heads) {
       int64_t chunks =
           chooseChunks(cast<RankedTensorType>(h.logits.getType()), chunkBytes);
-      if (chunks > 1 && succeeded(hoistGradLoss(h)))
+      // What the loss gradient is made of (e.g. 1 / the count of targets)
+      // moves before the loss, where the chunks go; not where it depends on
+      // the loss itself, nor on the logits the chunks split.
+      if (chunks > 1 && succeeded(hoistBefore(h.grad.getGradLoss(), h.loss,
+                                              {h.logits.getOperation()})))
         split(h, chunks);
     }
-  }
-
-  /// Moves what the loss gradient is made of (e.g. 1 / the count of
-  /// targets) before the loss, where the chunks go. Fails where it depends
-  /// on the loss itself.
-  static LogicalResult hoistGradLoss(Head &h) {
-    Operation *at = h.loss;
-    Block *block = at->getBlock();
-    SetVector<Operation *> slice;
-    BackwardSliceOptions options;
-    options.filter = [&](Operation *op) {
-      return op->getBlock() == block && at->isBeforeInBlock(op);
-    };
-    options.inclusive = true;
-    Operation *def = h.grad.getGradLoss().getDefiningOp();
-    if (!def || def->getBlock() != block || !at->isBeforeInBlock(def))
-      return success(); // an argument, or made before the loss already
-    if (failed(getBackwardSlice(def, &slice, options)))
-      return failure();
-    for (Operation *op : slice)
-      if (op->getNumRegions() || !isPure(op))
-        return failure();
-    // Nothing in it may read the loss or the logits.
-    for (Operation *op : slice)
-      for (Value operand : op->getOperands())
-        if (Operation *producer = operand.getDefiningOp())
-          if (producer == h.loss.getOperation() ||
-              producer == h.logits.getOperation())
-            return failure();
-    SmallVector<Operation *> ordered(slice.begin(), slice.end());
-    llvm::sort(ordered, [](Operation *a, Operation *b) {
-      return a->isBeforeInBlock(b);
-    });
-    for (Operation *op : ordered)
-      op->moveBefore(at);
-    return success();
   }
 
   static Value rows(OpBuilder &b, Location loc, Value v, int64_t first,

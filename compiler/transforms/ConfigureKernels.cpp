@@ -171,42 +171,79 @@ struct ConfigureKernelsPass
 
   /// Cross-entropy ops get Nova's row kernel where it runs (static shapes,
   /// an ignore_index that fits its i32 constant); the others are left for
-  /// the decomposition.
+  /// the decomposition. A forward fused with its backward that gets no
+  /// fused kernel (its row too long to hold) is split back into the two,
+  /// each configured in turn.
   void configureCrossEntropyOps(ModuleOp module, TargetAttr target) {
+    SmallVector<CrossEntropyWithGradOp> unfit;
+    module.walk([&](CrossEntropyWithGradOp op) {
+      if (op->hasAttr("lowering_config"))
+        return;
+      std::string why;
+      std::optional<LoweringConfigAttr> config = configureCrossEntropy(
+          op.getLogits(), op.getIgnoreIndex(), /*backward=*/false,
+          /*fused=*/true, target, why);
+      if (setConfig(op, config, why))
+        remarkCrossEntropy(op, "cross-entropy with gradient ", *config);
+      else
+        unfit.push_back(op);
+    });
+    for (CrossEntropyWithGradOp op : unfit) {
+      OpBuilder b(op);
+      op->replaceAllUsesWith(op.createUnfused(b));
+      op->erase();
+    }
     module.walk([&](Operation *op) {
       auto forward = dyn_cast<CrossEntropyOp>(op);
       auto backward = dyn_cast<CrossEntropyBackwardOp>(op);
       if ((!forward && !backward) || op->hasAttr("lowering_config"))
         return;
-      auto logits = cast<RankedTensorType>(
-          (forward ? forward.getLogits() : backward.getLogits()).getType());
-      int64_t ignoreIndex =
-          forward ? forward.getIgnoreIndex() : backward.getIgnoreIndex();
       std::string why;
-      std::optional<LoweringConfigAttr> config;
-      if (!logits.hasStaticShape())
-        why = "dynamic shapes";
-      else if (ignoreIndex != int64_t(int32_t(ignoreIndex)))
-        why = "ignore_index does not fit in i32";
-      else {
-        cuda::CrossEntropyProblem problem;
-        problem.rows = logits.getDimSize(0);
-        problem.classes = logits.getDimSize(1);
-        problem.elementBytes = logits.getElementTypeBitWidth() / 8;
-        problem.f16 = logits.getElementType().isF16();
-        problem.backward = bool(backward);
-        config = cuda::configureCrossEntropy(problem, target, why);
-      }
-      if (!setConfig(op, config, why))
-        return;
-      if (remarks)
-        op->emitRemark() << (backward ? "cross-entropy backward " : "cross-entropy ")
-                         << logits.getDimSize(0) << "x" << logits.getDimSize(1)
-                         << ": " << config->getWarpLayout()[0] * 32
-                         << " threads per row, " << config->getTileSizes()[1]
-                         << "-wide loads, " << config->getPipelineStages()
-                         << " in flight";
+      std::optional<LoweringConfigAttr> config = configureCrossEntropy(
+          forward ? forward.getLogits() : backward.getLogits(),
+          forward ? forward.getIgnoreIndex() : backward.getIgnoreIndex(),
+          bool(backward), /*fused=*/false, target, why);
+      if (setConfig(op, config, why))
+        remarkCrossEntropy(
+            op, backward ? "cross-entropy backward " : "cross-entropy ",
+            *config);
     });
+  }
+
+  std::optional<LoweringConfigAttr>
+  configureCrossEntropy(Value logitsValue, int64_t ignoreIndex, bool backward,
+                        bool fused, TargetAttr target, std::string &why) {
+    auto logits = cast<RankedTensorType>(logitsValue.getType());
+    if (!logits.hasStaticShape()) {
+      why = "dynamic shapes";
+      return std::nullopt;
+    }
+    if (ignoreIndex != int64_t(int32_t(ignoreIndex))) {
+      why = "ignore_index does not fit in i32";
+      return std::nullopt;
+    }
+    cuda::CrossEntropyProblem problem;
+    problem.rows = logits.getDimSize(0);
+    problem.classes = logits.getDimSize(1);
+    problem.elementBytes = logits.getElementTypeBitWidth() / 8;
+    problem.f16 = logits.getElementType().isF16();
+    problem.backward = backward;
+    problem.fused = fused;
+    return cuda::configureCrossEntropy(problem, target, why);
+  }
+
+  void remarkCrossEntropy(Operation *op, StringRef what,
+                          LoweringConfigAttr config) {
+    if (!remarks)
+      return;
+    auto logits = cast<RankedTensorType>(op->getOperand(0).getType());
+    if (isa<CrossEntropyBackwardOp>(op))
+      logits = cast<RankedTensorType>(op->getOperand(1).getType());
+    op->emitRemark() << what << logits.getDimSize(0) << "x"
+                     << logits.getDimSize(1) << ": "
+                     << config.getWarpLayout()[0] * 32 << " threads per row, "
+                     << config.getTileSizes()[1] << "-wide loads, "
+                     << config.getPipelineStages() << " in flight";
   }
 
   /// Every nova.fused region in one row space gets Nova's fused-rows

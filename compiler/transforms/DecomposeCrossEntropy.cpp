@@ -160,13 +160,27 @@ struct DecomposeCrossEntropyBackward
   }
 };
 
+/// A fused pair without Nova's kernel: the forward and the backward again
+/// (each then decomposed in turn, or configured by a later
+/// nova-configure-kernels).
+struct SplitCrossEntropyWithGrad : OpRewritePattern<CrossEntropyWithGradOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(CrossEntropyWithGradOp op,
+                                PatternRewriter &rewriter) const override {
+    if (op->hasAttr("lowering_config"))
+      return rewriter.notifyMatchFailure(op, "runs Nova's kernel");
+    rewriter.replaceOp(op, op.createUnfused(rewriter));
+    return success();
+  }
+};
+
 struct NovaDecomposeCrossEntropyPass
     : public mlir::nova::impl::NovaDecomposeCrossEntropyBase<
           NovaDecomposeCrossEntropyPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    patterns.add<DecomposeCrossEntropy, DecomposeCrossEntropyBackward>(
-        &getContext());
+    patterns.add<DecomposeCrossEntropy, DecomposeCrossEntropyBackward,
+                 SplitCrossEntropyWithGrad>(&getContext());
     GreedyRewriteConfig config;
     config.enableFolding(false);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns),

@@ -33,6 +33,22 @@ def NovaDecomposeAttention : Pass<"nova-decompose-attention"> {
   let dependentDialects = ["::mlir::nova::NovaDialect"];
 }
 
+def NovaFuseCrossEntropy : Pass<"nova-fuse-cross-entropy"> {
+  let summary = "A cross-entropy and its backward as one op over the logits";
+  let description = [{
+    A `nova.cross_entropy` and the `nova.cross_entropy_backward` of its lse
+    (same logits, target and ignore_index) become one
+    `nova.cross_entropy_with_grad` where the forward was: a kernel then reads
+    each row of logits once for the loss and the gradient (the logits are
+    the step's largest tensor: gpt-42m at B32, 1 GiB of bf16). What the loss
+    gradient is made of (1 / the count of targets) moves before the loss; a
+    loss gradient that depends on the loss (or on anything made after it but
+    that) leaves the pair apart. Ops without a Nova kernel are split back by
+    `nova-decompose-cross-entropy`.
+  }];
+  let dependentDialects = ["::mlir::nova::NovaDialect"];
+}
+
 def NovaChunkCrossEntropy : Pass<"nova-chunk-cross-entropy"> {
   let summary = "Split a language-model head and its cross-entropy into chunks of rows";
   let description = [{
@@ -63,8 +79,9 @@ def NovaDecomposeCrossEntropy : Pass<"nova-decompose-cross-entropy"> {
     exp, row sum, log), a gather of each row's target logit and a select of
     0 for rows whose target is `ignore_index`; the backward
     `g * (exp(x - lse) - onehot(target))` with `g` zeroed on those rows, cast
-    to the logits' type. Ops the configurator gave a Nova kernel (a
-    `lowering_config`) are kept for it.
+    to the logits' type; a `nova.cross_entropy_with_grad` is the two again.
+    Ops the configurator gave a Nova kernel (a `lowering_config`) are kept
+    for it.
   }];
   let dependentDialects = ["::mlir::nova::NovaDialect"];
 }

@@ -5,7 +5,9 @@ custom op (loss_ops.py); on CPU nova-lower-to-linalg decomposes it again, on
 CUDA it runs Nova's row kernels. The eager op must match torch (values and
 gradients, ignored rows included), eligible calls must be captured whole,
 others keep torch's path, and a classifier with ignored targets must train
-like eager. Tolerances: f32 1e-5 relative (losses), 1e-4 (parameters after
+like eager. The loss and its backward are one op where the loss gradient
+allows (nova-fuse-cross-entropy): one CUDA kernel for both, split back on the
+CPU, so every CPU step runs the fusion too. Tolerances: f32 1e-5 relative (losses), 1e-4 (parameters after
 SGD steps); bf16 logits 1e-2.
 """
 
@@ -78,6 +80,25 @@ def test_gpt_cross_entropy_is_captured_whole() -> None:
     targets = [n.target for n in captured.graph_module.graph.nodes]
     assert targets.count(loss_ops.CROSS_ENTROPY_OP) == 1
     assert targets.count(loss_ops.CROSS_ENTROPY_BACKWARD_OP) == 1
+
+
+def test_gpt_loss_and_its_gradient_are_one_cuda_kernel() -> None:
+    # Compile only (no GPU): the step's cross-entropy and its backward are
+    # one dispatch of the fused row kernel, writing the gradient over the
+    # logits (nothing reads them after it).
+    import re
+
+    from nova.importer import import_to_torch_mlir
+    from nova.pipeline import lower_to_iree_input
+
+    torch.manual_seed(0)
+    model = make_gpt("gpt-tiny")
+    g = torch.Generator().manual_seed(2)
+    batch = (torch.randint(0, 256, (2, 32), generator=g), torch.randint(0, 256, (2, 32), generator=g))
+    captured = capture.capture_train_step(model, torch.optim.AdamW(model.parameters(), lr=1e-3), None, batch)
+    text = lower_to_iree_input(import_to_torch_mlir(captured), target="cuda:sm_90")
+    kernels = re.findall(r"entry_points = \[@(nova_cross_entropy_\w+)::", text)
+    assert len(kernels) == 1 and re.fullmatch(r"nova_cross_entropy_fused_f32_i64_t\d+_v4_u\d+_inplace", kernels[0]), kernels
 
 
 class Classifier(nn.Module):

@@ -134,6 +134,11 @@
 #           compile-sdpa's and the gated gpt-42m bf16 profile. Then gpt-146m B24
 #           under a 12 GiB cap compiled with NOVA_MEMORY_LIMIT_GIB=10.4
 #           (bench-artifacts-limit). prepare.sh gate limit
+#   gatelab why gated gpt-42m steps run slower than default ones (16.4 against
+#           14.5 ms at c398e9e): direct calls with a host wait each, the
+#           ordered-read probe waiting on IREE's semaphore or on a torch
+#           event, api probes with Chrome traces (default, gated, gated with
+#           the event), NVML clocks and power throughout ($OUT/smi.csv)
 #   fill    gated steps (bench-artifacts-gate) with each step's `ready` word
 #           written by a torch fill kernel (cuStreamWriteValue32 until
 #           76b3527): the ordered-read probe; if it completes, Nova's gated
@@ -142,7 +147,7 @@
 # Carry .whl, bench-artifacts[, bench-artifacts-static|-sm|-unpacked|-old] and .nova-commit (tools/device/prepare.sh).
 # Results: $OUT/<phase>.jsonl and $OUT/<phase>.log.
 set -uo pipefail
-phase=${1:?phase: issued, side, fill, chunk, connections, done, pingpong, stall, peers42, tf32, final, peers, diag, rs, hg, kernels, smoke, clusters, table, nova, checked, rows, 42m, 146m, cap, probe, ab, gate, sm-kernels, sm-rows, pack-rows, host or release}
+phase=${1:?phase: gatelab, issued, side, fill, chunk, connections, done, pingpong, stall, peers42, tf32, final, peers, diag, rs, hg, kernels, smoke, clusters, table, nova, checked, rows, 42m, 146m, cap, probe, ab, gate, sm-kernels, sm-rows, pack-rows, host or release}
 . tools/device/gpu-env.sh
 export PYTHONUNBUFFERED=1
 out=${OUT:-/tmp}/$phase.jsonl
@@ -531,6 +536,19 @@ PY
       timeout 70 python3 tools/device/transients_probe.py \
         bench-artifacts-gate/train-modelgpt-42m-dtypebf16-batch32 ordered-side
       echo "ordered-side rc=$?"
+      ;;
+    gatelab)
+      g=bench-artifacts-gate/train-modelgpt-42m-dtypebf16-batch32
+      d=bench-artifacts/train-modelgpt-42m-dtypebf16-batch32
+      nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem,power.draw,temperature.gpu,clocks_throttle_reasons.active \
+        --format=csv -lms 100 > "${OUT:-/tmp}/smi.csv" &
+      smi=$!
+      for probe in "$g sync-loop" "$g ordered-read" "$g ordered-read event" "$d api trace" "$g api trace" \
+        "$g api trace event"; do
+        echo "== probe $probe"
+        timeout 70 python3 tools/device/transients_probe.py $probe 2>&1 | grep -v "leaked\|nanobind\|^ - "
+      done
+      kill $smi
       ;;
     issued)
       if timeout 75 python3 tools/device/transients_probe.py \

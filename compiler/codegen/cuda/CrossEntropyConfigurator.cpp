@@ -14,6 +14,10 @@ namespace {
 constexpr double kDramLatencyNs = 1500; // under load, not idle (~600 ns)
 constexpr int64_t kMaxThreadsPerRow = 256;
 constexpr int64_t kVectorsPerThread = 4, kMaxUnroll = 4;
+// Fused: up to 512 threads a row, two CTAs an SM at the kernel's ~50
+// registers a thread (what ptxas gives it at sm_90), so that few rows are
+// resident at once and one CTA streams while the other merges its row.
+constexpr int64_t kMaxFusedThreads = 512, kFusedRegisters = 56;
 } // namespace
 
 std::optional<LoweringConfigAttr>
@@ -33,20 +37,38 @@ cuda::configureCrossEntropy(const CrossEntropyProblem &problem,
   while (problem.classes % vector)
     vector /= 2;
   int64_t vectors = problem.classes / vector;
-  int64_t threads = std::clamp<int64_t>(
-      (vectors / kVectorsPerThread + 31) / 32 * 32, 32, kMaxThreadsPerRow);
+  StringRef precision = problem.elementBytes == 4 ? "f32"
+                        : problem.f16             ? "f16"
+                                                  : "bf16";
+  MLIRContext *context = target.getContext();
+  int64_t threads =
+      std::clamp<int64_t>((vectors / kVectorsPerThread + 31) / 32 * 32, 32,
+                          problem.fused ? kMaxFusedThreads : kMaxThreadsPerRow);
+  int64_t residentThreads = maxThreadsPerSm(target);
+  if (problem.fused) {
+    // The backward's pass reads the row again from L2: the rows of the CTAs
+    // resident at once must stay within half of it (the other half takes
+    // the gradient's lines on their way out).
+    int64_t ctas = std::max<int64_t>(
+        1, std::min(maxThreadsPerSm(target) / threads,
+                    target.getRegistersPerSm() / (threads * kFusedRegisters)));
+    residentThreads = ctas * threads;
+    double rowBytes = double(problem.classes) * problem.elementBytes;
+    int64_t rows = target.getSmCount() * ctas;
+    if (rows * rowBytes > 0.5 * double(l2CacheBytes(target))) {
+      why = "the rows of " + std::to_string(rows) +
+            " resident CTAs exceed half the L2 (a fused row is read twice)";
+      return std::nullopt;
+    }
+  }
   // Bytes an SM must have in flight: its bandwidth share times the latency.
   double bytesPerNs = double(target.getMemoryBandwidthGbps()) /
                       double(target.getSmCount());
   double inFlight = bytesPerNs * kDramLatencyNs;
   int64_t unroll = std::clamp<int64_t>(
-      int64_t(std::ceil(inFlight / (maxThreadsPerSm(target) * vector *
-                                    problem.elementBytes))),
+      int64_t(std::ceil(inFlight /
+                        (residentThreads * vector * problem.elementBytes))),
       1, kMaxUnroll);
-  StringRef precision = problem.elementBytes == 4 ? "f32"
-                        : problem.f16             ? "f16"
-                                                  : "bf16";
-  MLIRContext *context = target.getContext();
   return LoweringConfigAttr::get(
       // One row per CTA, `vector` classes per load; no MMA.
       context, /*tile_sizes=*/{1, vector, 1}, /*warp_layout=*/{threads / 32, 1},

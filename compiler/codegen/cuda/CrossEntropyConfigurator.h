@@ -5,7 +5,9 @@
 // vector that divides the class count, threads per row for a few vectors
 // each, and the loads each thread keeps in flight so that an SM's resident
 // threads cover its share of DRAM bandwidth over the load latency (Little's
-// law) - the same closed-form quantities as the other configurators.
+// law) - the same closed-form quantities as the other configurators. Fused
+// (forward and backward in one kernel), the rows resident at once must fit
+// in half the L2 for the backward's second read.
 //
 //===----------------------------------------------------------------------===//
 
@@ -23,6 +25,9 @@ namespace mlir::nova::cuda {
 struct CrossEntropyProblem {
   int64_t rows = 0, classes = 0, elementBytes = 2;
   bool f16 = false, backward = false;
+  /// The forward and backward in one kernel (nova.cross_entropy_with_grad):
+  /// each row read twice, the second time from L2.
+  bool fused = false;
 };
 
 /// The lowering_config for `problem` on `target`, or nullopt with the reason

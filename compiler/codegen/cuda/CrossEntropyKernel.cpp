@@ -23,6 +23,12 @@ constexpr double kLog2e = 1.4426950408889634, kLn2 = 0.69314718055994531;
 
 std::string CrossEntropySpec::kernelName() const {
   StringRef element = elementBytes == 4 ? "f32" : f16 ? "f16" : "bf16";
+  if (fused)
+    return llvm::formatv(
+               "nova_cross_entropy_fused_{0}_i{1}_t{2}_v{3}_u{4}{5}{6}",
+               element, 8 * targetBytes, threads, vector, unroll,
+               roundTf32 ? "_tf32" : "", inPlace ? "_inplace" : "")
+        .str();
   return llvm::formatv("nova_cross_entropy_{0}_{1}_i{2}_t{3}_v{4}_u{5}{6}{7}",
                        backward ? "bwd" : "fwd", element, 8 * targetBytes,
                        threads, vector, unroll, roundTf32 ? "_tf32" : "",
@@ -30,15 +36,18 @@ std::string CrossEntropySpec::kernelName() const {
       .str();
 }
 
-FailureOr<CrossEntropySpec>
-cuda::crossEntropySpec(LoweringConfigAttr config, bool backward, Type logits,
-                       Type target, int64_t classes, std::string &why) {
+FailureOr<CrossEntropySpec> cuda::crossEntropySpec(LoweringConfigAttr config,
+                                                   bool backward, bool fused,
+                                                   Type logits, Type target,
+                                                   int64_t classes,
+                                                   std::string &why) {
   if (config.getKernel() != "cross_entropy_rows") {
     why = "kernel family is not cross_entropy_rows";
     return failure();
   }
   CrossEntropySpec spec;
   spec.backward = backward;
+  spec.fused = fused;
   if (!logits.isF32() && !logits.isBF16() && !logits.isF16()) {
     why = "logits are not f32, bf16 or f16";
     return failure();
@@ -106,12 +115,16 @@ struct RowKernel : KernelBuilder {
   /// The `vector` logits from column `column` (i32), as f32 times log2(e).
   /// Logits the kernel overwrites are not read as invariant (ld.global.nc
   /// is for memory no thread writes while the kernel runs).
-  SmallVector<Value> loadScaled(Value logits, Value column) {
+  Value loadVector(Value logits, Value column) {
     Value address = at(element, logits, add(rowBase, wide(column)));
     unsigned alignment = spec.vector * spec.elementBytes;
-    Value v = spec.inPlace
-                  ? LLVM::LoadOp::create(b, loc, vectorType, address, alignment)
-                  : readOnly(vectorType, address, alignment);
+    return spec.inPlace
+               ? LLVM::LoadOp::create(b, loc, vectorType, address, alignment)
+                     .getResult()
+               : readOnly(vectorType, address, alignment);
+  }
+  SmallVector<Value> loadScaled(Value logits, Value column) {
+    Value v = loadVector(logits, column);
     SmallVector<Value> x;
     for (int64_t i = 0; i < spec.vector; ++i) {
       Value e = vector::ExtractOp::create(b, loc, v, i);
@@ -171,9 +184,9 @@ struct RowKernel : KernelBuilder {
     return {m, s};
   }
 
-  void forward(Block &entry, Value smem) {
-    Value logits = entry.getArgument(0), targets = entry.getArgument(1),
-          loss = entry.getArgument(2), lse = entry.getArgument(3);
+  /// This thread's online (max, sum of 2^(x - max)) over its vectors of
+  /// the row (x in base 2).
+  std::pair<Value, Value> onlineMaxSum(Value logits) {
     SmallVector<Value> end =
         forEachVector({cf(-INFINITY), cf(0.0)},
                       [&](ArrayRef<Value> columns, ValueRange st) {
@@ -193,11 +206,50 @@ struct RowKernel : KernelBuilder {
                         }
                         return SmallVector<Value>{m, s};
                       });
-    Value m, s;
-    std::tie(m, s) = warpMerge(end[0], end[1]);
+    return {end[0], end[1]};
+  }
+
+  void forward(Block &entry, Value smem) {
+    Value logits = entry.getArgument(0), targets = entry.getArgument(1),
+          loss = entry.getArgument(2), lse = entry.getArgument(3);
+    auto [m, s] = onlineMaxSum(logits);
+    blockMerge(m, s, smem, [&](Value rowMax, Value rowSum) {
+      ifThen(eq(lane(), 0), [&] {
+        // Natural-log lse; the target logit read once, in range.
+        Value l = fmul(fadd(rowMax, lg2(rowSum)), cf(kLn2));
+        LLVM::StoreOp::create(b, loc, l, at(f32, lse, wide(row)), 4);
+        Value t, valid;
+        std::tie(t, valid) = readTarget(targets);
+        Value value = select(valid, fsub(l, targetLogit(logits, t)), cf(0.0));
+        LLVM::StoreOp::create(b, loc, value, at(f32, loss, wide(row)), 4);
+      });
+    });
+  }
+
+  Value lane() { return rem(tid, c32(32)); }
+
+  /// The row's logit at class `t` (i64; column 0 where out of range) in f32.
+  Value targetLogit(Value logits, Value t) {
+    Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, t,
+                                          wide(classes));
+    Value address =
+        at(element, logits, add(rowBase, select(inRange, t, c64(0))));
+    Value x = spec.inPlace ? LLVM::LoadOp::create(b, loc, element, address,
+                                                  spec.elementBytes)
+                                 .getResult()
+                           : readOnly(element, address, spec.elementBytes);
+    return element.isF32() ? x : arith::ExtFOp::create(b, loc, f32, x);
+  }
+
+  /// Merges every thread's (max, sum) over the CTA: over each warp by
+  /// shuffles, then warp 0 over the warps' pairs in shared memory, where
+  /// `finish(max, sum)` runs (every lane of warp 0 holds the row's pair).
+  template <typename Fn>
+  void blockMerge(Value m, Value s, Value smem, Fn &&finish) {
+    std::tie(m, s) = warpMerge(m, s);
     // Across warps through shared memory: [warps] maxima, then sums.
     int64_t warps = spec.threads / 32;
-    Value warp = div(tid, c32(32)), lane = rem(tid, c32(32));
+    Value warp = div(tid, c32(32)), lane = this->lane();
     Value maxAt = byteOffset(shared, smem, mul(warp, c32(4)));
     Value sumAt = byteOffset(shared, smem, add(c32(4 * warps), mul(warp, c32(4))));
     ifThen(eq(lane, 0), [&] {
@@ -223,23 +275,81 @@ struct RowKernel : KernelBuilder {
       Value rowMax, rowSum;
       std::tie(rowMax, rowSum) =
           warpMerge(branch.getResult(0), branch.getResult(1));
-      ifThen(eq(lane, 0), [&] {
-        // Natural-log lse; the target logit read once, in range.
-        Value l = fmul(fadd(rowMax, lg2(rowSum)), cf(kLn2));
+      finish(rowMax, rowSum);
+    });
+  }
+
+  /// Parameters: logits, targets, grad_loss, grad, loss, lse; in place,
+  /// without the logits (the gradient overwrites them). The forward's pass
+  /// over the row, then the backward's: its second read of the row comes
+  /// from L2 (the configurator keeps the rows resident at once within it).
+  void fused(Block &entry, Value smem) {
+    unsigned first = spec.inPlace ? 0 : 1;
+    Value targets = entry.getArgument(first),
+          gradLoss = entry.getArgument(first + 1),
+          grad = entry.getArgument(first + 2),
+          loss = entry.getArgument(first + 3),
+          lse = entry.getArgument(first + 4);
+    Value logits = spec.inPlace ? grad : entry.getArgument(0);
+    Value t, valid;
+    std::tie(t, valid) = readTarget(targets);
+    Value g =
+        select(valid, readOnly(f32, at(f32, gradLoss, wide(row)), 4), cf(0.0));
+    // Read before the barriers: in place, no thread writes the row before
+    // every thread is past them.
+    Value xt = targetLogit(logits, t);
+    auto [m, s] = onlineMaxSum(logits);
+    // The row's lse (base 2) for every thread, after the warps' pairs.
+    Value lseAt = byteOffset(shared, smem, c32(8 * (spec.threads / 32)));
+    blockMerge(m, s, smem, [&](Value rowMax, Value rowSum) {
+      ifThen(eq(lane(), 0), [&] {
+        Value l2 = fadd(rowMax, lg2(rowSum));
+        LLVM::StoreOp::create(b, loc, l2, lseAt, 4);
+        Value l = fmul(l2, cf(kLn2));
         LLVM::StoreOp::create(b, loc, l, at(f32, lse, wide(row)), 4);
-        Value t, valid;
-        std::tie(t, valid) = readTarget(targets);
-        Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
-                                              t, wide(classes));
-        Value column = select(inRange, t, c64(0));
-        Value x = readOnly(element, at(element, logits, add(rowBase, column)),
-                           spec.elementBytes);
-        if (!element.isF32())
-          x = arith::ExtFOp::create(b, loc, f32, x);
-        Value value = select(valid, fsub(l, x), cf(0.0));
-        LLVM::StoreOp::create(b, loc, value, at(f32, loss, wide(row)), 4);
+        LLVM::StoreOp::create(b, loc, select(valid, fsub(l, xt), cf(0.0)),
+                              at(f32, loss, wide(row)), 4);
       });
     });
+    gpu::BarrierOp::create(b, loc);
+    writeGradient(logits, grad, g, t,
+                  LLVM::LoadOp::create(b, loc, f32, lseAt, 4));
+  }
+
+  /// The row's gradient from its logits, g, the target and the lse (base 2).
+  void writeGradient(Value logits, Value grad, Value g, Value t, Value lse2) {
+    forEachVector({}, [&](ArrayRef<Value> columns, ValueRange) {
+      SmallVector<SmallVector<Value>> batch;
+      for (Value column : columns)
+        batch.push_back(loadScaled(logits, column));
+      for (auto [column, x] : llvm::zip(columns, batch)) {
+        SmallVector<Value> out;
+        for (auto [i, e] : llvm::enumerate(x))
+          out.push_back(gradient(g, e, lse2, t, add(column, c32(int64_t(i)))));
+        storeVector(grad, column, out);
+      }
+      return SmallVector<Value>{};
+    });
+  }
+
+  /// One logit's gradient g (2^(x - lse) - [column == t]) in the logits'
+  /// type (x and lse base 2; f32 rounded to TF32 where asked).
+  Value gradient(Value g, Value x, Value lse2, Value t, Value column) {
+    Value isTarget =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                              arith::ExtUIOp::create(b, loc, i64, column), t);
+    Value d =
+        fmul(g, fsub(ex2(fsub(x, lse2)), select(isTarget, cf(1.0), cf(0.0))));
+    if (!element.isF32())
+      return arith::TruncFOp::create(b, loc, element, d);
+    return spec.roundTf32 ? RoundTf32Op::buildScalar(b, loc, d) : d;
+  }
+
+  void storeVector(Value base, Value column, ArrayRef<Value> values) {
+    Value v = vector::FromElementsOp::create(b, loc, vectorType, values);
+    LLVM::StoreOp::create(b, loc, v,
+                          at(element, base, add(rowBase, wide(column))),
+                          spec.vector * spec.elementBytes);
   }
 
   /// Parameters: grad_loss, logits, targets, lse, grad; in place,
@@ -258,33 +368,8 @@ struct RowKernel : KernelBuilder {
     std::tie(t, valid) = readTarget(targets);
     Value g = select(valid, readOnly(f32, at(f32, gradLoss, wide(row)), 4),
                      cf(0.0));
-    Value lse2 = fmul(readOnly(f32, at(f32, lse, wide(row)), 4), cf(kLog2e));
-    forEachVector({}, [&](ArrayRef<Value> columns, ValueRange) {
-      SmallVector<SmallVector<Value>> batch;
-      for (Value column : columns)
-        batch.push_back(loadScaled(logits, column));
-      for (auto [column, x] : llvm::zip(columns, batch)) {
-        SmallVector<Value> out;
-        for (auto [i, e] : llvm::enumerate(x)) {
-          Value j = arith::ExtUIOp::create(b, loc, i64,
-                                           add(column, c32(int64_t(i))));
-          Value isTarget =
-              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, j, t);
-          Value p = fsub(ex2(fsub(e, lse2)), select(isTarget, cf(1.0), cf(0.0)));
-          Value d = fmul(g, p);
-          if (!element.isF32())
-            d = arith::TruncFOp::create(b, loc, element, d);
-          else if (spec.roundTf32)
-            d = RoundTf32Op::buildScalar(b, loc, d);
-          out.push_back(d);
-        }
-        Value v = vector::FromElementsOp::create(b, loc, vectorType, out);
-        LLVM::StoreOp::create(b, loc, v,
-                              at(element, grad, add(rowBase, wide(column))),
-                              spec.vector * spec.elementBytes);
-      }
-      return SmallVector<Value>{};
-    });
+    writeGradient(logits, grad, g, t,
+                  fmul(readOnly(f32, at(f32, lse, wide(row)), 4), cf(kLog2e)));
   }
 };
 
@@ -298,12 +383,17 @@ cuda::buildCrossEntropyKernel(MLIRContext *context,
   OwningOpRef<ModuleOp> module =
       createKernelModule(b, spec.kernelName(), "sm_80", "+ptx70");
   LLVM::GlobalOp smemGlobal;
+  // The warps' (max, sum) pairs, fused then the row's lse.
   if (!spec.backward)
     smemGlobal = LLVM::GlobalOp::create(
-        b, loc, LLVM::LLVMArrayType::get(b.getF32Type(), 2 * spec.threads / 32),
+        b, loc,
+        LLVM::LLVMArrayType::get(b.getF32Type(),
+                                 2 * spec.threads / 32 + (spec.fused ? 1 : 0)),
         /*isConstant=*/false, LLVM::Linkage::Internal, "nova_row_partials",
         Attribute(), /*alignment=*/16, /*addrSpace=*/3);
-  int64_t pointers = spec.backward && !spec.inPlace ? 5 : 4;
+  int64_t pointers = spec.fused                       ? (spec.inPlace ? 5 : 6)
+                     : spec.backward && !spec.inPlace ? 5
+                                                      : 4;
   SmallVector<Type> params(pointers, LLVM::LLVMPointerType::get(context, 1));
   params.append(2, b.getI32Type());
   Block &entry = createKernelFunc(b, spec.kernelName(), params, spec.threads)
@@ -317,6 +407,8 @@ cuda::buildCrossEntropyKernel(MLIRContext *context,
   k.rowBase = k.mul(k.wide(k.row), k.wide(k.classes));
   if (spec.backward)
     k.backward(entry);
+  else if (spec.fused)
+    k.fused(entry, LLVM::AddressOfOp::create(b, loc, smemGlobal));
   else
     k.forward(entry, LLVM::AddressOfOp::create(b, loc, smemGlobal));
   gpu::ReturnOp::create(b, loc);

@@ -14,10 +14,17 @@
 // f32 grads can be rounded to TF32 as they are written (`roundTf32`, for a
 // TF32 GEMM that reads them: no pass over them of its own).
 //
+// Fused (nova.cross_entropy_with_grad): the forward's pass, the row's lse
+// broadcast to every thread through shared memory, then the backward's
+// pass, whose read of the row comes from L2: the logits are read from DRAM
+// once for both (in place, the gradient overwrites them).
+//
 // ABI: forward (logits, target, loss f32, lse f32; C, ignore_index),
 // backward (grad_loss f32, logits, target, lse, grad_logits; C,
-// ignore_index), ignore_index as i32 (sign-extended). Grid x = N rows,
-// block `threads`. C must be a multiple of `vector` (aligned loads).
+// ignore_index), fused (logits, target, grad_loss, grad_logits, loss, lse;
+// C, ignore_index; in place without the first), ignore_index as i32
+// (sign-extended). Grid x = N rows, block `threads`. C must be a multiple
+// of `vector` (aligned loads).
 //
 //===----------------------------------------------------------------------===//
 
@@ -35,6 +42,7 @@ namespace mlir::nova::cuda {
 
 struct CrossEntropySpec {
   bool backward = false;
+  bool fused = false;       // forward and backward in one kernel
   int64_t elementBytes = 2; // logits: 2 (bf16, f16) or 4 (f32)
   bool f16 = false;         // 2-byte logits are f16, not bf16
   int64_t targetBytes = 8;  // i64 or i32 class indices
@@ -42,8 +50,8 @@ struct CrossEntropySpec {
   int64_t vector = 8;       // logits per load
   int64_t unroll = 2;       // vector loads in flight per thread
   bool roundTf32 = false;   // backward, f32: grads rounded to TF32
-  // Backward: the gradient overwrites the logits (a row's logits are read
-  // only by the thread that writes them), so a step never holds both.
+  // Backward or fused: the gradient overwrites the logits (a row's logits are
+  // read only by the thread that writes them), so a step never holds both.
   bool inPlace = false;
 
   std::string kernelName() const;
@@ -52,9 +60,9 @@ struct CrossEntropySpec {
 /// The spec for `config` (kernel "cross_entropy_rows"), or failure with the
 /// reason in `why`.
 FailureOr<CrossEntropySpec> crossEntropySpec(LoweringConfigAttr config,
-                                             bool backward, Type logits,
-                                             Type target, int64_t classes,
-                                             std::string &why);
+                                             bool backward, bool fused,
+                                             Type logits, Type target,
+                                             int64_t classes, std::string &why);
 
 OwningOpRef<ModuleOp> buildCrossEntropyKernel(MLIRContext *context,
                                               const CrossEntropySpec &spec);

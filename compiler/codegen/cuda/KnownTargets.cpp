@@ -22,16 +22,20 @@ struct KnownGpu {
   int64_t clockMhz; // boost clock of the SMs
   int64_t threadsPerSm; // resident threads an SM holds
   int64_t bandwidthGbps;
+  int64_t l2Bytes;
   // Dense tensor-core TFLOP/s with f32 accumulation, and f32 FMA.
   int64_t bf16, f16, tf32, f32;
 };
 
 // H200 SXM; A100 SXM 80 GB; RTX 3060 (the paper's GPU); RTX 4090.
 constexpr KnownGpu kKnownGpus[] = {
-    {"sm_90", "H200", 132, 233472, 1980, 2048, 4800, 989, 989, 494, 67},
-    {"sm_80", "A100", 108, 167936, 1410, 2048, 2039, 312, 312, 156, 19},
-    {"sm_86", "RTX 3060", 28, 102400, 1780, 1536, 360, 25, 25, 12, 12},
-    {"sm_89", "RTX 4090", 128, 102400, 2520, 1536, 1008, 165, 165, 82, 82},
+    {"sm_90", "H200", 132, 233472, 1980, 2048, 4800, 50 << 20, 989, 989, 494,
+     67},
+    {"sm_80", "A100", 108, 167936, 1410, 2048, 2039, 40 << 20, 312, 312, 156,
+     19},
+    {"sm_86", "RTX 3060", 28, 102400, 1780, 1536, 360, 3 << 20, 25, 25, 12, 12},
+    {"sm_89", "RTX 4090", 128, 102400, 2520, 1536, 1008, 72 << 20, 165, 165, 82,
+     82},
 };
 
 const KnownGpu *lookup(StringRef arch) {
@@ -86,6 +90,11 @@ int64_t cuda::maxThreadsPerSm(TargetAttr target) {
   int64_t capability = computeCapability(target);
   return capability == 86 || capability == 87 || capability == 89 ? 1536
                                                                   : 2048;
+}
+
+int64_t cuda::l2CacheBytes(TargetAttr target) {
+  const KnownGpu *gpu = lookup(target.getArch());
+  return gpu ? gpu->l2Bytes : int64_t(4) << 20;
 }
 
 double cuda::smClockGhz(TargetAttr target) {

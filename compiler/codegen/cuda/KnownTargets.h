@@ -39,6 +39,9 @@ int64_t computeCapability(TargetAttr target);
 /// sm_87 and sm_89 (the table's value; by compute capability otherwise).
 int64_t maxThreadsPerSm(TargetAttr target);
 
+/// L2 cache bytes (the table's value; 4 MiB for unknown parts).
+int64_t l2CacheBytes(TargetAttr target);
+
 /// SM boost clock in GHz (for per-cycle limits such as shared-memory
 /// bandwidth; the table's value, 1.5 for unknown parts).
 double smClockGhz(TargetAttr target);

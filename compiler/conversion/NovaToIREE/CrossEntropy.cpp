@@ -1,10 +1,12 @@
 //===- CrossEntropy.cpp - configured cross-entropy through Nova's kernels -===//
 //
-// A nova.cross_entropy / nova.cross_entropy_backward the configurator gave
-// a "cross_entropy_rows" config becomes one dispatch of Nova's row kernel
+// A nova.cross_entropy, nova.cross_entropy_backward or
+// nova.cross_entropy_with_grad the configurator gave a "cross_entropy_rows"
+// config becomes one dispatch of Nova's row kernel
 // (compiler/codegen/cuda/CrossEntropyKernel.h), one CTA per logits row. An
-// f32 backward whose only user rounds it to TF32 (nova-round-tf32-operands,
-// for the head's GEMMs) rounds as it writes, and that user goes.
+// f32 gradient whose only user rounds it to TF32 (nova-round-tf32-operands,
+// for the head's GEMMs) is rounded as it is written, and that user goes. A
+// gradient may overwrite logits nothing reads after it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -24,13 +26,14 @@ using namespace mlir::nova::nova_to_linalg;
 namespace {
 
 FailureOr<cuda::CrossEntropySpec> kernelSpec(Operation *op, Value logits,
-                                             Value target, bool backward) {
+                                             Value target, bool backward,
+                                             bool fused) {
   auto config = op->getAttrOfType<LoweringConfigAttr>("lowering_config");
   if (!config)
     return failure();
   RankedTensorType type = tensorType(logits);
   std::string why;
-  return cuda::crossEntropySpec(config, backward, type.getElementType(),
+  return cuda::crossEntropySpec(config, backward, fused, type.getElementType(),
                                 tensorType(target).getElementType(),
                                 type.getDimSize(1), why);
 }
@@ -54,10 +57,9 @@ Operation *tf32RoundingOf(Value grad) {
   return fused;
 }
 
-/// Whether the backward `op` may overwrite its logits: they are made in its
-/// block and nothing reads them after it.
-bool lastReaderOfLogits(CrossEntropyBackwardOp op) {
-  Value logits = op.getLogits();
+/// Whether `op` (a backward, or fused) may overwrite its `logits`: they are
+/// made in its block and nothing reads them after it.
+bool lastReaderOfLogits(Operation *op, Value logits) {
   if (isa<BlockArgument>(logits))
     return false;
   return llvm::all_of(logits.getUsers(), [&](Operation *user) {
@@ -71,12 +73,16 @@ LogicalResult declareKernel(ModuleOp module, Operation *op,
   std::string name = spec.kernelName();
   KernelExport kernel;
   kernel.name = name;
-  if (spec.inPlace) // grad_loss, targets, lse, logits -> grad
+  if (spec.fused) { // [logits,] targets, grad_loss, grad, loss, lse
+    kernel.readOnlyBindings.append(spec.inPlace ? 2 : 3, true);
+    kernel.readOnlyBindings.append(3, false);
+  } else if (spec.inPlace) { // grad_loss, targets, lse, logits -> grad
     kernel.readOnlyBindings = {true, true, true, false};
-  else if (spec.backward)
+  } else if (spec.backward) {
     kernel.readOnlyBindings = {true, true, true, true, false};
-  else
+  } else {
     kernel.readOnlyBindings = {true, true, false, false};
+  }
   kernel.constants = 2; // C, ignore_index
   kernel.workgroupSize = {spec.threads, 1, 1};
   // Grid: one CTA per row (the workload).
@@ -93,23 +99,27 @@ LogicalResult lower(IRRewriter &rewriter, ModuleOp module, Operation *op,
   Location loc = op->getLoc();
   rewriter.setInsertionPoint(op);
   KernelDispatchBuilder dispatch(rewriter, loc, poison);
-  Value logitsValue = op->getOperand(isa<CrossEntropyOp>(op) ? 0 : 1);
+  Value logitsValue = op->getOperand(isa<CrossEntropyBackwardOp>(op) ? 1 : 0);
   for (Value operand : op->getOperands())
     if (!(spec.inPlace && operand == logitsValue))
       dispatch.input(operand);
-  for (Type type : op->getResultTypes())
+  // Fused, the gradient binds first (in place, it is the logits' binding)
+  // and the op's results are (loss, lse, grad).
+  SmallVector<Type> results(op->getResultTypes());
+  if (spec.fused)
+    std::rotate(results.begin(), results.begin() + 2, results.end());
+  for (auto [i, type] : llvm::enumerate(results))
     dispatch.result(cast<RankedTensorType>(type),
-                    spec.inPlace ? logitsValue : Value());
+                    spec.inPlace && i == 0 ? logitsValue : Value());
   RankedTensorType logits = tensorType(logitsValue);
-  int64_t ignoreIndex = isa<CrossEntropyOp>(op)
-                            ? cast<CrossEntropyOp>(op).getIgnoreIndex()
-                            : cast<CrossEntropyBackwardOp>(op).getIgnoreIndex();
   dispatch.constant(logits.getDimSize(1));
-  dispatch.constant(ignoreIndex);
-  rewriter.replaceOp(
-      op, dispatch.create(spec.kernelName(), spec.kernelName(),
-                          arith::ConstantIndexOp::create(
-                              rewriter, loc, logits.getDimSize(0))));
+  dispatch.constant(op->getAttrOfType<IntegerAttr>("ignore_index").getInt());
+  SmallVector<Value> values(dispatch.create(
+      spec.kernelName(), spec.kernelName(),
+      arith::ConstantIndexOp::create(rewriter, loc, logits.getDimSize(0))));
+  if (spec.fused)
+    std::rotate(values.begin(), values.begin() + 1, values.end());
+  rewriter.replaceOp(op, values);
   return success();
 }
 
@@ -121,9 +131,13 @@ LogicalResult nova_to_iree::injectCrossEntropyKernels(ModuleOp module,
   module.walk([&](Operation *op) {
     FailureOr<cuda::CrossEntropySpec> spec = failure();
     if (auto forward = dyn_cast<CrossEntropyOp>(op))
-      spec = kernelSpec(op, forward.getLogits(), forward.getTarget(), false);
+      spec = kernelSpec(op, forward.getLogits(), forward.getTarget(), false,
+                        false);
     else if (auto backward = dyn_cast<CrossEntropyBackwardOp>(op))
-      spec = kernelSpec(op, backward.getLogits(), backward.getTarget(), true);
+      spec = kernelSpec(op, backward.getLogits(), backward.getTarget(), true,
+                        false);
+    else if (auto fused = dyn_cast<CrossEntropyWithGradOp>(op))
+      spec = kernelSpec(op, fused.getLogits(), fused.getTarget(), false, true);
     if (succeeded(spec))
       ops.emplace_back(op, *spec);
   });
@@ -133,12 +147,14 @@ LogicalResult nova_to_iree::injectCrossEntropyKernels(ModuleOp module,
     return failure();
   IRRewriter rewriter(module.getContext());
   for (auto &[op, spec] : ops) {
-    Operation *rounding = spec.backward && spec.elementBytes == 4
-                              ? tf32RoundingOf(op->getResult(0))
-                              : nullptr;
+    Value grad = spec.fused      ? op->getResult(2)
+                 : spec.backward ? op->getResult(0)
+                                 : Value();
+    Operation *rounding =
+        grad && spec.elementBytes == 4 ? tf32RoundingOf(grad) : nullptr;
     spec.roundTf32 = rounding != nullptr;
-    if (auto backward = dyn_cast<CrossEntropyBackwardOp>(op))
-      spec.inPlace = lastReaderOfLogits(backward);
+    if (grad)
+      spec.inPlace = lastReaderOfLogits(op, op->getOperand(spec.fused ? 0 : 1));
     if (failed(lower(rewriter, module, op, spec, poisonOutputs)))
       return failure();
     if (rounding)

@@ -85,3 +85,42 @@ func.func @cross_entropy_logits_read_later(%h: tensor<64x512xbf16>, %w: tensor<5
   %dx = nova.cross_entropy_backward %g, %x, %t, %lse {ignore_index = -100} : tensor<64xf32>, tensor<64x32000xbf16>, tensor<64xi64>, tensor<64xf32> -> tensor<64x32000xbf16>
   return %loss, %dx, %x : tensor<64xf32>, tensor<64x32000xbf16>, tensor<64x32000xbf16>
 }
+
+
+// A cross-entropy fused with its backward is one dispatch of the fused row
+// kernel: the gradient binds first (in place, over logits made here and read
+// by nothing after it: tied to them), then loss and lse.
+// CHECK-LABEL: func.func @with_grad
+// CHECK:     %[[F:.+]]:3 = "flow.dispatch"(%{{[^,]+}}, %arg0, %arg1, %arg2, %{{[^,]+}}, %{{[^,)]+}})
+// CHECK-SAME:  entry_points = [@nova_cross_entropy_fused_bf16_i64_t512_v8_u4::@nova_cross_entropy_fused_bf16_i64_t512_v8_u4]
+// CHECK-SAME:  tied_operands = [-1 : index, -1 : index, -1 : index]
+// CHECK-SAME:  -> (tensor<64x32000xbf16>, tensor<64xf32>, tensor<64xf32>)
+// CHECK:     return %[[F]]#1, %[[F]]#0
+// CHECK-LABEL: func.func @with_grad_in_place
+// CHECK:     %[[LOGITS:.+]] = tensor.collapse_shape
+// CHECK:     %[[F:.+]]:3 = "flow.dispatch"(%{{[^,]+}}, %arg2, %arg3, %[[LOGITS]], %{{[^,]+}}, %{{[^,)]+}})
+// CHECK-SAME:  entry_points = [@nova_cross_entropy_fused_bf16_i64_t512_v8_u4_inplace::@nova_cross_entropy_fused_bf16_i64_t512_v8_u4_inplace]
+// CHECK-SAME:  tied_operands = [2 : index, -1 : index, -1 : index]
+// CHECK:     return %[[F]]#1, %[[F]]#0
+func.func @with_grad(%x: tensor<64x32000xbf16>, %t: tensor<64xi64>, %g: tensor<64xf32>) -> (tensor<64xf32>, tensor<64x32000xbf16>) {
+  %loss, %lse, %dx = nova.cross_entropy_with_grad %x, %t, %g {ignore_index = -100} : tensor<64x32000xbf16>, tensor<64xi64>, tensor<64xf32> -> tensor<64xf32>, tensor<64xf32>, tensor<64x32000xbf16>
+  return %loss, %dx : tensor<64xf32>, tensor<64x32000xbf16>
+}
+func.func @with_grad_in_place(%h: tensor<64x512xbf16>, %w: tensor<512x32000xbf16>, %t: tensor<64xi64>, %g: tensor<64xf32>) -> (tensor<64xf32>, tensor<64x32000xbf16>) {
+  %x = nova.matmul %h, %w : tensor<64x512xbf16>, tensor<512x32000xbf16> -> tensor<64x32000xbf16>
+  %loss, %lse, %dx = nova.cross_entropy_with_grad %x, %t, %g {ignore_index = -100} : tensor<64x32000xbf16>, tensor<64xi64>, tensor<64xf32> -> tensor<64xf32>, tensor<64xf32>, tensor<64x32000xbf16>
+  return %loss, %dx : tensor<64xf32>, tensor<64x32000xbf16>
+}
+
+
+// A row too long for the fused kernel's second read to find it in L2: the
+// forward and the backward again, each on its own row kernel.
+// CHECK-LABEL: func.func @with_grad_long_rows
+// CHECK:     "flow.dispatch"
+// CHECK-SAME:  @nova_cross_entropy_fwd_bf16_i64_t256_v8_u2::
+// CHECK:     "flow.dispatch"
+// CHECK-SAME:  @nova_cross_entropy_bwd_bf16_i64_t256_v8_u2::
+func.func @with_grad_long_rows(%x: tensor<64x131072xbf16>, %t: tensor<64xi64>, %g: tensor<64xf32>) -> (tensor<64xf32>, tensor<64x131072xbf16>) {
+  %loss, %lse, %dx = nova.cross_entropy_with_grad %x, %t, %g {ignore_index = -100} : tensor<64x131072xbf16>, tensor<64xi64>, tensor<64xf32> -> tensor<64xf32>, tensor<64xf32>, tensor<64x131072xbf16>
+  return %loss, %dx : tensor<64xf32>, tensor<64x131072xbf16>
+}

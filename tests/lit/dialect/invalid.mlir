@@ -1106,6 +1106,22 @@ func.func @cross_entropy_backward_type(%g: tensor<6xf32>, %x: tensor<6x10xbf16>,
 
 // -----
 
+func.func @cross_entropy_with_grad_type(%g: tensor<6xf32>, %x: tensor<6x10xbf16>, %t: tensor<6xi64>) {
+  // expected-error @+1 {{grad_logits}}
+  %loss, %lse, %dx = nova.cross_entropy_with_grad %x, %t, %g {ignore_index = -100} : tensor<6x10xbf16>, tensor<6xi64>, tensor<6xf32> -> tensor<6xf32>, tensor<6xf32>, tensor<6x10xf32>
+  return
+}
+
+// -----
+
+func.func @cross_entropy_with_grad_rows(%g: tensor<5xf32>, %x: tensor<6x10xbf16>, %t: tensor<6xi64>) {
+  // expected-error @+1 {{expects grad_loss of type 'tensor<6xf32>'}}
+  %loss, %lse, %dx = nova.cross_entropy_with_grad %x, %t, %g {ignore_index = -100} : tensor<6x10xbf16>, tensor<6xi64>, tensor<5xf32> -> tensor<6xf32>, tensor<6xf32>, tensor<6x10xbf16>
+  return
+}
+
+// -----
+
 func.func @cumsum_dim_out_of_range(%x: tensor<2x5xf32>) -> tensor<2x5xf32> {
   // expected-error @+1 {{'nova.cumsum' op dim 2 is out of range for rank 2}}
   %0 = nova.cumsum %x dim = 2 : tensor<2x5xf32>

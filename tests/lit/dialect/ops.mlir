@@ -375,6 +375,14 @@ func.func @cross_entropy(%x: tensor<6x10xbf16>, %t: tensor<6xi64>, %g: tensor<6x
   return %loss, %dx : tensor<6xf32>, tensor<6x10xbf16>
 }
 
+// CHECK-LABEL: func.func @cross_entropy_with_grad
+// CHECK-SAME: (%[[X:.*]]: tensor<6x10xbf16>, %[[T:.*]]: tensor<6xi64>, %[[G:.*]]: tensor<6xf32>)
+func.func @cross_entropy_with_grad(%x: tensor<6x10xbf16>, %t: tensor<6xi64>, %g: tensor<6xf32>) -> (tensor<6xf32>, tensor<6x10xbf16>) {
+  // CHECK-NEXT: %[[LOSS:.*]], %{{.*}}, %[[DX:.*]] = nova.cross_entropy_with_grad %[[X]], %[[T]], %[[G]] {ignore_index = -100 : i64} : tensor<6x10xbf16>, tensor<6xi64>, tensor<6xf32> -> tensor<6xf32>, tensor<6xf32>, tensor<6x10xbf16>
+  %loss, %lse, %dx = nova.cross_entropy_with_grad %x, %t, %g {ignore_index = -100} : tensor<6x10xbf16>, tensor<6xi64>, tensor<6xf32> -> tensor<6xf32>, tensor<6xf32>, tensor<6x10xbf16>
+  return %loss, %dx : tensor<6xf32>, tensor<6x10xbf16>
+}
+
 //===----------------------------------------------------------------------===//
 // Constants
 //===----------------------------------------------------------------------===//

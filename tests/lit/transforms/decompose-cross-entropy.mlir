@@ -47,3 +47,19 @@ func.func @configured(%x: tensor<6x16xbf16>, %t: tensor<6xi64>) -> tensor<6xf32>
   %loss, %lse = nova.cross_entropy %x, %t {ignore_index = -100, lowering_config = #nova.lowering_config<tile_sizes = [1, 8, 1], warp_layout = [1, 1], mma_shape = [1, 1, 1], pipeline_stages = 1, swizzle = 0, kernel = "cross_entropy_rows", precision = "bf16">} : tensor<6x16xbf16>, tensor<6xi64> -> tensor<6xf32>, tensor<6xf32>
   return %loss : tensor<6xf32>
 }
+
+// -----
+
+// A fused pair without a kernel is the forward and the backward again, each
+// decomposed: one f32 log-sum-exp, its lse read by the gradient.
+// CHECK-LABEL: func.func @with_grad
+// CHECK-NOT: nova.cross_entropy
+// CHECK:     %[[MAX:.+]] = nova.reduce_max
+// CHECK:     %[[LSE:.+]] = nova.add %[[MAX]],
+// CHECK:     nova.broadcast_in_dim %[[LSE]]
+// CHECK:     nova.iota
+// CHECK-NOT: nova.cross_entropy
+func.func @with_grad(%x: tensor<6x10xf32>, %t: tensor<6xi64>, %g: tensor<6xf32>) -> (tensor<6xf32>, tensor<6x10xf32>) {
+  %loss, %lse, %dx = nova.cross_entropy_with_grad %x, %t, %g {ignore_index = -100} : tensor<6x10xf32>, tensor<6xi64>, tensor<6xf32> -> tensor<6xf32>, tensor<6xf32>, tensor<6x10xf32>
+  return %loss, %dx : tensor<6xf32>, tensor<6x10xf32>
+}

@@ -6,11 +6,37 @@
 // 16-byte vectors, never widened in memory; 32000 classes take 256 threads
 // and two loads in flight each (the H200's bandwidth per SM over a loaded
 // DRAM latency).
+// The forward fused with its backward (configured first): up to 512
+// threads a row, so that the rows resident at once stay in L2 for its
+// second read.
+// REMARK: remark: cross-entropy with gradient 64x32000: 512 threads per row, 8-wide loads, 4 in flight
 // REMARK: remark: cross-entropy 64x32000: 256 threads per row, 8-wide loads, 2 in flight
 // REMARK: remark: cross-entropy backward 64x32000: 256 threads per row, 8-wide loads, 2 in flight
 // REMARK: remark: cross-entropy 4x10: 32 threads per row, 2-wide loads, 4 in flight
 
-// (Executables print last-declared first.) A backward that overwrites its
+// (Executables print last-declared first.) The forward fused with its
+// backward, in place: the forward's pass (plain loads: the row is
+// overwritten), the warps' pairs merged and the row's lse broadcast through
+// shared memory, then the backward's pass writing the gradient over the
+// logits. Five pointers (no separate logits), and one CTA barrier more than
+// the forward's.
+// CHECK-LABEL: .visible .entry nova_cross_entropy_fused_bf16_i64_t512_v8_u4_inplace(
+// CHECK-COUNT-5: .param .u64 .ptr .global
+// CHECK-COUNT-2: .param .u32
+// CHECK:     .maxntid 512, 1, 1
+// CHECK-NOT: ld.global.nc.v4
+// CHECK:     ld.global.v4.b32
+// CHECK:     shfl.sync.bfly.b32
+// CHECK:     bar.sync 0;
+// CHECK:     lg2.approx.ftz.f32
+// CHECK:     bar.sync 0;
+// CHECK-NOT: ld.global.nc.v4
+// CHECK:     ld.global.v4.b32
+// CHECK:     ex2.approx.ftz.f32
+// CHECK:     st.global.v4.b32
+// CHECK:     ret;
+
+// A backward that overwrites its
 // logits: four pointers (the logits last, read and written), and its logit
 // loads are plain ld.global, never the non-coherent ld.global.nc.
 // CHECK-LABEL: .visible .entry nova_cross_entropy_bwd_bf16_i64_t256_v8_u2_inplace(
@@ -72,5 +98,11 @@ func.func @cross_entropy_in_place(%h: tensor<64x512xbf16>, %w: tensor<512x32000x
   %x = nova.matmul %h, %w : tensor<64x512xbf16>, tensor<512x32000xbf16> -> tensor<64x32000xbf16>
   %loss, %lse = nova.cross_entropy %x, %t {ignore_index = -100} : tensor<64x32000xbf16>, tensor<64xi64> -> tensor<64xf32>, tensor<64xf32>
   %dx = nova.cross_entropy_backward %g, %x, %t, %lse {ignore_index = -100} : tensor<64xf32>, tensor<64x32000xbf16>, tensor<64xi64>, tensor<64xf32> -> tensor<64x32000xbf16>
+  return %loss, %dx : tensor<64xf32>, tensor<64x32000xbf16>
+}
+
+func.func @cross_entropy_with_grad_in_place(%h: tensor<64x512xbf16>, %w: tensor<512x32000xbf16>, %t: tensor<64xi64>, %g: tensor<64xf32>) -> (tensor<64xf32>, tensor<64x32000xbf16>) {
+  %x = nova.matmul %h, %w : tensor<64x512xbf16>, tensor<512x32000xbf16> -> tensor<64x32000xbf16>
+  %loss, %lse, %dx = nova.cross_entropy_with_grad %x, %t, %g {ignore_index = -100} : tensor<64x32000xbf16>, tensor<64xi64>, tensor<64xf32> -> tensor<64xf32>, tensor<64xf32>, tensor<64x32000xbf16>
   return %loss, %dx : tensor<64xf32>, tensor<64x32000xbf16>
 }
