@@ -134,6 +134,13 @@
 #           compile-sdpa's and the gated gpt-42m bf16 profile. Then gpt-146m B24
 #           under a 12 GiB cap compiled with NOVA_MEMORY_LIMIT_GIB=10.4
 #           (bench-artifacts-limit). prepare.sh gate limit
+#   cefused the cross-entropy fused with its backward (bench-artifacts-ce, at
+#           HEAD) against the pair (bench-artifacts, an earlier commit): the
+#           cross-entropy check with kernel times, the gpt-42m bf16 check
+#           vs eager, Nova's rows from both alternating and the fused gpt-42m
+#           profile; then phase gatelab where bench-artifacts-gate is
+#           carried. prepare.sh ce (NOVA_PREPARE_BASE=0 keeps the earlier
+#           bench-artifacts)
 #   gatelab why gated gpt-42m steps run slower than default ones (16.4 against
 #           14.5 ms at c398e9e): direct calls with a host wait each, the
 #           ordered-read probe waiting on IREE's semaphore or on a torch
@@ -147,7 +154,7 @@
 # Carry .whl, bench-artifacts[, bench-artifacts-static|-sm|-unpacked|-old] and .nova-commit (tools/device/prepare.sh).
 # Results: $OUT/<phase>.jsonl and $OUT/<phase>.log.
 set -uo pipefail
-phase=${1:?phase: gatelab, issued, side, fill, chunk, connections, done, pingpong, stall, peers42, tf32, final, peers, diag, rs, hg, kernels, smoke, clusters, table, nova, checked, rows, 42m, 146m, cap, probe, ab, gate, sm-kernels, sm-rows, pack-rows, host or release}
+phase=${1:?phase: cefused, gatelab, issued, side, fill, chunk, connections, done, pingpong, stall, peers42, tf32, final, peers, diag, rs, hg, kernels, smoke, clusters, table, nova, checked, rows, 42m, 146m, cap, probe, ab, gate, sm-kernels, sm-rows, pack-rows, host or release}
 . tools/device/gpu-env.sh
 export PYTHONUNBUFFERED=1
 out=${OUT:-/tmp}/$phase.jsonl
@@ -536,6 +543,14 @@ PY
       timeout 70 python3 tools/device/transients_probe.py \
         bench-artifacts-gate/train-modelgpt-42m-dtypebf16-batch32 ordered-side
       echo "ordered-side rc=$?"
+      ;;
+    cefused)
+      timeout 150 python3 tools/cross_entropy_check.py run --dir bench-artifacts-ce/cross-entropy-check |
+        tee "${OUT:-/tmp}/cross-entropy-check.jsonl"
+      art=bench-artifacts-ce limit=90 bench check --model gpt-42m --dtype bf16 --batch 32 --steps 12
+      peers=0 limit=60 ab_rows bench-artifacts-ce bench-artifacts
+      art=bench-artifacts-ce limit=90 bench profile --model gpt-42m --dtype bf16 --batch 32 --steps 3 --top 30
+      [ -d bench-artifacts-gate ] && "$0" gatelab
       ;;
     gatelab)
       g=bench-artifacts-gate/train-modelgpt-42m-dtypebf16-batch32

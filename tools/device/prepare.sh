@@ -15,9 +15,13 @@
 #                       NOVA_STEP_TRANSIENTS=1 (gated steps: phase issued)
 #   bench-artifacts-limit  (with `limit`) gpt-146m bf16 B24 compiled with
 #                       NOVA_MEMORY_LIMIT_GIB=10.4 (its head in chunks: phase issued)
+#   bench-artifacts-ce  (with `ce`) the three steps and the cross-entropy check
+#                       alone, at HEAD (phase cefused: against bench-artifacts
+#                       from an earlier commit)
 # Each set compiles with an empty kernel cache of its own. Then carry
 # [".whl", "bench-artifacts", "bench-artifacts-<set>", ".nova-commit"] (64 MiB in all).
-#   tools/device/prepare.sh [sm] [unpacked] [static] [gate] [limit]
+#   tools/device/prepare.sh [sm] [unpacked] [static] [gate] [limit] [ce]
+# With NOVA_PREPARE_BASE=0, bench-artifacts is left as it is (only the sets named).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 nova=.venv/bin/nova
@@ -47,11 +51,13 @@ prepare_set() { # out, then the models' dtypes
   cp .nova-commit "$out/.commit"
 }
 
-NOVA_CACHE_DIR=$(mktemp -d) prepare_set bench-artifacts bf16 tf32
-NOVA_CACHE_DIR=$(mktemp -d) "$nova" bench prepare --attention --models --target $target --out bench-artifacts
-for check in attention adamw cross_entropy fused_rows; do
-  "$py" tools/${check}_check.py prepare --out "bench-artifacts/${check//_/-}-check" --target $target
-done
+if [ "${NOVA_PREPARE_BASE:-1}" != 0 ]; then
+  NOVA_CACHE_DIR=$(mktemp -d) prepare_set bench-artifacts bf16 tf32
+  NOVA_CACHE_DIR=$(mktemp -d) "$nova" bench prepare --attention --models --target $target --out bench-artifacts
+  for check in attention adamw cross_entropy fused_rows; do
+    "$py" tools/${check}_check.py prepare --out "bench-artifacts/${check//_/-}-check" --target $target
+  done
+fi
 for set in "$@"; do
   case $set in
     sm) NOVA_GEMM_STMATRIX=1 NOVA_CACHE_DIR=$(mktemp -d) prepare_set bench-artifacts-sm bf16 ;;
@@ -73,7 +79,11 @@ for set in "$@"; do
         "$nova" bench prepare --models gpt-146m --dtypes bf16 --batch 24 --target $target --out bench-artifacts-limit
       cp .nova-commit bench-artifacts-limit/.commit
       ;;
-    *) echo "unknown set: $set (sm, unpacked, static, gate, limit)" >&2; exit 2 ;;
+    ce)
+      NOVA_CACHE_DIR=$(mktemp -d) prepare_steps bench-artifacts-ce
+      "$py" tools/cross_entropy_check.py prepare --out bench-artifacts-ce/cross-entropy-check --target $target
+      ;;
+    *) echo "unknown set: $set (sm, unpacked, static, gate, limit, ce)" >&2; exit 2 ;;
   esac
 done
 du -shc .whl bench-artifacts* | sort -h
