@@ -5,7 +5,7 @@ Importable with only torch, numpy and iree.runtime installed (the GPU box):
 """
 
 from .cache import CacheInfo, ExecutableCache, cache_info, default_cache, reset_default_cache
-from .iree_compile import NovaCompileError, compile_to_vmfb, toolchain_version
+from .iree_compile import NovaCompileError, compile_flags, compile_to_vmfb, toolchain_version
 from .session import DeviceArray, Session, to_host
 from .structural_hash import structural_hash
 from .train_program import TrainProgram, Zeros
@@ -19,6 +19,7 @@ __all__ = [
     "Session",
     "TrainProgram",
     "cache_info",
+    "compile_flags",
     "compile_to_vmfb",
     "default_cache",
     "reset_default_cache",

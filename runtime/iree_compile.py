@@ -35,6 +35,7 @@ _log = logging.getLogger(__name__)
 
 __all__ = [
     "NovaCompileError",
+    "compile_flags",
     "compile_to_vmfb",
     "target_flags",
     "toolchain_version",
@@ -192,6 +193,18 @@ def target_flags(target: str) -> list[str]:
 # module loads instead of by evaluating them inside iree-compile (its JIT
 # costs 1.3 of 9.9 s for gpt-146m on the 2-core build box).
 _COMPILE_FLAGS = ["--iree-opt-const-eval=false"]
+# CUDA: resource offsets at 256 bytes, not IREE's default 64. A kernel's TMA
+# and 16-byte vector stores to a buffer 64 bytes past a 128-byte line write
+# partial lines: gpt-42m's gated step (its slab 64 bytes off after the
+# batch's copies) ran its GEMMs 27-48% slower (H100, 2026-12-06).
+_CUDA_COMPILE_FLAGS = ["--iree-stream-resource-min-offset-alignment=256"]
+
+
+def compile_flags(target: str) -> list[str]:
+    """Every iree-compile flag `compile_to_vmfb` passes for `target` (part of
+    the executable cache key)."""
+    return (list(_resolve_target(target).flags) + _COMPILE_FLAGS
+            + (_CUDA_COMPILE_FLAGS if target.startswith("cuda") else []))
 
 
 def compile_to_vmfb(
@@ -208,7 +221,7 @@ def compile_to_vmfb(
     from iree.compiler.tools import CompilerToolError, compile_str  # lazy
 
     resolved = _resolve_target(target)
-    flags = list(resolved.flags) + _COMPILE_FLAGS + list(extra_flags)
+    flags = compile_flags(target) + list(extra_flags)
     _log.info("iree-compile target=%s input_type=%s flags=%s", target, input_type, flags)
     try:
         vmfb = compile_str(

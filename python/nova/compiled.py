@@ -38,7 +38,8 @@ from nova import capture, distributed, index_checks
 from nova.capture_key import train_step_capture_key
 from nova.progress import announce
 from nova.released_storage import ReleasedStorage
-from nova.runtime import Session, TrainProgram, Zeros, default_cache, structural_hash, toolchain_version
+from nova.runtime import (Session, TrainProgram, Zeros, compile_flags, default_cache, structural_hash,
+                          toolchain_version)
 
 log = logging.getLogger(__name__)
 
@@ -139,6 +140,7 @@ def compile_context(target: str, allow_fallback: bool, train: bool, world_size: 
         "target": target,
         "nova": nova.__version__,
         "toolchain": toolchain_version(),
+        "iree_flags": compile_flags(target),
         "compiler": compiler_fingerprint(),
         "allow_fallback": allow_fallback,
         "abi": TRAIN_STEP_ABI if train else "function",

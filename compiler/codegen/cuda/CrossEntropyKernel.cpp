@@ -25,8 +25,10 @@ std::string CrossEntropySpec::kernelName() const {
   StringRef element = elementBytes == 4 ? "f32" : f16 ? "f16" : "bf16";
   if (fused)
     return llvm::formatv(
-               "nova_cross_entropy_fused_{0}_i{1}_t{2}_v{3}_u{4}{5}{6}",
+               "nova_cross_entropy_fused_{0}_i{1}_t{2}_v{3}_u{4}{5}{6}{7}",
                element, 8 * targetBytes, threads, vector, unroll,
+               minCtasPerSm ? "_o" + std::to_string(minCtasPerSm)
+                            : std::string(),
                roundTf32 ? "_tf32" : "", inPlace ? "_inplace" : "")
         .str();
   return llvm::formatv("nova_cross_entropy_{0}_{1}_i{2}_t{3}_v{4}_u{5}{6}{7}",
@@ -48,6 +50,7 @@ FailureOr<CrossEntropySpec> cuda::crossEntropySpec(LoweringConfigAttr config,
   CrossEntropySpec spec;
   spec.backward = backward;
   spec.fused = fused;
+  spec.minCtasPerSm = config.getMinCtasPerSm();
   if (!logits.isF32() && !logits.isBF16() && !logits.isF16()) {
     why = "logits are not f32, bf16 or f16";
     return failure();
@@ -396,9 +399,12 @@ cuda::buildCrossEntropyKernel(MLIRContext *context,
                                                       : 4;
   SmallVector<Type> params(pointers, LLVM::LLVMPointerType::get(context, 1));
   params.append(2, b.getI32Type());
-  Block &entry = createKernelFunc(b, spec.kernelName(), params, spec.threads)
-                     .getBody()
-                     .front();
+  gpu::GPUFuncOp func =
+      createKernelFunc(b, spec.kernelName(), params, spec.threads);
+  if (spec.minCtasPerSm)
+    func->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(),
+                  b.getI32IntegerAttr(spec.minCtasPerSm));
+  Block &entry = func.getBody().front();
   RowKernel k(b, loc, spec);
   k.classes = entry.getArgument(pointers);
   k.ignore = entry.getArgument(pointers + 1);

@@ -43,6 +43,7 @@ namespace mlir::nova::cuda {
 struct CrossEntropySpec {
   bool backward = false;
   bool fused = false;       // forward and backward in one kernel
+  int64_t minCtasPerSm = 0; // ptxas's register cap for that many (0: none)
   int64_t elementBytes = 2; // logits: 2 (bf16, f16) or 4 (f32)
   bool f16 = false;         // 2-byte logits are f16, not bf16
   int64_t targetBytes = 8;  // i64 or i32 class indices

@@ -92,14 +92,14 @@ func.func @cross_entropy_logits_read_later(%h: tensor<64x512xbf16>, %w: tensor<5
 // by nothing after it: tied to them), then loss and lse.
 // CHECK-LABEL: func.func @with_grad
 // CHECK:     %[[F:.+]]:3 = "flow.dispatch"(%{{[^,]+}}, %arg0, %arg1, %arg2, %{{[^,]+}}, %{{[^,)]+}})
-// CHECK-SAME:  entry_points = [@nova_cross_entropy_fused_bf16_i64_t512_v8_u4::@nova_cross_entropy_fused_bf16_i64_t512_v8_u4]
+// CHECK-SAME:  entry_points = [@nova_cross_entropy_fused_bf16_i64_t1024_v8_u2_o2::@nova_cross_entropy_fused_bf16_i64_t1024_v8_u2_o2]
 // CHECK-SAME:  tied_operands = [-1 : index, -1 : index, -1 : index]
 // CHECK-SAME:  -> (tensor<64x32000xbf16>, tensor<64xf32>, tensor<64xf32>)
 // CHECK:     return %[[F]]#1, %[[F]]#0
 // CHECK-LABEL: func.func @with_grad_in_place
 // CHECK:     %[[LOGITS:.+]] = tensor.collapse_shape
 // CHECK:     %[[F:.+]]:3 = "flow.dispatch"(%{{[^,]+}}, %arg2, %arg3, %[[LOGITS]], %{{[^,]+}}, %{{[^,)]+}})
-// CHECK-SAME:  entry_points = [@nova_cross_entropy_fused_bf16_i64_t512_v8_u4_inplace::@nova_cross_entropy_fused_bf16_i64_t512_v8_u4_inplace]
+// CHECK-SAME:  entry_points = [@nova_cross_entropy_fused_bf16_i64_t1024_v8_u2_o2_inplace::@nova_cross_entropy_fused_bf16_i64_t1024_v8_u2_o2_inplace]
 // CHECK-SAME:  tied_operands = [2 : index, -1 : index, -1 : index]
 // CHECK:     return %[[F]]#1, %[[F]]#0
 func.func @with_grad(%x: tensor<64x32000xbf16>, %t: tensor<64xi64>, %g: tensor<64xf32>) -> (tensor<64xf32>, tensor<64x32000xbf16>) {
