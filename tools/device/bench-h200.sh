@@ -141,6 +141,13 @@
 #           profile; then phase gatelab where bench-artifacts-gate is
 #           carried. prepare.sh ce (NOVA_PREPARE_BASE=0 keeps the earlier
 #           bench-artifacts)
+#   aligned the steps compiled with resource offsets at 256 bytes, gated
+#           (bench-artifacts-gate) and not (bench-artifacts-ce), both at HEAD
+#           with the fused cross-entropy, against bench-artifacts (an earlier
+#           commit): the cross-entropy check, the gpt-42m bf16 check vs eager
+#           (default), the ordered-read probe (gated), Nova's bf16 rows gated
+#           and not alternating, compile-sdpa's, then the earlier commit's.
+#           prepare.sh gate ce (NOVA_PREPARE_BASE=0)
 #   gatelab why gated gpt-42m steps run slower than default ones (16.4 against
 #           14.5 ms at c398e9e): direct calls with a host wait each, the
 #           ordered-read probe waiting on IREE's semaphore or on a torch
@@ -154,7 +161,7 @@
 # Carry .whl, bench-artifacts[, bench-artifacts-static|-sm|-unpacked|-old] and .nova-commit (tools/device/prepare.sh).
 # Results: $OUT/<phase>.jsonl and $OUT/<phase>.log.
 set -uo pipefail
-phase=${1:?phase: cefused, gatelab, issued, side, fill, chunk, connections, done, pingpong, stall, peers42, tf32, final, peers, diag, rs, hg, kernels, smoke, clusters, table, nova, checked, rows, 42m, 146m, cap, probe, ab, gate, sm-kernels, sm-rows, pack-rows, host or release}
+phase=${1:?phase: aligned, cefused, gatelab, issued, side, fill, chunk, connections, done, pingpong, stall, peers42, tf32, final, peers, diag, rs, hg, kernels, smoke, clusters, table, nova, checked, rows, 42m, 146m, cap, probe, ab, gate, sm-kernels, sm-rows, pack-rows, host or release}
 . tools/device/gpu-env.sh
 export PYTHONUNBUFFERED=1
 out=${OUT:-/tmp}/$phase.jsonl
@@ -543,6 +550,18 @@ PY
       timeout 70 python3 tools/device/transients_probe.py \
         bench-artifacts-gate/train-modelgpt-42m-dtypebf16-batch32 ordered-side
       echo "ordered-side rc=$?"
+      ;;
+    aligned)
+      timeout 150 python3 tools/cross_entropy_check.py run --dir bench-artifacts-ce/cross-entropy-check |
+        tee "${OUT:-/tmp}/cross-entropy-check.jsonl"
+      art=bench-artifacts-ce limit=90 bench check --model gpt-42m --dtype bf16 --batch 32 --steps 12
+      timeout 60 python3 tools/device/transients_probe.py \
+        bench-artifacts-gate/train-modelgpt-42m-dtypebf16-batch32 ordered-read 2>&1 | grep '^{"probe'
+      peers=0 limit=60 ab_rows bench-artifacts-gate bench-artifacts-ce
+      limit=100 bench train --model gpt-42m --dtype bf16 --batch 32 --modes compile-sdpa
+      limit=100 bench train --model gpt-146m --dtype bf16 --batch 16 --modes compile-sdpa
+      art=bench-artifacts limit=50 bench train --model gpt-42m --dtype bf16 --batch 32 --modes nova
+      art=bench-artifacts limit=60 bench train --model gpt-146m --dtype bf16 --batch 16 --modes nova
       ;;
     cefused)
       timeout 150 python3 tools/cross_entropy_check.py run --dir bench-artifacts-ce/cross-entropy-check |
