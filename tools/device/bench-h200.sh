@@ -148,6 +148,9 @@
 #           (default), the ordered-read probe (gated), Nova's bf16 rows gated
 #           and not alternating, compile-sdpa's, then the earlier commit's.
 #           prepare.sh gate ce (NOVA_PREPARE_BASE=0)
+#   quick   phase aligned's essentials in ~3 minutes: the cross-entropy check,
+#           the ordered-read probe (gated), the gpt-42m bf16 rows gated and
+#           not, the gpt-42m bf16 check vs eager (default)
 #   gatelab why gated gpt-42m steps run slower than default ones (16.4 against
 #           14.5 ms at c398e9e): direct calls with a host wait each, the
 #           ordered-read probe waiting on IREE's semaphore or on a torch
@@ -161,7 +164,7 @@
 # Carry .whl, bench-artifacts[, bench-artifacts-static|-sm|-unpacked|-old] and .nova-commit (tools/device/prepare.sh).
 # Results: $OUT/<phase>.jsonl and $OUT/<phase>.log.
 set -uo pipefail
-phase=${1:?phase: aligned, cefused, gatelab, issued, side, fill, chunk, connections, done, pingpong, stall, peers42, tf32, final, peers, diag, rs, hg, kernels, smoke, clusters, table, nova, checked, rows, 42m, 146m, cap, probe, ab, gate, sm-kernels, sm-rows, pack-rows, host or release}
+phase=${1:?phase: quick, aligned, cefused, gatelab, issued, side, fill, chunk, connections, done, pingpong, stall, peers42, tf32, final, peers, diag, rs, hg, kernels, smoke, clusters, table, nova, checked, rows, 42m, 146m, cap, probe, ab, gate, sm-kernels, sm-rows, pack-rows, host or release}
 . tools/device/gpu-env.sh
 export PYTHONUNBUFFERED=1
 out=${OUT:-/tmp}/$phase.jsonl
@@ -550,6 +553,16 @@ PY
       timeout 70 python3 tools/device/transients_probe.py \
         bench-artifacts-gate/train-modelgpt-42m-dtypebf16-batch32 ordered-side
       echo "ordered-side rc=$?"
+      ;;
+    quick)
+      timeout 100 python3 tools/cross_entropy_check.py run --dir bench-artifacts-ce/cross-entropy-check |
+        tee "${OUT:-/tmp}/cross-entropy-check.jsonl"
+      timeout 45 python3 tools/device/transients_probe.py \
+        bench-artifacts-gate/train-modelgpt-42m-dtypebf16-batch32 ordered-read 2>&1 | grep '^{"probe'
+      for a in bench-artifacts-gate bench-artifacts-ce; do
+        art=$a limit=40 bench train --model gpt-42m --dtype bf16 --batch 32 --modes nova
+      done
+      art=bench-artifacts-ce limit=60 bench check --model gpt-42m --dtype bf16 --batch 32 --steps 12
       ;;
     aligned)
       timeout 150 python3 tools/cross_entropy_check.py run --dir bench-artifacts-ce/cross-entropy-check |
