@@ -47,7 +47,7 @@ thread blocked in the driver behind torch's wait holds up the host work that
 would end it. Torch's stream therefore never waits for a call still running
 here.
 
-Gated steps (NOVA_STEP_TRANSIENTS=1 on CUDA: caller-provided transients, so
+Gated steps (NOVA_STEP_TRANSIENTS, default on CUDA: caller-provided transients, so
 no alloca/dealloca, and `nova-train-step-to-iree{gate}`): no call waits on
 anything not yet reached, which IREE 3.13's CUDA HAL did not survive on the
 H200 (2026-12-02: a transients call waiting on the host-signalled `ready`
@@ -76,8 +76,10 @@ complete in any probe had their releasing work enqueued first
 stream memory operations asks (the order they set up is not visible to its
 scheduler). So call k enqueues torch's wait only once call k - 1 is done
 (the first call once it is done whole), by when IREE has long issued call k;
-the host runs at most one step ahead. Not yet measured on the GPU
-(tools/device/bench-h200.sh issued).
+the host runs at most one step ahead. So ordered, gated steps complete
+(H100, c398e9e: 200 steps each read at once, checks vs eager) and, with the
+step's slab 256-byte aligned (f272160), are the default on CUDA: gpt-42m
+bf16 13.8 ms a step against 14.3 blocking, gpt-146m 44.7 against 46.0.
 
 A device-side failure of call k is raised by the next `enqueue` or `wait()`
 (torch's stream is released so it cannot hang).

@@ -149,7 +149,7 @@ def compile_context(target: str, allow_fallback: bool, train: bool, world_size: 
     if train:
         from nova.pipeline import head_chunk_bytes, memory_limit_bytes, pack_state_enabled, step_transients_enabled
 
-        context["step_transients"] = step_transients_enabled()  # changes @step's arguments
+        context["step_transients"] = step_transients_enabled(target)  # changes @step's arguments
         context["pack_state"] = pack_state_enabled()
         context["head_chunk_bytes"] = head_chunk_bytes()
         context["memory_limit_bytes"] = memory_limit_bytes()

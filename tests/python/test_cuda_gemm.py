@@ -101,9 +101,10 @@ def test_step_copies_no_buffer_before_its_gemms(tmp_path):
     assert copies < gemms // 4, (copies, gemms)
 
 
-def _mlp_adamw_step() -> tuple[torch.nn.Module, str, str, int]:
+def _mlp_adamw_step(transients: bool | None = None) -> tuple[torch.nn.Module, str, str, int]:
     """(model, torch text, IREE input text, params) of an MLP's AdamW train
-    step for sm_90, state in the module updated in place."""
+    step for sm_90, state in the module updated in place (`transients`: see
+    `train_step_pipeline`)."""
     from torch import nn
 
     from nova import capture
@@ -120,7 +121,7 @@ def _mlp_adamw_step() -> tuple[torch.nn.Module, str, str, int]:
     text = lower_to_iree_input(
         torch_text,
         target="cuda:sm_90",
-        program_pipeline=train_step_pipeline(captured, target="cuda:sm_90"),
+        program_pipeline=train_step_pipeline(captured, target="cuda:sm_90", transients=transients),
         state_in_place=True,
     )
     return model, torch_text, text, len(captured.train_layout.param_names)
@@ -132,8 +133,10 @@ def test_step_command_buffer_is_recorded_once():
     module init and each call only executes it with a binding table: no
     dispatch is recorded in @step itself (with direct bindings the step
     captured its transients and the globals, and every call recorded all of
-    its dispatches again)."""
-    _, _, text, _ = _mlp_adamw_step()
+    its dispatches again). This is the blocking step (NOVA_STEP_TRANSIENTS=0);
+    the gated one, with its transients from the caller, records its
+    dispatches in @step: its host runs a step ahead of the GPU instead."""
+    _, _, text, _ = _mlp_adamw_step(transients=False)
     assert "Indirect" in text
     vm = compile_to_vmfb(text, "cuda:sm_90", extra_flags=["--compile-to=vm"]).decode()
     functions = dict(re.findall(r"vm\.func (?:private |public )?@([\w$.]+)(.*?)(?=\n    vm\.func |\Z)", vm, re.S))
