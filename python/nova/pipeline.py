@@ -233,16 +233,18 @@ def pack_state_enabled() -> bool:
     return os.environ.get("NOVA_PACK_STATE", "1") != "0"
 
 
-def step_transients_enabled(target: str) -> bool:
+def step_transients_enabled(target: str, gateable: bool = True) -> bool:
     """Whether @step takes its transient storage from the caller (no queue
     alloca/dealloca per call; on CUDA the step is then gated, see
     `train_step_pipeline`): NOVA_STEP_TRANSIENTS=1 or 0, by default on CUDA
-    (H100, 2026-12-06: gpt-42m bf16 13.8 against 14.3 ms a step, gpt-146m
-    44.7 against 46.0) and off on the CPU."""
+    for a step that can be gated (`gateable`; H100, 2026-12-06: gpt-42m bf16
+    13.8 against 14.3 ms a step, gpt-146m 44.7 against 46.0) and off on the
+    CPU. An ungated CUDA step with caller transients was never issued by
+    IREE 3.13 (H200, 2026-12-02), so the default never makes one."""
     value = os.environ.get("NOVA_STEP_TRANSIENTS")
     if value not in (None, "0", "1"):
         raise ValueError(f"NOVA_STEP_TRANSIENTS={value!r}: expected 0 or 1")
-    return target.startswith("cuda") if value is None else value == "1"
+    return target.startswith("cuda") and gateable if value is None else value == "1"
 
 
 def _whole_words(spec: capture.TensorSpec) -> bool:
@@ -281,12 +283,13 @@ def train_step_pipeline(captured: CapturedGraph, parameter_scope: str = "", in_p
         options.append(f"parameter-scope={parameter_scope}")
     if not in_place:
         options.append("in-place=false")
-    if step_transients_enabled(target) if transients is None else transients:
+    batch = [s for s in captured.input_specs if s.role not in state_roles + (capture.ROLE_HYPER,)]
+    # What the gate and the close copy: whole words in, a 16- or 32-bit loss out.
+    gateable = (target.startswith("cuda") and all(_whole_words(s) for s in batch)
+                and _spec_bytes(captured.output_specs[:1]) in (2, 4))
+    if step_transients_enabled(target, gateable) if transients is None else transients:
         options.append("transients=true")
-        batch = [s for s in captured.input_specs if s.role not in state_roles + (capture.ROLE_HYPER,)]
-        # What the gate and the close copy: whole words in, a 16- or 32-bit loss out.
-        if (target.startswith("cuda") and all(_whole_words(s) for s in batch)
-                and _spec_bytes(captured.output_specs[:1]) in (2, 4)):
+        if gateable:
             options.append("gate=true")
     return "nova-train-step-to-iree{" + " ".join(options) + "}"
 

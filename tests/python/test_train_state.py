@@ -126,6 +126,41 @@ def test_step_module_signature_takes_hypers_as_one_tensor(tmp_path: Path):
     assert sorted(session.function_names) == ["load_state", "read_state", "step"]
 
 
+class _MaskedLinear(nn.Module):
+    """A step with a bool input: not whole 32-bit words, so it cannot be gated."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.linear = nn.Linear(8, 2)
+
+    def forward(self, x: torch.Tensor, keep: torch.Tensor) -> torch.Tensor:
+        return (self.linear(x) * keep.unsqueeze(1)).sum()
+
+
+def test_cuda_steps_take_caller_transients_only_gated_by_default(monkeypatch: pytest.MonkeyPatch):
+    # NOVA_STEP_TRANSIENTS unset: CUDA steps are gated with the caller's
+    # transients, CPU steps not; a CUDA step that cannot be gated keeps
+    # IREE's own transients (IREE 3.13 never issued an ungated step with the
+    # caller's), unless asked for with NOVA_STEP_TRANSIENTS=1.
+    monkeypatch.delenv("NOVA_STEP_TRANSIENTS", raising=False)
+    model, optimizer, batch = _wide_mlp_setup()
+    mlp = capture.capture_train_step(model, optimizer, nn.functional.cross_entropy, batch)
+    assert "transients=true gate=true" in train_step_pipeline(mlp, target="cuda:sm_90")
+    assert "transients" not in train_step_pipeline(mlp, target="cpu")
+    masked = _MaskedLinear()
+    step = capture.capture_train_step(masked, torch.optim.SGD(masked.parameters(), lr=0.1), None,
+                                      (torch.randn(3, 8), torch.tensor([True, False, True])))
+    assert "transients" not in train_step_pipeline(step, target="cuda:sm_90")
+    monkeypatch.setenv("NOVA_STEP_TRANSIENTS", "1")
+    forced = train_step_pipeline(step, target="cuda:sm_90")
+    assert "transients=true" in forced and "gate" not in forced
+    monkeypatch.setenv("NOVA_STEP_TRANSIENTS", "0")
+    assert "transients" not in train_step_pipeline(mlp, target="cuda:sm_90")
+    monkeypatch.setenv("NOVA_STEP_TRANSIENTS", "yes")
+    with pytest.raises(ValueError, match="NOVA_STEP_TRANSIENTS"):
+        train_step_pipeline(mlp, target="cuda:sm_90")
+
+
 @pytest.mark.parametrize("transients", ["0", "1"])
 def test_steps_chain_through_fences_and_wait(transients: str, monkeypatch: pytest.MonkeyPatch):
     # NOVA_STEP_TRANSIENTS=1: the step's intermediates live in one buffer of
