@@ -12,7 +12,10 @@
 #                       with NOVA_ATTENTION_HEAD_GROUPS=0 (attention in its
 #                       static block-major order: the A/B of phase hg)
 #   bench-artifacts-gate  (with `gate`) the three steps again, compiled with
-#                       NOVA_STEP_TRANSIENTS=1 (gated steps: phase issued)
+#                       NOVA_STEP_TRANSIENTS=1 (gated steps, the CUDA default
+#                       since 144a82f: phases issued, quick)
+#   bench-artifacts-blocking  (with `blocking`) the three steps again, compiled
+#                       with NOVA_STEP_TRANSIENTS=0 (IREE's blocking calls)
 #   bench-artifacts-limit  (with `limit`) gpt-146m bf16 B24 compiled with
 #                       NOVA_MEMORY_LIMIT_GIB=10.4 (its head in chunks: phase issued)
 #   bench-artifacts-ce  (with `ce`) the three steps and the cross-entropy check
@@ -20,7 +23,7 @@
 #                       from an earlier commit)
 # Each set compiles with an empty kernel cache of its own. Then carry
 # [".whl", "bench-artifacts", "bench-artifacts-<set>", ".nova-commit"] (64 MiB in all).
-#   tools/device/prepare.sh [sm] [unpacked] [static] [gate] [limit] [ce]
+#   tools/device/prepare.sh [sm] [unpacked] [static] [gate] [blocking] [limit] [ce]
 # With NOVA_PREPARE_BASE=0, bench-artifacts is left as it is (only the sets named).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -73,6 +76,8 @@ for set in "$@"; do
       ;;
     gate)
       NOVA_STEP_TRANSIENTS=1 NOVA_CACHE_DIR=$(mktemp -d) prepare_steps bench-artifacts-gate ;;
+    blocking)
+      NOVA_STEP_TRANSIENTS=0 NOVA_CACHE_DIR=$(mktemp -d) prepare_steps bench-artifacts-blocking ;;
     limit)
       rm -rf bench-artifacts-limit
       NOVA_MEMORY_LIMIT_GIB=10.4 NOVA_CACHE_DIR=$(mktemp -d) \
@@ -83,7 +88,7 @@ for set in "$@"; do
       NOVA_CACHE_DIR=$(mktemp -d) prepare_steps bench-artifacts-ce
       "$py" tools/cross_entropy_check.py prepare --out bench-artifacts-ce/cross-entropy-check --target $target
       ;;
-    *) echo "unknown set: $set (sm, unpacked, static, gate, limit, ce)" >&2; exit 2 ;;
+    *) echo "unknown set: $set (sm, unpacked, static, gate, blocking, limit, ce)" >&2; exit 2 ;;
   esac
 done
 du -shc .whl bench-artifacts* | sort -h
