@@ -1161,6 +1161,16 @@ LogicalResult CrossEntropyBackwardOp::verify() {
                         "logits", getLogits().getType());
 }
 
+std::pair<Value, Value> mlir::nova::crossEntropyOperands(Operation *op) {
+  if (auto forward = dyn_cast<CrossEntropyOp>(op))
+    return {forward.getLogits(), forward.getTarget()};
+  if (auto backward = dyn_cast<CrossEntropyBackwardOp>(op))
+    return {backward.getLogits(), backward.getTarget()};
+  if (auto fused = dyn_cast<CrossEntropyWithGradOp>(op))
+    return {fused.getLogits(), fused.getTarget()};
+  return {};
+}
+
 SmallVector<Value> CrossEntropyWithGradOp::createUnfused(OpBuilder &b) {
   auto loss = CrossEntropyOp::create(b, getLoc(), getLoss().getType(),
                                      getLse().getType(), getLogits(),

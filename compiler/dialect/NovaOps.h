@@ -31,4 +31,11 @@ SmallVector<int64_t> reducedShape(ArrayRef<int64_t> shape,
 #define GET_OP_CLASSES
 #include "compiler/dialect/NovaOps.h.inc"
 
+namespace mlir::nova {
+/// The logits and target of a nova.cross_entropy,
+/// nova.cross_entropy_backward or nova.cross_entropy_with_grad; nulls for
+/// any other op.
+std::pair<Value, Value> crossEntropyOperands(Operation *op);
+} // namespace mlir::nova
+
 #endif // NOVA_DIALECT_NOVAOPS_H

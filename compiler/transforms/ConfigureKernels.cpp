@@ -180,9 +180,8 @@ struct ConfigureKernelsPass
       if (op->hasAttr("lowering_config"))
         return;
       std::string why;
-      std::optional<LoweringConfigAttr> config = configureCrossEntropy(
-          op.getLogits(), op.getIgnoreIndex(), /*backward=*/false,
-          /*fused=*/true, target, why);
+      std::optional<LoweringConfigAttr> config =
+          configureCrossEntropy(op, /*fused=*/true, target, why);
       if (setConfig(op, config, why))
         remarkCrossEntropy(op, "cross-entropy with gradient ", *config);
       else
@@ -194,26 +193,31 @@ struct ConfigureKernelsPass
       op->erase();
     }
     module.walk([&](Operation *op) {
-      auto forward = dyn_cast<CrossEntropyOp>(op);
-      auto backward = dyn_cast<CrossEntropyBackwardOp>(op);
-      if ((!forward && !backward) || op->hasAttr("lowering_config"))
+      if (!isa<CrossEntropyOp, CrossEntropyBackwardOp>(op) ||
+          op->hasAttr("lowering_config"))
         return;
       std::string why;
-      std::optional<LoweringConfigAttr> config = configureCrossEntropy(
-          forward ? forward.getLogits() : backward.getLogits(),
-          forward ? forward.getIgnoreIndex() : backward.getIgnoreIndex(),
-          bool(backward), /*fused=*/false, target, why);
+      std::optional<LoweringConfigAttr> config =
+          configureCrossEntropy(op, /*fused=*/false, target, why);
       if (setConfig(op, config, why))
-        remarkCrossEntropy(
-            op, backward ? "cross-entropy backward " : "cross-entropy ",
-            *config);
+        remarkCrossEntropy(op,
+                           isa<CrossEntropyBackwardOp>(op)
+                               ? "cross-entropy backward "
+                               : "cross-entropy ",
+                           *config);
     });
   }
 
-  std::optional<LoweringConfigAttr>
-  configureCrossEntropy(Value logitsValue, int64_t ignoreIndex, bool backward,
-                        bool fused, TargetAttr target, std::string &why) {
-    auto logits = cast<RankedTensorType>(logitsValue.getType());
+  /// The row kernel's config for cross-entropy op `op`, or nullopt with the
+  /// reason in `why`.
+  std::optional<LoweringConfigAttr> configureCrossEntropy(Operation *op,
+                                                          bool fused,
+                                                          TargetAttr target,
+                                                          std::string &why) {
+    auto logits =
+        cast<RankedTensorType>(crossEntropyOperands(op).first.getType());
+    int64_t ignoreIndex =
+        op->getAttrOfType<IntegerAttr>("ignore_index").getInt();
     if (!logits.hasStaticShape()) {
       why = "dynamic shapes";
       return std::nullopt;
@@ -227,7 +231,7 @@ struct ConfigureKernelsPass
     problem.classes = logits.getDimSize(1);
     problem.elementBytes = logits.getElementTypeBitWidth() / 8;
     problem.f16 = logits.getElementType().isF16();
-    problem.backward = backward;
+    problem.backward = isa<CrossEntropyBackwardOp>(op);
     problem.fused = fused;
     return cuda::configureCrossEntropy(problem, target, why);
   }
@@ -236,9 +240,8 @@ struct ConfigureKernelsPass
                           LoweringConfigAttr config) {
     if (!remarks)
       return;
-    auto logits = cast<RankedTensorType>(op->getOperand(0).getType());
-    if (isa<CrossEntropyBackwardOp>(op))
-      logits = cast<RankedTensorType>(op->getOperand(1).getType());
+    auto logits =
+        cast<RankedTensorType>(crossEntropyOperands(op).first.getType());
     op->emitRemark() << what << logits.getDimSize(0) << "x"
                      << logits.getDimSize(1) << ": "
                      << config.getWarpLayout()[0] * 32 << " threads per row, "

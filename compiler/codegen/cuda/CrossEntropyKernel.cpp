@@ -115,19 +115,19 @@ struct RowKernel : KernelBuilder {
         arith::ExtSIOp::create(b, loc, i64, ignore));
     return {t, valid};
   }
-  /// The `vector` logits from column `column` (i32), as f32 times log2(e).
-  /// Logits the kernel overwrites are not read as invariant (ld.global.nc
-  /// is for memory no thread writes while the kernel runs).
-  Value loadVector(Value logits, Value column) {
-    Value address = at(element, logits, add(rowBase, wide(column)));
-    unsigned alignment = spec.vector * spec.elementBytes;
-    return spec.inPlace
-               ? LLVM::LoadOp::create(b, loc, vectorType, address, alignment)
-                     .getResult()
-               : readOnly(vectorType, address, alignment);
+  /// A load of logits. Logits the kernel overwrites are not read as
+  /// invariant (ld.global.nc is for memory no thread writes while the
+  /// kernel runs).
+  Value loadLogits(Type type, Value address, unsigned alignment) {
+    return spec.inPlace ? LLVM::LoadOp::create(b, loc, type, address, alignment)
+                              .getResult()
+                        : readOnly(type, address, alignment);
   }
+  /// The `vector` logits from column `column` (i32), as f32 times log2(e).
   SmallVector<Value> loadScaled(Value logits, Value column) {
-    Value v = loadVector(logits, column);
+    Value v =
+        loadLogits(vectorType, at(element, logits, add(rowBase, wide(column))),
+                   spec.vector * spec.elementBytes);
     SmallVector<Value> x;
     for (int64_t i = 0; i < spec.vector; ++i) {
       Value e = vector::ExtractOp::create(b, loc, v, i);
@@ -235,12 +235,9 @@ struct RowKernel : KernelBuilder {
   Value targetLogit(Value logits, Value t) {
     Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, t,
                                           wide(classes));
-    Value address =
-        at(element, logits, add(rowBase, select(inRange, t, c64(0))));
-    Value x = spec.inPlace ? LLVM::LoadOp::create(b, loc, element, address,
-                                                  spec.elementBytes)
-                                 .getResult()
-                           : readOnly(element, address, spec.elementBytes);
+    Value x = loadLogits(
+        element, at(element, logits, add(rowBase, select(inRange, t, c64(0)))),
+        spec.elementBytes);
     return element.isF32() ? x : arith::ExtFOp::create(b, loc, f32, x);
   }
 

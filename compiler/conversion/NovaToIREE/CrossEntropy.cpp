@@ -25,17 +25,17 @@ using namespace mlir::nova::nova_to_linalg;
 
 namespace {
 
-FailureOr<cuda::CrossEntropySpec> kernelSpec(Operation *op, Value logits,
-                                             Value target, bool backward,
-                                             bool fused) {
+FailureOr<cuda::CrossEntropySpec> kernelSpec(Operation *op) {
   auto config = op->getAttrOfType<LoweringConfigAttr>("lowering_config");
-  if (!config)
+  auto [logits, target] = crossEntropyOperands(op);
+  if (!config || !logits)
     return failure();
   RankedTensorType type = tensorType(logits);
   std::string why;
-  return cuda::crossEntropySpec(config, backward, fused, type.getElementType(),
-                                tensorType(target).getElementType(),
-                                type.getDimSize(1), why);
+  return cuda::crossEntropySpec(
+      config, isa<CrossEntropyBackwardOp>(op), isa<CrossEntropyWithGradOp>(op),
+      type.getElementType(), tensorType(target).getElementType(),
+      type.getDimSize(1), why);
 }
 
 /// The only user of `grad` when all it does is round `grad` to TF32: a
@@ -99,7 +99,7 @@ LogicalResult lower(IRRewriter &rewriter, ModuleOp module, Operation *op,
   Location loc = op->getLoc();
   rewriter.setInsertionPoint(op);
   KernelDispatchBuilder dispatch(rewriter, loc, poison);
-  Value logitsValue = op->getOperand(isa<CrossEntropyBackwardOp>(op) ? 1 : 0);
+  Value logitsValue = crossEntropyOperands(op).first;
   for (Value operand : op->getOperands())
     if (!(spec.inPlace && operand == logitsValue))
       dispatch.input(operand);
@@ -129,15 +129,7 @@ LogicalResult nova_to_iree::injectCrossEntropyKernels(ModuleOp module,
                                                       bool poisonOutputs) {
   SmallVector<std::pair<Operation *, cuda::CrossEntropySpec>> ops;
   module.walk([&](Operation *op) {
-    FailureOr<cuda::CrossEntropySpec> spec = failure();
-    if (auto forward = dyn_cast<CrossEntropyOp>(op))
-      spec = kernelSpec(op, forward.getLogits(), forward.getTarget(), false,
-                        false);
-    else if (auto backward = dyn_cast<CrossEntropyBackwardOp>(op))
-      spec = kernelSpec(op, backward.getLogits(), backward.getTarget(), true,
-                        false);
-    else if (auto fused = dyn_cast<CrossEntropyWithGradOp>(op))
-      spec = kernelSpec(op, fused.getLogits(), fused.getTarget(), false, true);
+    FailureOr<cuda::CrossEntropySpec> spec = kernelSpec(op);
     if (succeeded(spec))
       ops.emplace_back(op, *spec);
   });
@@ -154,7 +146,7 @@ LogicalResult nova_to_iree::injectCrossEntropyKernels(ModuleOp module,
         grad && spec.elementBytes == 4 ? tf32RoundingOf(grad) : nullptr;
     spec.roundTf32 = rounding != nullptr;
     if (grad)
-      spec.inPlace = lastReaderOfLogits(op, op->getOperand(spec.fused ? 0 : 1));
+      spec.inPlace = lastReaderOfLogits(op, crossEntropyOperands(op).first);
     if (failed(lower(rewriter, module, op, spec, poisonOutputs)))
       return failure();
     if (rounding)
