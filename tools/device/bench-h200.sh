@@ -151,11 +151,12 @@
 #   quick   phase aligned's essentials in ~3 minutes: the cross-entropy check,
 #           the ordered-read probe (gated), the gpt-42m bf16 rows gated and
 #           not, the gpt-42m bf16 check vs eager (default)
-#   gatelab why gated gpt-42m steps run slower than default ones (16.4 against
+#   gatelab why gated gpt-42m steps ran slower than default ones (16.4 against
 #           14.5 ms at c398e9e): direct calls with a host wait each, the
-#           ordered-read probe waiting on IREE's semaphore or on a torch
-#           event, api probes with Chrome traces (default, gated, gated with
-#           the event), NVML clocks and power throughout ($OUT/smi.csv)
+#           ordered-read probe, api probes with Chrome traces (default,
+#           gated), NVML clocks and power throughout ($OUT/smi.csv). (A host
+#           wait on a blocking torch event instead of IREE's semaphore made no
+#           difference at 3b3256b: 16.80 against 16.77 ms; removed.)
 #   fill    gated steps (bench-artifacts-gate) with each step's `ready` word
 #           written by a torch fill kernel (cuStreamWriteValue32 until
 #           76b3527): the ordered-read probe; if it completes, Nova's gated
@@ -590,8 +591,7 @@ PY
       nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem,power.draw,temperature.gpu,clocks_throttle_reasons.active \
         --format=csv -lms 100 > "${OUT:-/tmp}/smi.csv" &
       smi=$!
-      for probe in "$g sync-loop" "$g ordered-read" "$g ordered-read event" "$d api trace" "$g api trace" \
-        "$g api trace event"; do
+      for probe in "$g sync-loop" "$g ordered-read" "$d api trace" "$g api trace"; do
         echo "== probe $probe"
         timeout 70 python3 tools/device/transients_probe.py $probe 2>&1 | grep -v "leaked\|nanobind\|^ - "
       done

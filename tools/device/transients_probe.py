@@ -31,10 +31,8 @@ pyprof:  (any artifact) cProfile of 20 steps through nova.load_exported_step:
 sync-loop: (transients artifact) 30 direct calls, the host waiting for each
          (torch's stream synchronized before each call, no stream waits on
          either side): the step time without IREE's alloca/dealloca.
-Extra words: `event` (gated artifact, ordered modes): the host waits for step
-k - 1 on a blocking torch event recorded after torch's wait for it, not on
-IREE's semaphore; `trace` (api): the profiled steps' Chrome trace (every
-stream) into $OUT/trace-ARTIFACT_SET[-event].json.gz.
+Extra word `trace` (api): the profiled steps' Chrome trace (every stream)
+into $OUT/trace-ARTIFACT_SET.json.gz.
 """
 
 from __future__ import annotations
@@ -83,8 +81,6 @@ def main() -> None:
     extras = sys.argv[3:]
     if "nvml" in extras:
         sampler = bench.NvmlPeak()  # noqa: F841 (samples until the process ends)
-    if "event" in extras:
-        _wait_on_torch_events()
     if mode == "loadprof":
         import cProfile
 
@@ -126,8 +122,7 @@ def main() -> None:
                           "second_step_s": second_s}), flush=True)
     elif mode == "api":
         _api_probe(step, example, train,
-                   "-".join([artifact.parent.name, *(["event"] if "event" in extras else [])])
-                   if "trace" in extras else None)
+                   artifact.parent.name if "trace" in extras else None)
     elif mode == "pyprof":
         _pyprof_probe(step, example)
     elif mode in ("direct", "direct-chain", "sync-loop"):
@@ -253,41 +248,6 @@ def _pyprof_probe(step, example) -> None:
     torch.cuda.synchronize()
     profiler.disable()
     pstats.Stats(profiler).sort_stats("tottime").print_stats(45)
-
-
-def _wait_on_torch_events() -> None:
-    """Gated commits that wait for step k - 1 on a blocking torch event
-    (cudaEventBlockingSync: the host sleeps) recorded on torch's stream after
-    its wait for step k - 1, instead of on IREE's `done` semaphore."""
-    import iree.runtime as rt
-    import torch
-
-    from nova.runtime.ordering import CudaStreamTimeline, Timeline
-
-    original = CudaStreamTimeline.commit
-
-    def commit(self, done_address=None):
-        if not self._gated:
-            return original(self, done_address)
-        Timeline.commit(self)
-        k = self.enqueued
-        if self._barrier is None:
-            self._barrier = rt.HalCommandBuffer(self._device)
-            self._barrier.end()
-        self._device.queue_execute(self._barrier, rt.HalFence.create_at(self._done, 0),
-                                   rt.HalFence.create_at(self._done, k))
-        passed = self.__dict__.setdefault("_passed", {})
-        if k - 1 in passed:
-            passed.pop(k - 1).synchronize()
-        else:
-            rt.HalFence.create_at(self._done, max(k - 1, 1)).wait()
-        stream = torch.cuda.current_stream()
-        self._cuda.stream_wait_value(stream.cuda_stream, done_address, k)
-        event = torch.cuda.Event(blocking=True)
-        event.record(stream)
-        passed[k] = event
-
-    CudaStreamTimeline.commit = commit
 
 
 def _api_probe(step, example, train, trace: str | None = None) -> None:
