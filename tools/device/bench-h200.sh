@@ -162,10 +162,12 @@
 #           76b3527): the ordered-read probe; if it completes, Nova's gated
 #           gpt-42m bf16 row, the default one (bench-artifacts) and the gated
 #           gpt-146m bf16 row
+#   lab42   what a gated gpt-42m bf16 step spends next to compile-sdpa's:
+#           Nova's and compile-sdpa's rows, then both profiles (top 60)
 # Carry .whl, bench-artifacts[, bench-artifacts-static|-sm|-unpacked|-old] and .nova-commit (tools/device/prepare.sh).
 # Results: $OUT/<phase>.jsonl and $OUT/<phase>.log.
 set -uo pipefail
-phase=${1:?phase: quick, aligned, cefused, gatelab, issued, side, fill, chunk, connections, done, pingpong, stall, peers42, tf32, final, peers, diag, rs, hg, kernels, smoke, clusters, table, nova, checked, rows, 42m, 146m, cap, probe, ab, gate, sm-kernels, sm-rows, pack-rows, host or release}
+phase=${1:?phase: lab42, quick, aligned, cefused, gatelab, issued, side, fill, chunk, connections, done, pingpong, stall, peers42, tf32, final, peers, diag, rs, hg, kernels, smoke, clusters, table, nova, checked, rows, 42m, 146m, cap, probe, ab, gate, sm-kernels, sm-rows, pack-rows, host or release}
 . tools/device/gpu-env.sh
 export PYTHONUNBUFFERED=1
 out=${OUT:-/tmp}/$phase.jsonl
@@ -286,6 +288,11 @@ PY
       }
       probe check42-synchronized 60 python3 -m nova.cli bench check --model gpt-42m --dtype bf16 --batch 32 \
         --steps 12 --artifacts bench-artifacts --json-out $out
+      ;;
+    lab42)
+      each_mode gpt-42m bf16 32 nova:40 compile-sdpa:100
+      limit=60 bench profile --model gpt-42m --dtype bf16 --batch 32 --steps 3 --top 60
+      limit=120 bench profile --model gpt-42m --dtype bf16 --batch 32 --steps 3 --top 60 --mode compile-sdpa
       ;;
     peers42)
       each_mode gpt-42m bf16 32 $every_mode
