@@ -163,7 +163,7 @@
 #           gpt-42m bf16 row, the default one (bench-artifacts) and the gated
 #           gpt-146m bf16 row
 #   lab42   what a gated gpt-42m bf16 step spends next to compile-sdpa's:
-#           Nova's and compile-sdpa's rows, then both profiles (top 60)
+#           Nova's and compile-sdpa's rows, then both profiles (every kernel of Nova's)
 # Carry .whl, bench-artifacts[, bench-artifacts-static|-sm|-unpacked|-old] and .nova-commit (tools/device/prepare.sh).
 # Results: $OUT/<phase>.jsonl and $OUT/<phase>.log.
 set -uo pipefail
@@ -291,7 +291,7 @@ PY
       ;;
     lab42)
       each_mode gpt-42m bf16 32 nova:40 compile-sdpa:100
-      limit=60 bench profile --model gpt-42m --dtype bf16 --batch 32 --steps 3 --top 60
+      limit=60 bench profile --model gpt-42m --dtype bf16 --batch 32 --steps 3 --top 120
       limit=120 bench profile --model gpt-42m --dtype bf16 --batch 32 --steps 3 --top 60 --mode compile-sdpa
       ;;
     peers42)
