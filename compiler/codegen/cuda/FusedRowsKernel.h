@@ -36,8 +36,7 @@
 // walks K / warps of its rows, then the CTA adds the slices up and stores
 // the group's partials (a quarter of the partials one group a warp wrote).
 // Without, chunks are outer and one chunk's partials are summed over the
-// warp's K rows in registers. Partials yielded transposed ([C, G], see
-// FusedRowsPlan::transposedPartials) are stored one f32 a column.
+// warp's K rows in registers.
 //
 // ABI: one pointer per region input, then per result; no constants (R and C
 // are baked in: the kernel name hashes the region). Grid x =
