@@ -126,9 +126,7 @@ void buildLowerToLinalgPipeline(OpPassManager &pm,
     pm.addPass(createNovaSaveInputsForBackward());
     // Fusion first: a column sum then keeps its first stage in the kernel
     // that produces its input, and only the second is split.
-    NovaFuseElementwiseOptions fusion;
-    fusion.transposedPartials = true;
-    pm.addPass(createNovaFuseElementwise(fusion));
+    pm.addPass(createNovaFuseElementwise());
     pm.addPass(createNovaRematerialize());
     pm.addPass(createNovaSplitReductions());
     NovaFuseMatmulEpilogueOptions epilogues;

@@ -11,16 +11,16 @@
 // stored; any other member used outside its group becomes a result. A sum,
 // max or mean over all rows of a member's value (a bias gradient), and an
 // elementwise op only such reductions use, join as consumers: the region
-// yields f32 partials over groups of up to 16 consecutive rows ([G, C], or
-// [C, G] with transposed-partials) and a reduction over each column's groups
-// finishes outside (over a leading dim: split by nova-split-reductions). Such
-// consumers seed groups of their own only after every other op has, so that
-// where they join does not depend on the program order. A value only optimizer
-// updates read is left to IREE, which computes it inside the update. An operand
-// made for something that leads to the group (the forward's tanh of a GELU,
-// which CSE shared with its backward) is recomputed in the group from what it
-// reads anyway and at most one more full-size value instead of being stored and
-// read back (rematerialization: the backward reads x, not x^2 and tanh(...)).
+// yields f32 partials over groups of up to 16 consecutive rows and a
+// reduction over the groups finishes outside (then split by
+// nova-split-reductions). Such consumers seed groups of their own only
+// after every other op has, so that where they join does not depend on the
+// program order. A value only optimizer updates read is left to
+// IREE, which computes it inside the update. An operand made for something
+// that leads to the group (the forward's tanh of a GELU, which CSE shared
+// with its backward) is recomputed in the group from what it reads anyway
+// and at most one more full-size value instead of being stored and read
+// back (rematerialization: the backward reads x, not x^2 and tanh(...)).
 // Each group becomes one nova.fused region and the block is re-sorted
 // topologically (outside users of a result that came before the group's
 // last member move after it).
@@ -109,7 +109,7 @@ struct Group {
 
 // Column reductions' first stage: groups of up to 16 rows (a row kernel's
 // warp, or a CTA's warps together, sum a group), at least 1024 groups
-// (a grid of that many CTAs, or warps, fills the GPU).
+// (nova-split-reductions' threshold for the second stage).
 constexpr int64_t kMaxRowsPerPartial = 16, kMinPartials = 1024;
 // Rematerialization: at most this many elementwise ops recomputed for one
 // operand.
@@ -117,16 +117,13 @@ constexpr int64_t kMaxRematerializedOps = 16;
 
 struct Fuser {
   Block &block;
-  /// Column partials yielded [C, G] (see transposed-partials).
-  bool transposedPartials;
   bool failed = false;
   DenseMap<Operation *, int64_t> position;
   DenseMap<Operation *, int64_t> groupOf;
   SmallVector<Group> groups;
   DenseMap<Operation *, int64_t> holders; // groups holding an op, until outlined
 
-  Fuser(Block &block, bool transposedPartials)
-      : block(block), transposedPartials(transposedPartials) {
+  explicit Fuser(Block &block) : block(block) {
     int64_t i = 0;
     for (Operation &op : block)
       position[&op] = i++;
@@ -586,7 +583,8 @@ struct Fuser {
 
   /// Rows per partial of a column reduction over `rows`: at most
   /// kMaxRowsPerPartial, dividing `rows`, leaving at least kMinPartials
-  /// partials where there are that many rows.
+  /// partials where there are that many rows (nova-split-reductions then
+  /// spreads the second stage over the GPU).
   static int64_t rowsPerPartial(int64_t rows) {
     for (int64_t k = kMaxRowsPerPartial; k > 1; --k)
       if (rows % k == 0 && rows / k >= kMinPartials)
@@ -598,13 +596,9 @@ struct Fuser {
   }
 
   /// Inside the region: the f32 partial reductions [G, C] of `input`'s G
-  /// groups of k consecutive rows (`op`'s kind: sum, max or mean), or
-  /// [C, G] with transposedPartials: each column's partials contiguous, so
-  /// that the reduction that finishes them reduces rows (IREE's CUDA
-  /// reduction over a leading dim reads one strided element a thread:
-  /// 26-29 us for 0.1-16 MB on the H100).
-  Value partialReduction(OpBuilder &b, Operation *op, Value input,
-                         const Group &g, int64_t k) {
+  /// groups of k consecutive rows (`op`'s kind: sum, max or mean).
+  static Value partialReduction(OpBuilder &b, Operation *op, Value input,
+                                const Group &g, int64_t k) {
     Location loc = op->getLoc();
     auto type = cast<RankedTensorType>(input.getType());
     if (!type.getElementType().isF32())
@@ -614,12 +608,7 @@ struct Fuser {
     Value view = ReshapeOp::create(b, loc, grouped, input);
     auto partialType =
         RankedTensorType::get({g.rows / k, g.columns}, b.getF32Type());
-    Value partials = reduceLike(b, op, partialType, view, /*dim=*/1);
-    if (!transposedPartials)
-      return partials;
-    return TransposeOp::create(
-        b, loc, RankedTensorType::get({g.columns, g.rows / k}, b.getF32Type()),
-        partials, b.getDenseI64ArrayAttr({1, 0}));
+    return reduceLike(b, op, partialType, view, /*dim=*/1);
   }
 
   /// A reduction of `op`'s kind (sum, max or mean) of `input` over `dim`.
@@ -639,15 +628,14 @@ struct Fuser {
         });
   }
 
-  /// Outside: `op`'s result from its partials (a reduction over each
-  /// column's, in f32, then `op`'s shape and element type).
-  Value finishReduction(OpBuilder &b, Operation *op, Value partials) {
+  /// Outside: `op`'s result from its partials (a reduction over them, in
+  /// f32, then `op`'s shape and element type).
+  static Value finishReduction(OpBuilder &b, Operation *op, Value partials) {
     Location loc = op->getLoc();
     auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
     int64_t columns = resultType.getShape().back();
     auto f32Type = RankedTensorType::get({columns}, b.getF32Type());
-    Value total = reduceLike(b, op, f32Type, partials,
-                             /*dim=*/transposedPartials ? 1 : 0);
+    Value total = reduceLike(b, op, f32Type, partials, /*dim=*/0);
     if (resultType.getRank() != 1)
       total = ReshapeOp::create(b, loc, resultType.clone(b.getF32Type()), total);
     if (!resultType.getElementType().isF32())
@@ -686,13 +674,11 @@ struct Fuser {
 
 struct FuseElementwisePass
     : nova::impl::NovaFuseElementwiseBase<FuseElementwisePass> {
-  using Base::Base;
-
   void runOnOperation() override {
     bool failed = false;
     getOperation()->walk([&](func::FuncOp func) {
       for (Block &block : func.getBody()) {
-        Fuser fuser(block, transposedPartials);
+        Fuser fuser(block);
         fuser.run();
         failed |= fuser.failed;
       }

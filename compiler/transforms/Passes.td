@@ -289,19 +289,12 @@ def NovaFuseElementwise : Pass<"nova-fuse-elementwise"> {
     cycle is tried again once the group has grown (the ops on the cycle may
     have joined). A reduction over all rows of a group's value (a bias
     or norm-gain gradient) becomes f32 partials over groups of consecutive
-    rows inside the region and a reduction of those outside it; with
-    `transposed-partials` (CUDA) the region yields them transposed ([C, G]:
-    each column's contiguous) and the reduction outside runs along rows. Values that
+    rows inside the region and a reduction of those outside it. Values that
     only optimizer updates read stay outside (IREE computes them in the
     update). The block is then re-sorted topologically. On CUDA
     the configurator gives each region Nova's fused-rows kernel; a region
     without one is inlined back by convert-nova-to-linalg.
   }];
-  let options = [
-    Option<"transposedPartials", "transposed-partials", "bool", "false",
-           "Yield column partials as [C, G] (IREE's CUDA reduction over a "
-           "leading dim reads one strided element a thread)">,
-  ];
   let dependentDialects = ["::mlir::nova::NovaDialect"];
 }
 

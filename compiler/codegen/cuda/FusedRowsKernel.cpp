@@ -244,31 +244,14 @@ struct Analyzer {
         if (plan.rowsPerGroup != 1 && plan.rowsPerGroup != k)
           return fail("partial reductions over different row groups");
         plan.rowsPerGroup = k;
-        Value partial = reduce->getResult(0);
-        auto onlyYielded = [](Value v) {
-          return llvm::all_of(v.getUsers(),
-                              [](Operation *u) { return isa<YieldOp>(u); });
-        };
-        if (auto transpose = partial.hasOneUse()
-                                 ? dyn_cast<TransposeOp>(*partial.user_begin())
-                                 : TransposeOp()) {
-          if (transpose.getPermutation() != ArrayRef<int64_t>{1, 0} ||
-              !onlyYielded(transpose.getResult()))
-            return fail("a partial reduction transposed other than to "
-                        "[C, G] or used inside the region");
-          plan.transposedPartials[partial] = transpose.getResult();
-          plan.kind[transpose.getResult()] = RowKind::Partial;
-        } else if (!onlyYielded(partial)) {
+        if (!llvm::all_of(reduce->getUsers(),
+                          [](Operation *u) { return isa<YieldOp>(u); }))
           return fail("a partial reduction used inside the region");
-        }
-        plan.kind[partial] = RowKind::Partial;
+        plan.kind[reduce->getResult(0)] = RowKind::Partial;
         ++plan.partials;
         plan.partialMax |= isa<ReduceMaxOp>(reduce);
         continue;
       }
-      if (isa<TransposeOp>(inner) &&
-          plan.transposedPartials.count(inner.getOperand(0)))
-        continue; // a partial's store order, analyzed with its reduction
       if (Operation *reduce = lastDimReduction(&inner)) {
         auto it = plan.kind.find(reduce->getOperand(0));
         if (it == plan.kind.end() || it->second != RowKind::Element)
@@ -407,22 +390,6 @@ bool cuda::isFusedRowsOp(Operation *op) {
 }
 
 bool cuda::isGroupReduction(Operation *op) { return groupReduction(op); }
-
-Value cuda::yieldedPartial(const FusedRowsPlan &plan, Operation *reduce) {
-  Value partial = reduce->getResult(0);
-  auto it = plan.transposedPartials.find(partial);
-  return it == plan.transposedPartials.end() ? partial : it->second;
-}
-
-SmallVector<Operation *> cuda::partialReductions(const FusedRowsPlan &plan,
-                                                 Block &region) {
-  SmallVector<Operation *> reductions;
-  for (Operation &op : region.without_terminator())
-    if (groupReduction(&op) &&
-        plan.kind.lookup(op.getResult(0)) == RowKind::Partial)
-      reductions.push_back(&op);
-  return reductions;
-}
 
 int64_t cuda::rowChunks(const FusedRowsPlan &plan, int64_t vector) {
   return (plan.columns + 32 * vector - 1) / (32 * vector);
@@ -633,40 +600,21 @@ struct RowsKernel : RegionElements {
   }
 
   /// This chunk's columns of partial `op`'s row `group` from `sums` (a
-  /// mean's divided by its rows); transposed, `group` of each column's row.
+  /// mean's divided by its rows).
   void storePartial(Block &entry, Operation *op, Value group,
                     ArrayRef<Value> sums) {
     auto yield = cast<YieldOp>(region.getTerminator());
-    Value yielded = yieldedPartial(plan, op);
-    unsigned index =
-        llvm::find(yield.getValues(), yielded) - yield.getValues().begin();
-    Value pointer = entry.getArgument(region.getNumArguments() + index);
+    unsigned index = llvm::find(yield.getValues(), op->getResult(0)) -
+                     yield.getValues().begin();
     SmallVector<Value> values;
     for (Value v : sums)
       values.push_back(isa<ReduceMeanOp>(op)
                            ? fmul(v, cf(1.0 / double(plan.rowsPerGroup)))
                            : v);
-    if (yielded == op->getResult(0)) {
-      storeElements(op->getResult(0), pointer,
-                    add(mul(wide(group), c64(plan.columns)), wide(column)),
-                    values);
-      return;
-    }
-    int64_t groups = plan.rows / plan.rowsPerGroup;
-    auto store = [&] {
-      for (auto [i, v] : llvm::enumerate(values)) {
-        Value index = add(mul(wide(add(column, c32(int64_t(i)))), c64(groups)),
-                          wide(group));
-        LLVM::StoreOp::create(b, loc, v,
-                              LLVM::GEPOp::create(b, loc, global, f32, pointer,
-                                                  ValueRange{index}),
-                              4);
-      }
-    };
-    if (valid)
-      ifThen(valid, store);
-    else
-      store();
+    storeElements(op->getResult(0),
+                  entry.getArgument(region.getNumArguments() + index),
+                  add(mul(wide(group), c64(plan.columns)), wide(column)),
+                  values);
   }
 
   /// This chunk of the row's per-element results of `level`.
@@ -798,10 +746,12 @@ struct RowsKernel : RegionElements {
     auto yield = cast<YieldOp>(body.getTerminator());
     for (BlockArgument arg : body.getArguments())
       pointers[arg] = entry.getArgument(arg.getArgNumber());
-    for (Operation &op : body.without_terminator())
+    for (Operation &op : body.without_terminator()) {
       if (lastDimReduction(&op))
         reductions.push_back(&op);
-    partialOps = partialReductions(plan, body);
+      if (plan.kind.lookup(op.getResult(0)) == RowKind::Partial)
+        partialOps.push_back(&op);
+    }
     sweeps = 0;
     for (Operation *r : reductions)
       sweeps = std::max(sweeps, plan.level.lookup(r->getResult(0)));

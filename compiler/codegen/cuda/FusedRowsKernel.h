@@ -84,12 +84,6 @@ struct FusedRowsPlan {
   /// A GEMM epilogue's matmul (the region's first op, its operands inputs
   /// of their own, its result an element value), or null.
   Operation *matmul = nullptr;
-  /// Partial results yielded transposed, [C, G] (the group reduction's
-  /// only use a nova.transpose that the region yields): the group
-  /// reduction's result -> the transpose. A column's partials are then
-  /// contiguous, so the reduction that finishes them outside runs along
-  /// rows (IREE reduces a leading dim one strided element a thread).
-  llvm::DenseMap<Value, Value> transposedPartials;
   llvm::DenseMap<Value, RowKind> kind;
   /// Element/column values: the sweep that first can compute them; row
   /// values: the sweep after which they are known (0: before any sweep).
@@ -113,14 +107,6 @@ bool isLastDimReduction(Operation *op);
 
 /// Whether `op` reduces dim 1 of a [G, K, C] value (a partial result).
 bool isGroupReduction(Operation *op);
-
-/// The value a fused region yields for partial reduction `reduce`: its
-/// result, or the transpose of it (FusedRowsPlan::transposedPartials).
-Value yieldedPartial(const FusedRowsPlan &plan, Operation *reduce);
-
-/// The group reductions of a fused region with partial results, in order.
-SmallVector<Operation *> partialReductions(const FusedRowsPlan &plan,
-                                           Block &region);
 
 /// A hash of `op`'s printed form (generic, no locations): a kernel generated
 /// from the region is named by it.

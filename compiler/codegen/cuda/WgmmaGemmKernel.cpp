@@ -780,7 +780,10 @@ struct GemmKernel : KernelBuilder {
     RegionElements values(b, loc, plan, region, /*width=*/2);
     values.pointers = epilogueInputs;
     values.emitKnown(0, /*scalars=*/true);
-    SmallVector<Operation *> partials = partialReductions(plan, region);
+    SmallVector<Operation *> partials;
+    for (Value v : yield.getValues())
+      if (plan.kind.lookup(v) == RowKind::Partial)
+        partials.push_back(v.getDefiningOp());
     // Rows of the tile this consumer holds, in the matrix.
     Value rowBase = add(tl.row0, consumerRow0);
     Value lastRow = sub(m, c32(1)), lastPair = sub(n, c32(2));
@@ -857,26 +860,11 @@ struct GemmKernel : KernelBuilder {
             if (isa<ReduceMeanOp>(reduce))
               t = fmul(t, cf(1.0 / double(plan.rowsPerGroup)));
           }
-          Value yielded = yieldedPartial(plan, reduce);
-          unsigned index = llvm::find(yield.getValues(), yielded) -
+          unsigned index = llvm::find(yield.getValues(), reduce->getResult(0)) -
                            yield.getValues().begin();
           ifThen(ok, [&] {
-            Value group = wide(div(groupRow, c32(16)));
-            if (yielded != reduce->getResult(0)) {
-              // [N, M / 16]: each column's partials contiguous.
-              Value groups = wide(div(m, c32(16)));
-              for (int64_t e = 0; e < 2; ++e) {
-                Value offset = add(mul(wide(add(col, c32(e))), groups), group);
-                LLVM::StoreOp::create(
-                    b, loc, total[e],
-                    LLVM::GEPOp::create(b, loc, global, f32,
-                                        epilogueResults[index],
-                                        ValueRange{offset}),
-                    4);
-              }
-              return;
-            }
-            Value offset = add(mul(group, wide(n)), wide(col));
+            Value offset = add(mul(wide(div(groupRow, c32(16))), wide(n)),
+                               wide(col));
             Value address = LLVM::GEPOp::create(
                 b, loc, global, f32, epilogueResults[index],
                 ValueRange{offset});

@@ -1,5 +1,4 @@
 // RUN: nova-opt %s --split-input-file --nova-fuse-elementwise | FileCheck %s
-// RUN: nova-opt %s --split-input-file --nova-fuse-elementwise=transposed-partials | FileCheck %s --check-prefix=TRANSPOSED
 
 // A residual add, the layer norm after it and the bf16 cast for the next
 // matmul: one region over the [8 x 4, 64] row space. The sum (used by the
@@ -134,20 +133,6 @@ func.func @copies(%x: tensor<16x32xf32>, %b: tensor<32xf32>) -> tensor<16x32xf32
 // CHECK:       %[[B:.*]] = nova.reduce_sum %[[F]]#2 dims = [0] : tensor<1024x64xf32> -> tensor<64xf32>
 // CHECK:       %[[BB:.*]] = nova.cast %[[B]] : tensor<64xf32> -> tensor<64xbf16>
 // CHECK:       return %[[F]]#0, %[[W]], %[[BB]]
-// For CUDA (transposed-partials) the region yields them transposed, each
-// column's contiguous, and the sums outside reduce rows (IREE reads one
-// strided element a thread in a reduction over a leading dim).
-// TRANSPOSED-LABEL: func.func @column_sums
-// TRANSPOSED:       %[[F:.*]]:3 = nova.fused(%arg0, %arg1) : (tensor<8192x64xbf16>, tensor<8192x64xf32>) -> (tensor<8192x64xf32>, tensor<64x1024xf32>, tensor<64x1024xf32>)
-// TRANSPOSED:         %[[DG:.*]] = nova.reduce_sum %{{.*}} dims = [1] : tensor<1024x8x64xf32> -> tensor<1024x64xf32>
-// TRANSPOSED:         %[[DGT:.*]] = nova.transpose %[[DG]] permutation = [1, 0] : tensor<1024x64xf32> -> tensor<64x1024xf32>
-// TRANSPOSED:         %[[DB:.*]] = nova.reduce_sum %{{.*}} dims = [1] : tensor<1024x8x64xf32> -> tensor<1024x64xf32>
-// TRANSPOSED:         %[[DBT:.*]] = nova.transpose %[[DB]] permutation = [1, 0] : tensor<1024x64xf32> -> tensor<64x1024xf32>
-// TRANSPOSED:         nova.yield %{{.*}}, %[[DGT]], %[[DBT]]
-// TRANSPOSED:       %[[W:.*]] = nova.reduce_sum %[[F]]#1 dims = [1] : tensor<64x1024xf32> -> tensor<64xf32>
-// TRANSPOSED:       %[[B:.*]] = nova.reduce_sum %[[F]]#2 dims = [1] : tensor<64x1024xf32> -> tensor<64xf32>
-// TRANSPOSED:       %[[BB:.*]] = nova.cast %[[B]] : tensor<64xf32> -> tensor<64xbf16>
-// TRANSPOSED:       return %[[F]]#0, %[[W]], %[[BB]]
 func.func @column_sums(%dy: tensor<8192x64xbf16>, %xhat: tensor<8192x64xf32>) -> (tensor<8192x64xf32>, tensor<64xf32>, tensor<64xbf16>) {
   %d = nova.cast %dy : tensor<8192x64xbf16> -> tensor<8192x64xf32>
   %g = nova.mul %d, %xhat : tensor<8192x64xf32>

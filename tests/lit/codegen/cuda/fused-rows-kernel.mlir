@@ -105,16 +105,14 @@ func.func @partials(%x: tensor<16384x512xf32>) -> (tensor<4096x512xf32>, tensor<
 // slice ([2 partials][6 chunks][4][32 lanes] f32, 6 KiB), zeroed before a
 // barrier; the CTA's warps add their rows into it atomically (a warp's lanes
 // touch 32 consecutive words), and after a barrier the CTA stores the
-// group's partials 4 columns a thread, transposed as nova-fuse-elementwise
-// yields them ([768, 1024]: each column's partials contiguous): one f32 a
-// column, 4 KiB apart. Rows with partials stream a chunk at
+// group's partials 4 columns a thread. Rows with partials stream a chunk at
 // a time (held whole, ptxas hoisted every sweep's loads). 1024 CTAs are 8
 // an SM: registers capped at 64 so that they run in one wave.
 // REMARK: remark: fused rows 4096x768: 4-wide vectors, 4 warps per CTA, 1 per row, 4 rows a partial group, 8 CTAs an SM (one wave){{$}}
 // DISPATCH-LABEL: func.func @ln_backward_partials
 // DISPATCH:  %[[CTAS:.*]] = arith.constant 1024 : index
 // DISPATCH:  "flow.dispatch"(%[[CTAS]], %arg0, %arg1) <{entry_points = [@[[K:nova_fused_rows_4096x768_v4_w4_s1_o8_0x[0-9a-f]+]]::@[[K]]]
-// DISPATCH-SAME: -> (tensor<4096x768xf32>, tensor<768x1024xf32>, tensor<768x1024xf32>)
+// DISPATCH-SAME: -> (tensor<4096x768xf32>, tensor<1024x768xf32>, tensor<1024x768xf32>)
 // CHECK-LABEL: .visible .entry nova_fused_rows_4096x768_v4_w4_s1_o8_0x
 // CHECK:      .maxntid 128, 1, 1
 // CHECK-NEXT: .minnctapersm 8
@@ -126,13 +124,9 @@ func.func @partials(%x: tensor<16384x512xf32>) -> (tensor<4096x512xf32>, tensor<
 // CHECK:      shfl.sync.bfly.b32
 // CHECK:      bar.sync 0;
 // CHECK-COUNT-2: ld.shared.{{[bf]}}32
-// CHECK-NOT:  st.global.v4.b32
-// CHECK:      st.global.b32 [%[[P:rd[0-9]+]]+-8192], %r{{[0-9]+}};
-// CHECK-NEXT: st.global.b32 [%[[P]]+-4096], %r{{[0-9]+}};
-// CHECK-NEXT: st.global.b32 [%[[P]]], %r{{[0-9]+}};
-// CHECK-NEXT: st.global.b32 [%[[P]]+4096], %r{{[0-9]+}};
-func.func @ln_backward_partials(%dy: tensor<4096x768xf32>, %xh: tensor<4096x768xf32>) -> (tensor<4096x768xf32>, tensor<768x1024xf32>, tensor<768x1024xf32>) {
-  %r:3 = nova.fused(%dy, %xh) : (tensor<4096x768xf32>, tensor<4096x768xf32>) -> (tensor<4096x768xf32>, tensor<768x1024xf32>, tensor<768x1024xf32>) {
+// CHECK:      st.global.v4.b32
+func.func @ln_backward_partials(%dy: tensor<4096x768xf32>, %xh: tensor<4096x768xf32>) -> (tensor<4096x768xf32>, tensor<1024x768xf32>, tensor<1024x768xf32>) {
+  %r:3 = nova.fused(%dy, %xh) : (tensor<4096x768xf32>, tensor<4096x768xf32>) -> (tensor<4096x768xf32>, tensor<1024x768xf32>, tensor<1024x768xf32>) {
   ^bb0(%g: tensor<4096x768xf32>, %x: tensor<4096x768xf32>):
     %gx = nova.mul %g, %x : tensor<4096x768xf32>
     %s1 = nova.reduce_mean %g dims = [1] keepdim : tensor<4096x768xf32> -> tensor<4096x1xf32>
@@ -146,11 +140,9 @@ func.func @ln_backward_partials(%dy: tensor<4096x768xf32>, %xh: tensor<4096x768x
     %pg = nova.reduce_sum %gg dims = [1] : tensor<1024x4x768xf32> -> tensor<1024x768xf32>
     %gb = nova.reshape %g : tensor<4096x768xf32> -> tensor<1024x4x768xf32>
     %pb = nova.reduce_sum %gb dims = [1] : tensor<1024x4x768xf32> -> tensor<1024x768xf32>
-    %pgt = nova.transpose %pg permutation = [1, 0] : tensor<1024x768xf32> -> tensor<768x1024xf32>
-    %pbt = nova.transpose %pb permutation = [1, 0] : tensor<1024x768xf32> -> tensor<768x1024xf32>
-    nova.yield %dx, %pgt, %pbt : tensor<4096x768xf32>, tensor<768x1024xf32>, tensor<768x1024xf32>
+    nova.yield %dx, %pg, %pb : tensor<4096x768xf32>, tensor<1024x768xf32>, tensor<1024x768xf32>
   }
-  return %r#0, %r#1, %r#2 : tensor<4096x768xf32>, tensor<768x1024xf32>, tensor<768x1024xf32>
+  return %r#0, %r#1, %r#2 : tensor<4096x768xf32>, tensor<1024x768xf32>, tensor<1024x768xf32>
 }
 
 // -----
