@@ -164,10 +164,15 @@
 #           gpt-146m bf16 row
 #   lab42   what a gated gpt-42m bf16 step spends next to compile-sdpa's:
 #           Nova's and compile-sdpa's rows, then both profiles (every kernel of Nova's)
+#   partials  column partials stored transposed (bench-artifacts, HEAD)
+#           against the earlier commit's (bench-artifacts-old, steps only):
+#           the fused-rows kernel check, the gpt-42m bf16 check vs eager,
+#           Nova's gpt-42m and gpt-146m bf16 rows from each, compile-sdpa's
+#           gpt-42m row, and both gpt-42m bf16 profiles (every kernel)
 # Carry .whl, bench-artifacts[, bench-artifacts-static|-sm|-unpacked|-old] and .nova-commit (tools/device/prepare.sh).
 # Results: $OUT/<phase>.jsonl and $OUT/<phase>.log.
 set -uo pipefail
-phase=${1:?phase: lab42, quick, aligned, cefused, gatelab, issued, side, fill, chunk, connections, done, pingpong, stall, peers42, tf32, final, peers, diag, rs, hg, kernels, smoke, clusters, table, nova, checked, rows, 42m, 146m, cap, probe, ab, gate, sm-kernels, sm-rows, pack-rows, host or release}
+phase=${1:?phase: partials, lab42, quick, aligned, cefused, gatelab, issued, side, fill, chunk, connections, done, pingpong, stall, peers42, tf32, final, peers, diag, rs, hg, kernels, smoke, clusters, table, nova, checked, rows, 42m, 146m, cap, probe, ab, gate, sm-kernels, sm-rows, pack-rows, host or release}
 . tools/device/gpu-env.sh
 export PYTHONUNBUFFERED=1
 out=${OUT:-/tmp}/$phase.jsonl
@@ -288,6 +293,19 @@ PY
       }
       probe check42-synchronized 60 python3 -m nova.cli bench check --model gpt-42m --dtype bf16 --batch 32 \
         --steps 12 --artifacts bench-artifacts --json-out $out
+      ;;
+    partials)
+      timeout 150 python3 tools/fused_rows_check.py run --dir bench-artifacts/fused-rows-check |
+        tee "${OUT:-/tmp}/fused-check.jsonl"
+      limit=90 bench check --model gpt-42m --dtype bf16 --batch 32 --steps 12
+      for set in bench-artifacts bench-artifacts-old; do
+        art=$set NOVA_COMMIT=$(cat $set/.commit) limit=45 bench train --model gpt-42m --dtype bf16 --batch 32 --modes nova
+        art=$set NOVA_COMMIT=$(cat $set/.commit) limit=55 bench train --model gpt-146m --dtype bf16 --batch 16 --modes nova
+      done
+      limit=90 bench train --model gpt-42m --dtype bf16 --batch 32 --modes compile-sdpa
+      for set in bench-artifacts bench-artifacts-old; do
+        art=$set NOVA_COMMIT=$(cat $set/.commit) limit=60 bench profile --model gpt-42m --dtype bf16 --batch 32 --steps 3 --top 120
+      done
       ;;
     lab42)
       each_mode gpt-42m bf16 32 nova:40 compile-sdpa:100
