@@ -28,7 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import kernel_check_cli  # noqa: E402
 
 PIPELINE = (
-    "builtin.module(nova-fuse-elementwise, nova-split-reductions, "
+    "builtin.module(nova-fuse-elementwise{{column-sums=true}}, nova-split-reductions, "
     "nova-fuse-matmul-epilogue{{target={arch}}}, "
     "nova-configure-kernels{{target={arch}}}, "
     "convert-nova-to-iree-kernels{{poison-outputs=true}}, "

@@ -126,7 +126,9 @@ void buildLowerToLinalgPipeline(OpPassManager &pm,
     pm.addPass(createNovaSaveInputsForBackward());
     // Fusion first: a column sum then keeps its first stage in the kernel
     // that produces its input, and only the second is split.
-    pm.addPass(createNovaFuseElementwise());
+    NovaFuseElementwiseOptions fusion;
+    fusion.columnSums = true;
+    pm.addPass(createNovaFuseElementwise(fusion));
     pm.addPass(createNovaRematerialize());
     pm.addPass(createNovaSplitReductions());
     NovaFuseMatmulEpilogueOptions epilogues;

@@ -2,6 +2,7 @@
 
 #include "compiler/codegen/cuda/AdamwKernel.h"
 #include "compiler/codegen/cuda/AttentionConfigurator.h"
+#include "compiler/codegen/cuda/ColumnSumsKernel.h"
 #include "compiler/codegen/cuda/CrossEntropyConfigurator.h"
 #include "compiler/codegen/cuda/FusedRowsConfigurator.h"
 #include "compiler/codegen/cuda/GemmConfigurator.h"
@@ -259,11 +260,35 @@ struct ConfigureKernelsPass
       std::optional<LoweringConfigAttr> config;
       FailureOr<cuda::FusedRowsPlan> plan = failure();
       int64_t buffers = op.getInputs().size() + op.getNumResults();
-      if (buffers > cuda::kMaxDispatchBindings)
+      if (buffers > cuda::kMaxDispatchBindings) {
         why = std::to_string(buffers) + " buffers, and a dispatch binds " +
               std::to_string(cuda::kMaxDispatchBindings);
-      else
+      } else if (std::string columnWhy;
+                 succeeded(cuda::analyzeColumnSums(op, columnWhy))) {
+        // A column reduction's second stage (nova-fuse-elementwise's
+        // column-sums regions): the shapes are the kernel's whole config.
+        if (cuda::computeCapability(target) < 80) {
+          setConfig(op, std::nullopt, "Nova's row kernels need sm_80 or newer");
+          return;
+        }
+        setConfig(op,
+                  LoweringConfigAttr::get(
+                      op.getContext(), /*tile_sizes=*/{1, 32, 1},
+                      /*warp_layout=*/{cuda::kColumnSumsThreads / 32, 1},
+                      /*mma_shape=*/{1, 1, 1},
+                      /*pipeline_stages=*/cuda::kColumnSumsUnroll,
+                      /*swizzle=*/0, "column_sums", "f32",
+                      /*producer_warpgroups=*/0, /*cluster_m=*/1,
+                      /*cluster_n=*/1, /*split_k=*/1, /*persistent_ctas=*/0,
+                      /*raster_group=*/1, /*min_ctas_per_sm=*/0),
+                  "");
+        if (remarks)
+          op->emitRemark() << "column sums of " << op.getInputs().size()
+                           << " inputs";
+        return;
+      } else {
         plan = cuda::analyzeFusedRows(op, why);
+      }
       if (succeeded(plan))
         config = cuda::configureFusedRows(*plan, target, why);
       if (!setConfig(op, config, why))

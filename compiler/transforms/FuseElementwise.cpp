@@ -117,13 +117,15 @@ constexpr int64_t kMaxRematerializedOps = 16;
 
 struct Fuser {
   Block &block;
+  /// Each region's column partials finished in one column-sums region.
+  bool columnSums;
   bool failed = false;
   DenseMap<Operation *, int64_t> position;
   DenseMap<Operation *, int64_t> groupOf;
   SmallVector<Group> groups;
   DenseMap<Operation *, int64_t> holders; // groups holding an op, until outlined
 
-  explicit Fuser(Block &block) : block(block) {
+  Fuser(Block &block, bool columnSums) : block(block), columnSums(columnSums) {
     int64_t i = 0;
     for (Operation &op : block)
       position[&op] = i++;
@@ -560,10 +562,13 @@ struct Fuser {
       fused->getResult(i).setType(yielded[i].getType());
     OpBuilder after(fused);
     after.setInsertionPointAfter(fused);
-    for (auto [r, f] : llvm::zip(results, fused.getResults())) {
+    // The partials' reductions over their groups: one column-sums region
+    // for all of them (columnSums), else one reduction each.
+    SmallVector<Value> totals = finishReductions(after, results, fused);
+    for (auto [r, f, total] : llvm::zip(results, fused.getResults(), totals)) {
       Value replacement = f;
       if (isLeadingReduction(r.getDefiningOp()))
-        replacement = finishReduction(after, r.getDefiningOp(), f);
+        replacement = finishShape(after, r.getDefiningOp(), total);
       r.replaceUsesWithIf(replacement, [&](OpOperand &use) {
         return usedOutside(use.getOwner());
       });
@@ -628,14 +633,57 @@ struct Fuser {
         });
   }
 
-  /// Outside: `op`'s result from its partials (a reduction over them, in
-  /// f32, then `op`'s shape and element type).
-  static Value finishReduction(OpBuilder &b, Operation *op, Value partials) {
+  /// Outside: per result of `fused`, the f32 [C] reduction over the
+  /// groups of a leading reduction's partials (null for other results):
+  /// each its own op, or with columnSums all in one nova.fused region that
+  /// only reduces its inputs over dim 0 (Nova's column-sums kernel on CUDA:
+  /// one launch, where IREE's reduction over a leading dim gives a warp 128
+  /// columns).
+  SmallVector<Value> finishReductions(OpBuilder &b, ArrayRef<Value> results,
+                                      FusedOp fused) {
+    SmallVector<Value> totals(results.size());
+    SmallVector<unsigned> partials;
+    for (auto [i, r] : llvm::enumerate(results))
+      if (isLeadingReduction(r.getDefiningOp()))
+        partials.push_back(i);
+    auto totalType = [&](unsigned i) {
+      auto type = cast<RankedTensorType>(results[i].getType());
+      return RankedTensorType::get({type.getShape().back()}, b.getF32Type());
+    };
+    if (!columnSums || partials.empty()) {
+      for (unsigned i : partials)
+        totals[i] = reduceLike(b, results[i].getDefiningOp(), totalType(i),
+                               fused.getResult(i), /*dim=*/0);
+      return totals;
+    }
+    SmallVector<Value> inputs;
+    SmallVector<Type> types;
+    for (unsigned i : partials) {
+      inputs.push_back(fused.getResult(i));
+      types.push_back(totalType(i));
+    }
+    Location loc = fused.getLoc();
+    auto sums = FusedOp::create(b, loc, types, inputs,
+                                /*lowering_config=*/nullptr);
+    Block *entry = new Block();
+    sums.getBody().push_back(entry);
+    OpBuilder inner = OpBuilder::atBlockEnd(entry);
+    SmallVector<Value> yielded;
+    for (auto [j, i] : llvm::enumerate(partials))
+      yielded.push_back(
+          reduceLike(inner, results[i].getDefiningOp(), totalType(i),
+                     entry->addArgument(inputs[j].getType(), loc), /*dim=*/0));
+    YieldOp::create(inner, loc, yielded);
+    for (auto [j, i] : llvm::enumerate(partials))
+      totals[i] = sums.getResult(j);
+    return totals;
+  }
+
+  /// `op`'s result from the f32 [C] reduction of its partials: `op`'s
+  /// shape and element type.
+  static Value finishShape(OpBuilder &b, Operation *op, Value total) {
     Location loc = op->getLoc();
     auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
-    int64_t columns = resultType.getShape().back();
-    auto f32Type = RankedTensorType::get({columns}, b.getF32Type());
-    Value total = reduceLike(b, op, f32Type, partials, /*dim=*/0);
     if (resultType.getRank() != 1)
       total = ReshapeOp::create(b, loc, resultType.clone(b.getF32Type()), total);
     if (!resultType.getElementType().isF32())
@@ -674,11 +722,13 @@ struct Fuser {
 
 struct FuseElementwisePass
     : nova::impl::NovaFuseElementwiseBase<FuseElementwisePass> {
+  using Base::Base;
+
   void runOnOperation() override {
     bool failed = false;
     getOperation()->walk([&](func::FuncOp func) {
       for (Block &block : func.getBody()) {
-        Fuser fuser(block);
+        Fuser fuser(block, columnSums);
         fuser.run();
         failed |= fuser.failed;
       }

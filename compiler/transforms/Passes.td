@@ -289,12 +289,20 @@ def NovaFuseElementwise : Pass<"nova-fuse-elementwise"> {
     cycle is tried again once the group has grown (the ops on the cycle may
     have joined). A reduction over all rows of a group's value (a bias
     or norm-gain gradient) becomes f32 partials over groups of consecutive
-    rows inside the region and a reduction of those outside it. Values that
+    rows inside the region and a reduction of those outside it; with
+    `column-sums` (CUDA) a region's partials are reduced together in one
+    more nova.fused region that only reduces its inputs over dim 0 (Nova's
+    column-sums kernel: one launch for a layer norm's gain, bias and the
+    linear bias before it). Values that
     only optimizer updates read stay outside (IREE computes them in the
     update). The block is then re-sorted topologically. On CUDA
     the configurator gives each region Nova's fused-rows kernel; a region
     without one is inlined back by convert-nova-to-linalg.
   }];
+  let options = [
+    Option<"columnSums", "column-sums", "bool", "false",
+           "Reduce each region's column partials in one column-sums region">,
+  ];
   let dependentDialects = ["::mlir::nova::NovaDialect"];
 }
 

@@ -30,6 +30,9 @@ struct SplitLeadingReduction : OpRewritePattern<ReduceOpT> {
 
   LogicalResult matchAndRewrite(ReduceOpT op,
                                 PatternRewriter &rewriter) const override {
+    // A column-sums region's reductions are its kernel's (one launch).
+    if (op->template getParentOfType<FusedOp>())
+      return rewriter.notifyMatchFailure(op, "inside a fused region");
     auto inputType = cast<RankedTensorType>(op.getInput().getType());
     ArrayRef<int64_t> dims = op.getDims();
     // Only a leading block of dims (all of them: a reduction to a scalar).

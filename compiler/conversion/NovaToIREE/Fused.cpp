@@ -4,10 +4,13 @@
 // one dispatch of Nova's fused-rows kernel
 // (compiler/codegen/cuda/FusedRowsKernel.h): the region's inputs are its
 // bindings, its results are written whole (untied), one warp per row. The
-// kernels are generated in parallel, then the regions are replaced.
+// kernels are generated in parallel, then the regions are replaced. A
+// region given "column_sums" (a column reduction's second stage) becomes one
+// dispatch of Nova's column-sums kernel (ColumnSumsKernel.h).
 //
 //===----------------------------------------------------------------------===//
 
+#include "compiler/codegen/cuda/ColumnSumsKernel.h"
 #include "compiler/codegen/cuda/FusedRowsKernel.h"
 #include "compiler/conversion/NovaToIREE/KernelDispatch.h"
 #include "compiler/conversion/NovaToIREE/KernelFamilies.h"
@@ -56,10 +59,54 @@ LogicalResult lower(IRRewriter &rewriter, ModuleOp module, Planned &p,
   return success();
 }
 
+/// Regions configured "column_sums": one dispatch each of their kernel.
+LogicalResult injectColumnSums(ModuleOp module, bool poison) {
+  SmallVector<FusedOp> ops;
+  module.walk([&](FusedOp op) {
+    auto config = op.getLoweringConfigAttr();
+    if (config && config.getKernel() == "column_sums")
+      ops.push_back(op);
+  });
+  if (ops.empty())
+    return success();
+  if (failed(requireUnregisteredDialects(ops.front())))
+    return failure();
+  IRRewriter rewriter(module.getContext());
+  for (FusedOp op : ops) {
+    std::string why;
+    FailureOr<cuda::ColumnSumsSpec> spec = cuda::analyzeColumnSums(op, why);
+    if (failed(spec))
+      return op.emitError() << "column_sums config cannot be built: " << why;
+    KernelExport kernel;
+    kernel.name = spec->kernelName;
+    kernel.readOnlyBindings.assign(op.getInputs().size(), true);
+    kernel.readOnlyBindings.append(op.getNumResults(), false);
+    kernel.workgroupSize = {cuda::kColumnSumsThreads, 1, 1};
+    if (failed(declareKernelOnce(module, op, "column-sums kernel", kernel,
+                                 [&](std::string &error) {
+                                   return cuda::columnSumsPtx(*spec, error);
+                                 })))
+      return failure();
+    Location loc = op.getLoc();
+    rewriter.setInsertionPoint(op);
+    KernelDispatchBuilder dispatch(rewriter, loc, poison);
+    for (Value input : op.getInputs())
+      dispatch.input(input);
+    for (Type type : op.getResultTypes())
+      dispatch.result(cast<RankedTensorType>(type));
+    rewriter.replaceOp(op, dispatch.create(spec->kernelName, spec->kernelName,
+                                           arith::ConstantIndexOp::create(
+                                               rewriter, loc, spec->ctas())));
+  }
+  return success();
+}
+
 } // namespace
 
 LogicalResult nova_to_iree::injectFusedKernels(ModuleOp module,
                                                bool poisonOutputs) {
+  if (failed(injectColumnSums(module, poisonOutputs)))
+    return failure();
   SmallVector<Planned> ops;
   bool failedSpec = false;
   module.walk([&](FusedOp op) {

@@ -1,4 +1,5 @@
 // RUN: nova-opt %s --split-input-file --nova-fuse-elementwise | FileCheck %s
+// RUN: nova-opt %s --split-input-file --nova-fuse-elementwise=column-sums | FileCheck %s --check-prefix=COLUMNS
 
 // A residual add, the layer norm after it and the bf16 cast for the next
 // matmul: one region over the [8 x 4, 64] row space. The sum (used by the
@@ -133,6 +134,19 @@ func.func @copies(%x: tensor<16x32xf32>, %b: tensor<32xf32>) -> tensor<16x32xf32
 // CHECK:       %[[B:.*]] = nova.reduce_sum %[[F]]#2 dims = [0] : tensor<1024x64xf32> -> tensor<64xf32>
 // CHECK:       %[[BB:.*]] = nova.cast %[[B]] : tensor<64xf32> -> tensor<64xbf16>
 // CHECK:       return %[[F]]#0, %[[W]], %[[BB]]
+// For CUDA (column-sums) both sums over the groups are one more region that
+// only reduces its inputs over dim 0 (Nova's column-sums kernel, one
+// launch); the bf16 result's cast stays outside.
+// COLUMNS-LABEL: func.func @column_sums
+// COLUMNS:       %[[F:.*]]:3 = nova.fused(%arg0, %arg1)
+// COLUMNS:         nova.yield
+// COLUMNS:       %[[S:.*]]:2 = nova.fused(%[[F]]#1, %[[F]]#2) : (tensor<1024x64xf32>, tensor<1024x64xf32>) -> (tensor<64xf32>, tensor<64xf32>) {
+// COLUMNS-NEXT:  ^bb0(%[[P:.*]]: tensor<1024x64xf32>, %[[Q:.*]]: tensor<1024x64xf32>):
+// COLUMNS-NEXT:    %[[W:.*]] = nova.reduce_sum %[[P]] dims = [0] : tensor<1024x64xf32> -> tensor<64xf32>
+// COLUMNS-NEXT:    %[[B:.*]] = nova.reduce_sum %[[Q]] dims = [0] : tensor<1024x64xf32> -> tensor<64xf32>
+// COLUMNS-NEXT:    nova.yield %[[W]], %[[B]]
+// COLUMNS:       %[[BB:.*]] = nova.cast %[[S]]#1 : tensor<64xf32> -> tensor<64xbf16>
+// COLUMNS:       return %[[F]]#0, %[[S]]#0, %[[BB]]
 func.func @column_sums(%dy: tensor<8192x64xbf16>, %xhat: tensor<8192x64xf32>) -> (tensor<8192x64xf32>, tensor<64xf32>, tensor<64xbf16>) {
   %d = nova.cast %dy : tensor<8192x64xbf16> -> tensor<8192x64xf32>
   %g = nova.mul %d, %xhat : tensor<8192x64xf32>

@@ -76,3 +76,21 @@ func.func @to_scalar(%c: tensor<16384xi64>, %x: tensor<32x512xf32>) -> (tensor<i
   %1 = nova.reduce_max %x dims = [0, 1] keepdim : tensor<32x512xf32> -> tensor<1x1xf32>
   return %0, %1 : tensor<i64>, tensor<1x1xf32>
 }
+
+// -----
+
+// A column-sums region's reductions (nova-fuse-elementwise=column-sums) are
+// its kernel's, one launch: not split.
+// CHECK-LABEL: func.func @column_sums_region
+// CHECK:         nova.fused
+// CHECK-NEXT:    ^bb0
+// CHECK-NEXT:      nova.reduce_sum %{{.*}} dims = [0] : tensor<1024x512xf32> -> tensor<512xf32>
+// CHECK-NEXT:      nova.yield
+func.func @column_sums_region(%p: tensor<1024x512xf32>) -> tensor<512xf32> {
+  %r = nova.fused(%p) : (tensor<1024x512xf32>) -> tensor<512xf32> {
+  ^bb0(%a: tensor<1024x512xf32>):
+    %s = nova.reduce_sum %a dims = [0] : tensor<1024x512xf32> -> tensor<512xf32>
+    nova.yield %s : tensor<512xf32>
+  }
+  return %r : tensor<512xf32>
+}
