@@ -169,10 +169,16 @@
 #           the fused-rows kernel check, the gpt-42m bf16 check vs eager,
 #           Nova's gpt-42m and gpt-146m bf16 rows from each, compile-sdpa's
 #           gpt-42m row, and both gpt-42m bf16 profiles (every kernel)
+#   colsums column partials summed by Nova's column-sums kernel
+#           (bench-artifacts-cs: the two bf16 steps and the fused-rows check
+#           at HEAD) against IREE's reductions (bench-artifacts, an earlier
+#           commit): the fused-rows check, the gpt-42m bf16 check vs eager,
+#           Nova's gpt-42m and gpt-146m bf16 rows from each, the gpt-42m
+#           profile (every kernel)
 # Carry .whl, bench-artifacts[, bench-artifacts-static|-sm|-unpacked|-old] and .nova-commit (tools/device/prepare.sh).
 # Results: $OUT/<phase>.jsonl and $OUT/<phase>.log.
 set -uo pipefail
-phase=${1:?phase: partials, lab42, quick, aligned, cefused, gatelab, issued, side, fill, chunk, connections, done, pingpong, stall, peers42, tf32, final, peers, diag, rs, hg, kernels, smoke, clusters, table, nova, checked, rows, 42m, 146m, cap, probe, ab, gate, sm-kernels, sm-rows, pack-rows, host or release}
+phase=${1:?phase: colsums, partials, lab42, quick, aligned, cefused, gatelab, issued, side, fill, chunk, connections, done, pingpong, stall, peers42, tf32, final, peers, diag, rs, hg, kernels, smoke, clusters, table, nova, checked, rows, 42m, 146m, cap, probe, ab, gate, sm-kernels, sm-rows, pack-rows, host or release}
 . tools/device/gpu-env.sh
 export PYTHONUNBUFFERED=1
 out=${OUT:-/tmp}/$phase.jsonl
@@ -293,6 +299,20 @@ PY
       }
       probe check42-synchronized 60 python3 -m nova.cli bench check --model gpt-42m --dtype bf16 --batch 32 \
         --steps 12 --artifacts bench-artifacts --json-out $out
+      ;;
+    colsums)
+      timeout 100 python3 tools/fused_rows_check.py run --dir bench-artifacts-cs/fused-rows-check |
+        tee "${OUT:-/tmp}/fused-check.jsonl"
+      art=bench-artifacts-cs NOVA_COMMIT=$(cat bench-artifacts-cs/.commit) limit=70 \
+        bench check --model gpt-42m --dtype bf16 --batch 32 --steps 12
+      if check_rows_pass; then
+        for set in bench-artifacts-cs bench-artifacts; do
+          art=$set NOVA_COMMIT=$(cat $set/.commit) limit=40 bench train --model gpt-42m --dtype bf16 --batch 32 --modes nova
+          art=$set NOVA_COMMIT=$(cat $set/.commit) limit=50 bench train --model gpt-146m --dtype bf16 --batch 16 --modes nova
+        done
+        art=bench-artifacts-cs NOVA_COMMIT=$(cat bench-artifacts-cs/.commit) limit=50 \
+          bench profile --model gpt-42m --dtype bf16 --batch 32 --steps 3 --top 120
+      else echo "column-sums check failed"; fi
       ;;
     partials)
       timeout 150 python3 tools/fused_rows_check.py run --dir bench-artifacts/fused-rows-check |
