@@ -656,26 +656,32 @@ struct Fuser {
                                fused.getResult(i), /*dim=*/0);
       return totals;
     }
-    SmallVector<Value> inputs;
-    SmallVector<Type> types;
-    for (unsigned i : partials) {
-      inputs.push_back(fused.getResult(i));
-      types.push_back(totalType(i));
-    }
+    // As many partials a region as a dispatch binds with their sums.
+    int64_t perRegion = cuda::kMaxDispatchBindings / 2;
     Location loc = fused.getLoc();
-    auto sums = FusedOp::create(b, loc, types, inputs,
-                                /*lowering_config=*/nullptr);
-    Block *entry = new Block();
-    sums.getBody().push_back(entry);
-    OpBuilder inner = OpBuilder::atBlockEnd(entry);
-    SmallVector<Value> yielded;
-    for (auto [j, i] : llvm::enumerate(partials))
-      yielded.push_back(
-          reduceLike(inner, results[i].getDefiningOp(), totalType(i),
-                     entry->addArgument(inputs[j].getType(), loc), /*dim=*/0));
-    YieldOp::create(inner, loc, yielded);
-    for (auto [j, i] : llvm::enumerate(partials))
-      totals[i] = sums.getResult(j);
+    for (size_t first = 0; first < partials.size(); first += perRegion) {
+      ArrayRef<unsigned> some =
+          ArrayRef(partials).drop_front(first).take_front(perRegion);
+      SmallVector<Value> inputs;
+      SmallVector<Type> types;
+      for (unsigned i : some) {
+        inputs.push_back(fused.getResult(i));
+        types.push_back(totalType(i));
+      }
+      auto sums = FusedOp::create(b, loc, types, inputs,
+                                  /*lowering_config=*/nullptr);
+      Block *entry = new Block();
+      sums.getBody().push_back(entry);
+      OpBuilder inner = OpBuilder::atBlockEnd(entry);
+      SmallVector<Value> yielded;
+      for (auto [j, i] : llvm::enumerate(some))
+        yielded.push_back(reduceLike(
+            inner, results[i].getDefiningOp(), totalType(i),
+            entry->addArgument(inputs[j].getType(), loc), /*dim=*/0));
+      YieldOp::create(inner, loc, yielded);
+      for (auto [j, i] : llvm::enumerate(some))
+        totals[i] = sums.getResult(j);
+    }
     return totals;
   }
 
