@@ -125,7 +125,8 @@ void buildLowerToLinalgPipeline(OpPassManager &pm,
     pm.addPass(createNovaRoundTf32Operands(rounding));
     pm.addPass(createNovaSaveInputsForBackward());
     // Fusion first: a column sum then keeps its first stage in the kernel
-    // that produces its input, and only the second is split.
+    // that produces its input, and its second is Nova's column-sums kernel;
+    // other long reductions over leading dims are split.
     NovaFuseElementwiseOptions fusion;
     fusion.columnSums = true;
     pm.addPass(createNovaFuseElementwise(fusion));

@@ -12,8 +12,9 @@
 // max or mean over all rows of a member's value (a bias gradient), and an
 // elementwise op only such reductions use, join as consumers: the region
 // yields f32 partials over groups of up to 16 consecutive rows and a
-// reduction over the groups finishes outside (then split by
-// nova-split-reductions). Such consumers seed groups of their own only
+// reduction over the groups finishes outside: on CUDA (column-sums) all of a
+// region's in one more region that Nova's column-sums kernel runs, else
+// each split by nova-split-reductions. Such consumers seed groups of their own only
 // after every other op has, so that where they join does not depend on the
 // program order. A value only optimizer updates read is left to
 // IREE, which computes it inside the update. An operand made for something
