@@ -252,6 +252,23 @@ struct ConfigureKernelsPass
 
   /// Every nova.fused region in one row space gets Nova's fused-rows
   /// kernel; the others are inlined back for IREE's code generation.
+  /// A column reduction's second stage (nova-fuse-elementwise's
+  /// column-sums regions): the shapes are the kernel's whole config.
+  static std::optional<LoweringConfigAttr>
+  columnSumsConfig(FusedOp op, TargetAttr target, std::string &why) {
+    if (cuda::computeCapability(target) < 80) {
+      why = "Nova's row kernels need sm_80 or newer";
+      return std::nullopt;
+    }
+    return LoweringConfigAttr::get(
+        op.getContext(), /*tile_sizes=*/{1, 32, 1},
+        /*warp_layout=*/{cuda::kColumnSumsThreads / 32, 1},
+        /*mma_shape=*/{1, 1, 1}, /*pipeline_stages=*/cuda::kColumnSumsUnroll,
+        /*swizzle=*/0, "column_sums", "f32", /*producer_warpgroups=*/0,
+        /*cluster_m=*/1, /*cluster_n=*/1, /*split_k=*/1,
+        /*persistent_ctas=*/0, /*raster_group=*/1, /*min_ctas_per_sm=*/0);
+  }
+
   void configureFusedOps(ModuleOp module, TargetAttr target) {
     module.walk([&](FusedOp op) {
       if (op.getLoweringConfigAttr())
@@ -265,24 +282,8 @@ struct ConfigureKernelsPass
               std::to_string(cuda::kMaxDispatchBindings);
       } else if (std::string columnWhy;
                  succeeded(cuda::analyzeColumnSums(op, columnWhy))) {
-        // A column reduction's second stage (nova-fuse-elementwise's
-        // column-sums regions): the shapes are the kernel's whole config.
-        if (cuda::computeCapability(target) < 80) {
-          setConfig(op, std::nullopt, "Nova's row kernels need sm_80 or newer");
-          return;
-        }
-        setConfig(op,
-                  LoweringConfigAttr::get(
-                      op.getContext(), /*tile_sizes=*/{1, 32, 1},
-                      /*warp_layout=*/{cuda::kColumnSumsThreads / 32, 1},
-                      /*mma_shape=*/{1, 1, 1},
-                      /*pipeline_stages=*/cuda::kColumnSumsUnroll,
-                      /*swizzle=*/0, "column_sums", "f32",
-                      /*producer_warpgroups=*/0, /*cluster_m=*/1,
-                      /*cluster_n=*/1, /*split_k=*/1, /*persistent_ctas=*/0,
-                      /*raster_group=*/1, /*min_ctas_per_sm=*/0),
-                  "");
-        if (remarks)
+        config = columnSumsConfig(op, target, why);
+        if (setConfig(op, config, why) && remarks)
           op->emitRemark() << "column sums of " << op.getInputs().size()
                            << " inputs";
         return;

@@ -14,9 +14,9 @@
 // yields f32 partials over groups of up to 16 consecutive rows and a
 // reduction over the groups finishes outside: on CUDA (column-sums) all of a
 // region's in one more region that Nova's column-sums kernel runs, else
-// each split by nova-split-reductions. Such consumers seed groups of their own only
-// after every other op has, so that where they join does not depend on the
-// program order. A value only optimizer updates read is left to
+// each split by nova-split-reductions. Such consumers seed groups of their
+// own only after every other op has, so that where they join does not
+// depend on the program order. A value only optimizer updates read is left to
 // IREE, which computes it inside the update. An operand made for something
 // that leads to the group (the forward's tanh of a GELU, which CSE shared
 // with its backward) is recomputed in the group from what it reads anyway
