@@ -8,7 +8,8 @@ chunk divides, against f64 references on random data. The `gemm_*` cases
 are regions computed in the epilogue of the GEMM that makes their input
 (nova-fuse-matmul-epilogue): a bias add with its column sums (QKV's shape,
 and edges of every dim), a bias + exact GELU, and a bias + tanh GELU whose
-product is a result too (fc1's shape; the epilogue stores both).
+product is a result too (fc1's shape; the epilogue stores both). Column
+sums finish as on CUDA, in Nova's column-sums kernel (column-sums=true).
 
 Build box (compiler installed):
     .venv/bin/python tools/fused_rows_check.py prepare --out bench-artifacts/fused-rows-check
