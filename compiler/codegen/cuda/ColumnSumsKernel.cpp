@@ -61,9 +61,7 @@ FailureOr<ColumnSumsSpec> cuda::analyzeColumnSums(FusedOp op,
       return failure();
     }
     Value result = inner.getResult(0);
-    auto uses = llvm::make_filter_range(yield.getValues(),
-                                        [&](Value v) { return v == result; });
-    if (!result.hasOneUse() || std::distance(uses.begin(), uses.end()) != 1) {
+    if (!result.hasOneUse() || !isa<YieldOp>(*result.user_begin())) {
       why = "a column reduction not yielded once";
       return failure();
     }
