@@ -626,6 +626,8 @@ def profile(args: argparse.Namespace) -> dict[str, Any]:
 
 # Upper bounds (us) of the idle-gap classes `idle_gaps` reports.
 _GAP_CLASSES = (2.0, 5.0, 10.0, 50.0, 200.0, float("inf"))
+# Gaps up to this long (us) are counted by the kernel they precede.
+_SHORT_GAP_US = 10.0
 
 
 def idle_gaps(spans: list[tuple[float, float, str]], steps: int, largest: int = 8) -> dict[str, Any]:
@@ -648,11 +650,19 @@ def idle_gaps(spans: list[tuple[float, float, str]], steps: int, largest: int = 
         classes.append({"up_to_us": None if math.isinf(high) else high, "count_per_step": len(inside) / steps,
                         "ms_per_step": sum(inside) / 1e3 / steps})
         low = high
+    # Short gaps are launch latency: which kernels wait longest to start.
+    starting: dict[str, list[float]] = {}
+    for g, _, b in gaps:
+        if g <= _SHORT_GAP_US:
+            starting.setdefault(b, []).append(g)
     return {
         "ms_per_step": sum(g for g, _, _ in gaps) / 1e3 / steps,
         "classes": classes,
         "longest": [{"us": round(g, 1), "after": a[:80], "before": b[:80]}
                     for g, a, b in sorted(gaps, reverse=True)[:largest]],
+        "short_before": [{"kernel": k[:80], "count_per_step": len(v) / steps, "mean_us": round(sum(v) / len(v), 2),
+                          "ms_per_step": sum(v) / 1e3 / steps}
+                         for k, v in sorted(starting.items(), key=lambda kv: -sum(kv[1]))[:largest]],
     }
 
 
@@ -881,6 +891,11 @@ def report(rows: list[dict[str, Any]]) -> str:
                 ]
                 out += ["", "| longest gaps (us) | after | before |", "|---|---|---|"]
                 out += [f"| {g['us']} | `{g['after']}` | `{g['before']}` |" for g in idle["longest"]]
+                if idle.get("short_before"):
+                    out += ["", f"| kernel after gaps up to {_SHORT_GAP_US:g} us | gaps/step | mean us | ms/step |",
+                            "|---|---|---|---|"]
+                    out += [f"| `{k['kernel']}` | {k['count_per_step']:.1f} | {k['mean_us']} | {k['ms_per_step']:.3f} |"
+                            for k in idle["short_before"]]
                 out.append("")
     return "\n".join(out)
 

@@ -201,6 +201,8 @@ def test_idle_gaps_classes_and_longest(bench):
     assert counts == {2.0: 0, 5.0: 0.5, 10.0: 0, 50.0: 0.5, 200.0: 0, None: 0.5}
     assert [(g["us"], g["after"], g["before"]) for g in idle["longest"]] == [
         (300.0, "c", "d"), (40.0, "d", "e"), (3.0, "b", "c")]
+    # Gaps up to 10 us by the kernel they precede.
+    assert idle["short_before"] == [{"kernel": "c", "count_per_step": 0.5, "mean_us": 3.0, "ms_per_step": 0.0015}]
 
 
 def test_report_prints_idle_gaps(bench):
@@ -211,3 +213,6 @@ def test_report_prints_idle_gaps(bench):
     text = bench.report([row])
     assert "GPU idle between kernels: 0.10 ms/step; a step call returns after 0.19 ms" in text
     assert "| 100.0 | `k1` | `k2` |" in text
+    idle = bench.idle_gaps([(0.0, 1.0, "k1"), (3.0, 4.0, "k2"), (7.0, 8.0, "k2")], steps=1)
+    text = bench.report([{**row, "idle": idle}])
+    assert "| `k2` | 2.0 | 2.5 | 0.005 |" in text
