@@ -123,6 +123,8 @@ void buildLowerToLinalgPipeline(OpPassManager &pm,
     rounding.target = arch;
     rounding.f32MatmulPrecision = options.f32MatmulPrecision;
     pm.addPass(createNovaRoundTf32Operands(rounding));
+    // A packed group's bf16 or TF32 weights in one launch, not one each.
+    pm.addPass(createNovaConvertPackedParams());
     pm.addPass(createNovaSaveInputsForBackward());
     // Fusion first: a column sum then keeps its first stage in the kernel
     // that produces its input, and its second is Nova's column-sums kernel;
@@ -153,6 +155,7 @@ void buildLowerToLinalgPipeline(OpPassManager &pm,
   } else {
     pm.addPass(createNovaDecomposeAttention());
     pm.addPass(createNovaDecomposeCrossEntropy());
+    pm.addPass(createNovaConvertPackedParams());
     // No row kernels here: the regions are inlined back, which checks the
     // grouping on every CPU step.
     pm.addPass(createNovaSaveInputsForBackward());

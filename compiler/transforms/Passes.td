@@ -133,6 +133,28 @@ def NovaPackOptimizerState
   let dependentDialects = ["::mlir::nova::NovaDialect"];
 }
 
+def NovaConvertPackedParams : Pass<"nova-convert-packed-params"> {
+  let summary = "Convert a packed param group once where the forward "
+                "converts most of its members (bf16 casts, TF32 rounding)";
+  let description = [{
+    For each 1-D f32 argument of a function (a group's flat params after
+    nova-pack-optimizer-state) whose members the function converts, each as
+    `nova.cast` to bf16 or `nova.round_tf32` of `reshape?(slice(flat))`:
+    where two or more distinct members are converted the same way and they
+    cover at least `min-coverage` of the flat tensor's elements, one
+    conversion of the whole flat tensor is made at the function's start
+    and each member's conversion becomes a slice of it (reshaped as
+    before). Elementwise, so the values are unchanged; a GPU step then has
+    one launch for the group instead of one per member.
+  }];
+  let options = [
+    Option<"minCoverage", "min-coverage", "double", /*default=*/"0.875",
+           "Fraction of the flat tensor's elements the converted members "
+           "must cover">
+  ];
+  let dependentDialects = ["::mlir::nova::NovaDialect"];
+}
+
 def NovaSplitReductions : Pass<"nova-split-reductions"> {
   let summary = "Split long reductions over leading dims into two stages (GPU)";
   let description = [{
