@@ -13,8 +13,9 @@
 // elementwise op only such reductions use, join as consumers: the region
 // yields f32 partials over groups of up to 16 consecutive rows and a
 // reduction over the groups finishes outside: on CUDA (column-sums) all of a
-// region's in one more region that Nova's column-sums kernel runs, else
-// each split by nova-split-reductions. Such consumers seed groups of their
+// region's in one more region that Nova's column-sums kernel runs (several
+// regions' merged into one launch where a dispatch binds them), else each
+// split by nova-split-reductions. Such consumers seed groups of their
 // own only after every other op has, so that where they join does not
 // depend on the program order. A value only optimizer updates read is left to
 // IREE, which computes it inside the update. An operand made for something
@@ -125,6 +126,8 @@ struct Fuser {
   DenseMap<Operation *, int64_t> groupOf;
   SmallVector<Group> groups;
   DenseMap<Operation *, int64_t> holders; // groups holding an op, until outlined
+  /// The column-sums regions made (columnSums).
+  SmallPtrSet<Operation *, 16> sumsRegions;
 
   Fuser(Block &block, bool columnSums) : block(block), columnSums(columnSums) {
     int64_t i = 0;
@@ -682,8 +685,82 @@ struct Fuser {
       YieldOp::create(inner, loc, yielded);
       for (auto [j, i] : llvm::enumerate(some))
         totals[i] = sums.getResult(j);
+      sumsRegions.insert(sums);
     }
     return totals;
+  }
+
+  /// Whether `op` is among the transitive producers of `values`.
+  static bool produces(Operation *op, ValueRange values) {
+    SmallVector<Operation *> stack;
+    DenseSet<Operation *> seen;
+    for (Value v : values)
+      if (Operation *def = v.getDefiningOp())
+        stack.push_back(def);
+    while (!stack.empty()) {
+      Operation *p = stack.pop_back_val();
+      if (p == op)
+        return true;
+      if (!seen.insert(p).second)
+        continue;
+      for (Value v : p->getOperands())
+        if (Operation *def = v.getDefiningOp())
+          stack.push_back(def);
+    }
+    return false;
+  }
+
+  /// Column-sums regions merged in block order while a dispatch binds
+  /// their inputs and sums, each into the next one whose inputs it does
+  /// not lead to, at that one's place: a launch for several regions'
+  /// partials (their sums go to the optimizer at the step's end), where
+  /// each a short kernel took about as long as the gap before it.
+  void mergeColumnSums() {
+    int64_t perRegion = cuda::kMaxDispatchBindings / 2;
+    FusedOp pending;
+    for (Operation &op : llvm::make_early_inc_range(block)) {
+      if (!sumsRegions.contains(&op))
+        continue;
+      auto next = cast<FusedOp>(&op);
+      if (!pending ||
+          static_cast<int64_t>(pending.getInputs().size() +
+                               next.getInputs().size()) > perRegion ||
+          produces(pending, next.getInputs())) {
+        pending = next;
+        continue;
+      }
+      SmallVector<Value> inputs(pending.getInputs());
+      llvm::append_range(inputs, next.getInputs());
+      SmallVector<Type> types(pending.getResultTypes());
+      llvm::append_range(types, next.getResultTypes());
+      OpBuilder b(next);
+      auto merged = FusedOp::create(b, next.getLoc(), types, inputs,
+                                    /*lowering_config=*/nullptr);
+      Block *entry = new Block();
+      merged.getBody().push_back(entry);
+      OpBuilder inner = OpBuilder::atBlockEnd(entry);
+      SmallVector<Value> yielded;
+      for (FusedOp part : {pending, next}) {
+        IRMapping mapping;
+        Block &body = part.getBody().front();
+        for (BlockArgument arg : body.getArguments())
+          mapping.map(arg, entry->addArgument(arg.getType(), arg.getLoc()));
+        for (Operation &inside : body.without_terminator())
+          inner.clone(inside, mapping);
+        for (Value v : body.getTerminator()->getOperands())
+          yielded.push_back(mapping.lookup(v));
+      }
+      YieldOp::create(inner, next.getLoc(), yielded);
+      unsigned first = pending.getNumResults();
+      pending->replaceAllUsesWith(merged->getResults().take_front(first));
+      next->replaceAllUsesWith(merged->getResults().drop_front(first));
+      sumsRegions.erase(pending);
+      sumsRegions.erase(next);
+      pending->erase();
+      next->erase();
+      sumsRegions.insert(merged);
+      pending = merged;
+    }
   }
 
   /// `op`'s result from the f32 [C] reduction of its partials: `op`'s
@@ -715,6 +792,7 @@ struct Fuser {
     for (Group &g : groups)
       if (computes(g))
         outline(g);
+    mergeColumnSums();
     if (!sortTopologically(&block)) {
       block.getParentOp()->emitError()
           << "nova-fuse-elementwise made a cycle (a bug)";

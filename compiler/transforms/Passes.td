@@ -315,7 +315,9 @@ def NovaFuseElementwise : Pass<"nova-fuse-elementwise"> {
     `column-sums` (CUDA) a region's partials are reduced together in one
     more nova.fused region that only reduces its inputs over dim 0 (Nova's
     column-sums kernel: one launch for a layer norm's gain, bias and the
-    linear bias before it). Values that
+    linear bias before it), and such regions are merged in program order,
+    each at the next one's place, while a dispatch binds their inputs and
+    sums (8) and the next does not read the first's sums. Values that
     only optimizer updates read stay outside (IREE computes them in the
     update). The block is then re-sorted topologically. On CUDA
     the configurator gives each region Nova's fused-rows kernel; a region
@@ -323,7 +325,7 @@ def NovaFuseElementwise : Pass<"nova-fuse-elementwise"> {
   }];
   let options = [
     Option<"columnSums", "column-sums", "bool", "false",
-           "Reduce each region's column partials in one column-sums region">,
+           "Reduce the regions' column partials in merged column-sums regions">,
   ];
   let dependentDialects = ["::mlir::nova::NovaDialect"];
 }

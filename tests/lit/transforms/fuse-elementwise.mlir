@@ -396,3 +396,75 @@ func.func @few_buffers(%u: tensor<64x32xf32>, %v: tensor<64x32xf32>, %s1: tensor
   %y3 = nova.add %y2, %cb2 : tensor<64x32xf32>
   return %y3 : tensor<64x32xf32>
 }
+
+// -----
+
+// Two regions' column sums (a layer's norm gains and the next's, with a
+// matmul between): on CUDA one column-sums region at the second one's
+// place, the first region's partials among its inputs.
+// CHECK-LABEL: func.func @column_sums_merged
+// CHECK-COUNT-2: nova.reduce_sum %{{.*}} dims = [0] : tensor<1024x64xf32> -> tensor<64xf32>
+// COLUMNS-LABEL: func.func @column_sums_merged
+// COLUMNS:       %[[A:.*]]:2 = nova.fused(%arg0, %arg1)
+// COLUMNS:       nova.matmul %[[A]]#0
+// COLUMNS:       %[[B:.*]]:2 = nova.fused
+// COLUMNS:       %[[S:.*]]:2 = nova.fused(%[[A]]#1, %[[B]]#1) : (tensor<1024x64xf32>, tensor<1024x64xf32>) -> (tensor<64xf32>, tensor<64xf32>)
+// COLUMNS-NOT:   nova.fused
+// COLUMNS:       return %[[B]]#0, %[[S]]#0, %[[S]]#1
+func.func @column_sums_merged(%dy: tensor<8192x64xf32>, %x: tensor<8192x64xf32>, %w: tensor<64x64xf32>) -> (tensor<8192x64xf32>, tensor<64xf32>, tensor<64xf32>) {
+  %a = nova.mul %dy, %x : tensor<8192x64xf32>
+  %sa = nova.reduce_sum %a dims = [0] : tensor<8192x64xf32> -> tensor<64xf32>
+  %m = nova.matmul %a, %w : tensor<8192x64xf32>, tensor<64x64xf32> -> tensor<8192x64xf32>
+  %b = nova.mul %m, %x : tensor<8192x64xf32>
+  %sb = nova.reduce_sum %b dims = [0] : tensor<8192x64xf32> -> tensor<64xf32>
+  return %b, %sa, %sb : tensor<8192x64xf32>, tensor<64xf32>, tensor<64xf32>
+}
+
+// -----
+
+// Not merged where the second region reads the first one's sums.
+// COLUMNS-LABEL: func.func @column_sums_read
+// COLUMNS:       %[[A:.*]]:2 = nova.fused(%arg0, %arg1)
+// COLUMNS:       %[[SA:.*]] = nova.fused(%[[A]]#1) : (tensor<1024x64xf32>) -> tensor<64xf32>
+// COLUMNS:       %[[B:.*]]:2 = nova.fused
+// COLUMNS:       nova.fused(%[[B]]#1) : (tensor<1024x64xf32>) -> tensor<64xf32>
+func.func @column_sums_read(%dy: tensor<8192x64xf32>, %x: tensor<8192x64xf32>, %w: tensor<64x64xf32>) -> (tensor<8192x64xf32>, tensor<64xf32>, tensor<64xf32>) {
+  %a = nova.mul %dy, %x : tensor<8192x64xf32>
+  %sa = nova.reduce_sum %a dims = [0] : tensor<8192x64xf32> -> tensor<64xf32>
+  %m = nova.matmul %a, %w : tensor<8192x64xf32>, tensor<64x64xf32> -> tensor<8192x64xf32>
+  %sab = nova.broadcast_in_dim %sa dims = [1] : tensor<64xf32> -> tensor<8192x64xf32>
+  %b = nova.mul %m, %sab : tensor<8192x64xf32>
+  %sb = nova.reduce_sum %b dims = [0] : tensor<8192x64xf32> -> tensor<64xf32>
+  return %b, %sa, %sb : tensor<8192x64xf32>, tensor<64xf32>, tensor<64xf32>
+}
+
+// -----
+
+// Not merged past what a dispatch binds: 5 + 4 partials (8 inputs and 8
+// sums at most).
+// COLUMNS-LABEL: func.func @column_sums_bound
+// COLUMNS:       %[[A:.*]]:6 = nova.fused(%arg0, %arg1)
+// COLUMNS:       nova.fused(%[[A]]#1, %[[A]]#2, %[[A]]#3, %[[A]]#4, %[[A]]#5) : (
+// COLUMNS:       %[[B:.*]]:5 = nova.fused
+// COLUMNS:       nova.fused(%[[B]]#1, %[[B]]#2, %[[B]]#3, %[[B]]#4) : (
+func.func @column_sums_bound(%dy: tensor<8192x64xf32>, %x: tensor<8192x64xf32>, %w: tensor<64x64xf32>)
+    -> (tensor<8192x64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>,
+        tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>) {
+  %a = nova.mul %dy, %x : tensor<8192x64xf32>
+  %a2 = nova.mul %a, %a : tensor<8192x64xf32>
+  %a3 = nova.add %a, %x : tensor<8192x64xf32>
+  %s1 = nova.reduce_sum %a dims = [0] : tensor<8192x64xf32> -> tensor<64xf32>
+  %s2 = nova.reduce_sum %a2 dims = [0] : tensor<8192x64xf32> -> tensor<64xf32>
+  %s3 = nova.reduce_max %a dims = [0] : tensor<8192x64xf32> -> tensor<64xf32>
+  %s4 = nova.reduce_mean %a dims = [0] : tensor<8192x64xf32> -> tensor<64xf32>
+  %s5 = nova.reduce_sum %a3 dims = [0] : tensor<8192x64xf32> -> tensor<64xf32>
+  %m = nova.matmul %a, %w : tensor<8192x64xf32>, tensor<64x64xf32> -> tensor<8192x64xf32>
+  %b = nova.mul %m, %x : tensor<8192x64xf32>
+  %b2 = nova.mul %b, %b : tensor<8192x64xf32>
+  %t1 = nova.reduce_sum %b dims = [0] : tensor<8192x64xf32> -> tensor<64xf32>
+  %t2 = nova.reduce_sum %b2 dims = [0] : tensor<8192x64xf32> -> tensor<64xf32>
+  %t3 = nova.reduce_max %b dims = [0] : tensor<8192x64xf32> -> tensor<64xf32>
+  %t4 = nova.reduce_mean %b2 dims = [0] : tensor<8192x64xf32> -> tensor<64xf32>
+  return %b, %s1, %s2, %s3, %s4, %s5, %t1, %t2, %t3, %t4 : tensor<8192x64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>,
+      tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>
+}
