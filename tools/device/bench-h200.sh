@@ -175,10 +175,17 @@
 #           commit): the fused-rows check, the gpt-42m bf16 check vs eager,
 #           Nova's gpt-42m and gpt-146m bf16 rows from each, the gpt-42m
 #           profile (every kernel)
+#   packed  a packed group's bf16/TF32 weights converted in one launch and
+#           column-sums regions merged (bench-artifacts, HEAD) against the
+#           earlier commit's steps (bench-artifacts-old): the fused-rows
+#           check, the gpt-42m bf16 and tf32 checks vs eager; if they pass,
+#           Nova's bf16 rows from each alternating, the tf32 rows from each,
+#           the gpt-42m bf16 profile (short gaps by kernel) and compile-sdpa's
+#           gpt-42m row
 # Carry .whl, bench-artifacts[, bench-artifacts-static|-sm|-unpacked|-old] and .nova-commit (tools/device/prepare.sh).
 # Results: $OUT/<phase>.jsonl and $OUT/<phase>.log.
 set -uo pipefail
-phase=${1:?phase: colsums, partials, lab42, quick, aligned, cefused, gatelab, issued, side, fill, chunk, connections, done, pingpong, stall, peers42, tf32, final, peers, diag, rs, hg, kernels, smoke, clusters, table, nova, checked, rows, 42m, 146m, cap, probe, ab, gate, sm-kernels, sm-rows, pack-rows, host or release}
+phase=${1:?phase: packed, colsums, partials, lab42, quick, aligned, cefused, gatelab, issued, side, fill, chunk, connections, done, pingpong, stall, peers42, tf32, final, peers, diag, rs, hg, kernels, smoke, clusters, table, nova, checked, rows, 42m, 146m, cap, probe, ab, gate, sm-kernels, sm-rows, pack-rows, host or release}
 . tools/device/gpu-env.sh
 export PYTHONUNBUFFERED=1
 out=${OUT:-/tmp}/$phase.jsonl
@@ -299,6 +306,21 @@ PY
       }
       probe check42-synchronized 60 python3 -m nova.cli bench check --model gpt-42m --dtype bf16 --batch 32 \
         --steps 12 --artifacts bench-artifacts --json-out $out
+      ;;
+    packed)
+      timeout 120 python3 tools/fused_rows_check.py run --dir bench-artifacts/fused-rows-check |
+        tee "${OUT:-/tmp}/fused-check.jsonl"
+      limit=70 bench check --model gpt-42m --dtype bf16 --batch 32 --steps 12
+      limit=70 bench check --model gpt-42m --dtype tf32 --batch 32 --steps 12
+      if check_rows_pass; then
+        old=bench-artifacts-old
+        limit=45 peers=0 ab_rows bench-artifacts $old
+        for set in bench-artifacts $old; do
+          art=$set NOVA_COMMIT=$(cat $set/.commit) limit=45 bench train --model gpt-42m --dtype tf32 --batch 32 --modes nova
+        done
+        limit=50 bench profile --model gpt-42m --dtype bf16 --batch 32 --steps 3 --top 60
+        limit=100 bench train --model gpt-42m --dtype bf16 --batch 32 --modes compile-sdpa
+      else echo "checks failed"; fi
       ;;
     colsums)
       timeout 100 python3 tools/fused_rows_check.py run --dir bench-artifacts-cs/fused-rows-check |
