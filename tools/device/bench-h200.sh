@@ -200,8 +200,9 @@ bench() {
 ab_rows() {
   for i in 1 2; do
     for a in "$@"; do
-      art=$a bench train --model gpt-42m --dtype bf16 --batch 32 --modes nova
-      art=$a bench train --model gpt-146m --dtype bf16 --batch 16 --modes nova
+      local commit=$(cat $a/.commit 2>/dev/null || echo "$NOVA_COMMIT")
+      art=$a NOVA_COMMIT=$commit bench train --model gpt-42m --dtype bf16 --batch 32 --modes nova
+      art=$a NOVA_COMMIT=$commit bench train --model gpt-146m --dtype bf16 --batch 16 --modes nova
     done
   done
   [ "${peers:-1}" = 0 ] && return
