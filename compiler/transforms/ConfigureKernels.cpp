@@ -250,16 +250,12 @@ struct ConfigureKernelsPass
                      << config.getPipelineStages() << " in flight";
   }
 
-  /// Every nova.fused region in one row space gets Nova's fused-rows
-  /// kernel; the others are inlined back for IREE's code generation.
   /// A column reduction's second stage (nova-fuse-elementwise's
   /// column-sums regions): the shapes are the kernel's whole config.
   static std::optional<LoweringConfigAttr>
   columnSumsConfig(FusedOp op, TargetAttr target, std::string &why) {
-    if (cuda::computeCapability(target) < 80) {
-      why = "Nova's row kernels need sm_80 or newer";
+    if (!cuda::runsRowKernels(target, why))
       return std::nullopt;
-    }
     return LoweringConfigAttr::get(
         op.getContext(), /*tile_sizes=*/{1, 32, 1},
         /*warp_layout=*/{cuda::kColumnSumsThreads / 32, 1},
@@ -269,6 +265,9 @@ struct ConfigureKernelsPass
         /*persistent_ctas=*/0, /*raster_group=*/1, /*min_ctas_per_sm=*/0);
   }
 
+  /// Every nova.fused region in one row space gets Nova's fused-rows
+  /// kernel, a column-sums region Nova's column-sums kernel; the others are
+  /// inlined back for IREE's code generation.
   void configureFusedOps(ModuleOp module, TargetAttr target) {
     module.walk([&](FusedOp op) {
       if (op.getLoweringConfigAttr())

@@ -35,13 +35,18 @@ constexpr int64_t kMinCappedRegisters = 64;
 constexpr int64_t kMaxRegistersPerThread = 255;
 } // namespace
 
+bool cuda::runsRowKernels(TargetAttr target, std::string &why) {
+  if (computeCapability(target) >= 80)
+    return true;
+  why = "Nova's row kernels need sm_80 or newer";
+  return false;
+}
+
 std::optional<LoweringConfigAttr>
 cuda::configureFusedRows(const FusedRowsPlan &plan, TargetAttr target,
                          std::string &why) {
-  if (computeCapability(target) < 80) {
-    why = "Nova's row kernels need sm_80 or newer";
+  if (!runsRowKernels(target, why))
     return std::nullopt;
-  }
   if (plan.matmul) {
     why = "a GEMM epilogue: configured with its matmul";
     return std::nullopt;

@@ -18,6 +18,10 @@
 
 namespace mlir::nova::cuda {
 
+/// Whether `target` runs Nova's row kernels (fused rows, column sums), else
+/// the reason in `why`.
+bool runsRowKernels(TargetAttr target, std::string &why);
+
 /// The lowering_config for a region with `plan` on `target`, or nullopt with
 /// the reason in `why` (the region is then inlined back for IREE).
 std::optional<LoweringConfigAttr>
