@@ -203,7 +203,11 @@ _CUDA_COMPILE_FLAGS = ["--iree-stream-resource-min-offset-alignment=256"]
 def compile_flags(target: str) -> list[str]:
     """Every iree-compile flag `compile_to_vmfb` passes for `target` (part of
     the executable cache key)."""
-    return (list(_resolve_target(target).flags) + _COMPILE_FLAGS
+    return _compile_flags(target, _resolve_target(target))
+
+
+def _compile_flags(target: str, resolved: _Target) -> list[str]:
+    return (list(resolved.flags) + _COMPILE_FLAGS
             + (_CUDA_COMPILE_FLAGS if target.startswith("cuda") else []))
 
 
@@ -221,7 +225,7 @@ def compile_to_vmfb(
     from iree.compiler.tools import CompilerToolError, compile_str  # lazy
 
     resolved = _resolve_target(target)
-    flags = compile_flags(target) + list(extra_flags)
+    flags = _compile_flags(target, resolved) + list(extra_flags)
     _log.info("iree-compile target=%s input_type=%s flags=%s", target, input_type, flags)
     try:
         vmfb = compile_str(
