@@ -182,10 +182,15 @@
 #           Nova's bf16 rows from each alternating, the tf32 rows from each,
 #           the gpt-42m bf16 profile (short gaps by kernel) and compile-sdpa's
 #           gpt-42m row
+#   cap146  gpt-146m bf16 under a 12 GiB cap: Nova at B16 (bench-artifacts)
+#           and B24 (bench-artifacts-limit: compiled with
+#           NOVA_MEMORY_LIMIT_GIB=10.4), compile-sdpa, eager-sdpa and
+#           jax-cudnn at B16, compile-sdpa and jax-cudnn at B24, each under a
+#           time limit
 # Carry .whl, bench-artifacts[, bench-artifacts-static|-sm|-unpacked|-old] and .nova-commit (tools/device/prepare.sh).
 # Results: $OUT/<phase>.jsonl and $OUT/<phase>.log.
 set -uo pipefail
-phase=${1:?phase: packed, colsums, partials, lab42, quick, aligned, cefused, gatelab, issued, side, fill, chunk, connections, done, pingpong, stall, peers42, tf32, final, peers, diag, rs, hg, kernels, smoke, clusters, table, nova, checked, rows, 42m, 146m, cap, probe, ab, gate, sm-kernels, sm-rows, pack-rows, host or release}
+phase=${1:?phase: cap146, packed, colsums, partials, lab42, quick, aligned, cefused, gatelab, issued, side, fill, chunk, connections, done, pingpong, stall, peers42, tf32, final, peers, diag, rs, hg, kernels, smoke, clusters, table, nova, checked, rows, 42m, 146m, cap, probe, ab, gate, sm-kernels, sm-rows, pack-rows, host or release}
 . tools/device/gpu-env.sh
 export PYTHONUNBUFFERED=1
 out=${OUT:-/tmp}/$phase.jsonl
@@ -307,6 +312,13 @@ PY
       }
       probe check42-synchronized 60 python3 -m nova.cli bench check --model gpt-42m --dtype bf16 --batch 32 \
         --steps 12 --artifacts bench-artifacts --json-out $out
+      ;;
+    cap146)
+      limit=90 bench train --model gpt-146m --dtype bf16 --batch 16 --mem-cap-gib 12 --modes nova
+      art=bench-artifacts-limit NOVA_COMMIT=$(cat bench-artifacts-limit/.commit) limit=90 \
+        bench train --model gpt-146m --dtype bf16 --batch 24 --mem-cap-gib 12 --modes nova
+      each_mode gpt-146m bf16 "16 --mem-cap-gib 12" compile-sdpa:100 eager-sdpa:50 jax-cudnn:90
+      each_mode gpt-146m bf16 "24 --mem-cap-gib 12" compile-sdpa:100 jax-cudnn:90
       ;;
     packed)
       timeout 120 python3 tools/fused_rows_check.py run --dir bench-artifacts/fused-rows-check |
