@@ -110,29 +110,33 @@ private:
     return true;
   }
 
-  /// Whether `v` (of the function's block) is read at or after `point`, or
-  /// lives throughout: an argument (the step's params and state), or a view
-  /// of one (nova-pack-optimizer-state's params, slices of a flat argument,
-  /// which IREE binds in place: reading one later keeps nothing alive).
+  /// Whether the buffer of `v` (of the function's block) is alive at
+  /// `point`: an argument (the step's params and state) lives throughout,
+  /// any other value while it or a view of it (slices and reshapes, which
+  /// IREE binds in place: reading one later keeps nothing more alive; e.g.
+  /// nova-pack-optimizer-state's params, nova-convert-packed-params' bf16
+  /// copies) is read at or after `point`.
   bool aliveAt(Value v) const {
-    if (isViewOfArgument(v))
-      return true;
+    while (Operation *op = v.getDefiningOp()) {
+      if (!isa<SliceOp, ReshapeOp>(op))
+        break;
+      v = op->getOperand(0);
+    }
+    return isa<BlockArgument>(v) || readAtOrAfterPoint(v);
+  }
+
+  /// Whether `v` or a view of it is read at or after `point`.
+  bool readAtOrAfterPoint(Value v) const {
     Block *block = point->getBlock();
     for (Operation *user : v.getUsers()) {
+      if (isa<SliceOp, ReshapeOp>(user) &&
+          readAtOrAfterPoint(user->getResult(0)))
+        return true;
       Operation *top = block->findAncestorOpInBlock(*user);
       if (top && !top->isBeforeInBlock(point))
         return true;
     }
     return false;
-  }
-
-  static bool isViewOfArgument(Value v) {
-    while (Operation *op = v.getDefiningOp()) {
-      if (!isa<SliceOp, ReshapeOp>(op))
-        return false;
-      v = op->getOperand(0);
-    }
-    return true;
   }
 
   FusedOp fused;

@@ -238,6 +238,71 @@ func.func @layer_norm_output_packed(%x: tensor<8x16xf32>, %gamma: tensor<16xf32>
 
 // -----
 
+// A view of a computed value counts while a view of it is read later
+// (nova-convert-packed-params: the bias is a slice of the group's bf16 copy,
+// whose weight slice the backward reads): the output is recomputed. With
+// nothing read from that copy later, it stays saved.
+// CHECK-LABEL: func.func @view_of_converted_group
+// CHECK:         %[[Y2:.+]] = nova.fused(%[[LN:.+]]#1, %arg1, %{{.+}}) {nova.recomputed}
+// CHECK:         nova.matmul %[[Y2]], %{{.+}}
+// CHECK-LABEL: func.func @view_of_dead_group
+// CHECK-NOT:     nova.recomputed
+func.func @view_of_converted_group(%x: tensor<8x16xf32>, %gamma: tensor<16xf32>, %flat: tensor<80xf32>, %dout: tensor<16x4xbf16>) -> (tensor<f32>, tensor<8x16xf32>, tensor<8x4xbf16>, tensor<8x16xbf16>) {
+  %copy = nova.cast %flat : tensor<80xf32> -> tensor<80xbf16>
+  %beta = nova.slice %copy[0:16:1] : tensor<80xbf16> -> tensor<16xbf16>
+  %ws = nova.slice %copy[16:80:1] : tensor<80xbf16> -> tensor<64xbf16>
+  %w = nova.reshape %ws : tensor<64xbf16> -> tensor<16x4xbf16>
+  %ln:2 = nova.fused(%x, %gamma, %beta) : (tensor<8x16xf32>, tensor<16xf32>, tensor<16xbf16>) -> (tensor<8x16xbf16>, tensor<8x16xf32>) {
+  ^bb0(%a: tensor<8x16xf32>, %g: tensor<16xf32>, %b: tensor<16xbf16>):
+    %mean = nova.reduce_mean %a dims = [1] keepdim : tensor<8x16xf32> -> tensor<8x1xf32>
+    %mb = nova.broadcast_in_dim %mean dims = [0, 1] : tensor<8x1xf32> -> tensor<8x16xf32>
+    %c = nova.sub %a, %mb : tensor<8x16xf32>
+    %gb = nova.broadcast_in_dim %g dims = [1] : tensor<16xf32> -> tensor<8x16xf32>
+    %bf = nova.cast %b : tensor<16xbf16> -> tensor<16xf32>
+    %bb = nova.broadcast_in_dim %bf dims = [1] : tensor<16xf32> -> tensor<8x16xf32>
+    %s = nova.mul %c, %gb : tensor<8x16xf32>
+    %o = nova.add %s, %bb : tensor<8x16xf32>
+    %y = nova.cast %o : tensor<8x16xf32> -> tensor<8x16xbf16>
+    nova.yield %y, %c : tensor<8x16xbf16>, tensor<8x16xf32>
+  }
+  %out = nova.matmul %ln#0, %w : tensor<8x16xbf16>, tensor<16x4xbf16> -> tensor<8x4xbf16>
+  %of = nova.cast %out : tensor<8x4xbf16> -> tensor<8x4xf32>
+  %loss = nova.reduce_sum %of dims = [0, 1] : tensor<8x4xf32> -> tensor<f32>
+  %dw = nova.matmul %ln#0, %dout : tensor<8x16xbf16>, tensor<16x4xbf16> -> tensor<8x4xbf16>
+  %dx = nova.mul %ln#1, %ln#1 : tensor<8x16xf32>
+  %dxin = nova.matmul %dout, %w {transpose_rhs} : tensor<16x4xbf16>, tensor<16x4xbf16> -> tensor<16x16xbf16>
+  %dxs = nova.slice %dxin[0:8:1, 0:16:1] : tensor<16x16xbf16> -> tensor<8x16xbf16>
+  return %loss, %dx, %dw, %dxs : tensor<f32>, tensor<8x16xf32>, tensor<8x4xbf16>, tensor<8x16xbf16>
+}
+
+func.func @view_of_dead_group(%x: tensor<8x16xf32>, %gamma: tensor<16xf32>, %flat: tensor<80xf32>, %dout: tensor<16x4xbf16>) -> (tensor<f32>, tensor<8x16xf32>, tensor<8x4xbf16>) {
+  %copy = nova.cast %flat : tensor<80xf32> -> tensor<80xbf16>
+  %beta = nova.slice %copy[0:16:1] : tensor<80xbf16> -> tensor<16xbf16>
+  %ws = nova.slice %copy[16:80:1] : tensor<80xbf16> -> tensor<64xbf16>
+  %w = nova.reshape %ws : tensor<64xbf16> -> tensor<16x4xbf16>
+  %ln:2 = nova.fused(%x, %gamma, %beta) : (tensor<8x16xf32>, tensor<16xf32>, tensor<16xbf16>) -> (tensor<8x16xbf16>, tensor<8x16xf32>) {
+  ^bb0(%a: tensor<8x16xf32>, %g: tensor<16xf32>, %b: tensor<16xbf16>):
+    %mean = nova.reduce_mean %a dims = [1] keepdim : tensor<8x16xf32> -> tensor<8x1xf32>
+    %mb = nova.broadcast_in_dim %mean dims = [0, 1] : tensor<8x1xf32> -> tensor<8x16xf32>
+    %c = nova.sub %a, %mb : tensor<8x16xf32>
+    %gb = nova.broadcast_in_dim %g dims = [1] : tensor<16xf32> -> tensor<8x16xf32>
+    %bf = nova.cast %b : tensor<16xbf16> -> tensor<16xf32>
+    %bb = nova.broadcast_in_dim %bf dims = [1] : tensor<16xf32> -> tensor<8x16xf32>
+    %s = nova.mul %c, %gb : tensor<8x16xf32>
+    %o = nova.add %s, %bb : tensor<8x16xf32>
+    %y = nova.cast %o : tensor<8x16xf32> -> tensor<8x16xbf16>
+    nova.yield %y, %c : tensor<8x16xbf16>, tensor<8x16xf32>
+  }
+  %out = nova.matmul %ln#0, %w : tensor<8x16xbf16>, tensor<16x4xbf16> -> tensor<8x4xbf16>
+  %of = nova.cast %out : tensor<8x4xbf16> -> tensor<8x4xf32>
+  %loss = nova.reduce_sum %of dims = [0, 1] : tensor<8x4xf32> -> tensor<f32>
+  %dw = nova.matmul %ln#0, %dout : tensor<8x16xbf16>, tensor<16x4xbf16> -> tensor<8x4xbf16>
+  %dx = nova.mul %ln#1, %ln#1 : tensor<8x16xf32>
+  return %loss, %dx, %dw : tensor<f32>, tensor<8x16xf32>, tensor<8x4xbf16>
+}
+
+// -----
+
 // A saved value whose inputs the backward does not read otherwise (at or
 // after its use) stays saved: recomputing it would keep them alive instead.
 // CHECK-LABEL: func.func @inputs_not_alive
