@@ -75,12 +75,36 @@ SmallVector<Converted> convertedMembers(Value flat, Conversion kind) {
   return out;
 }
 
-/// `flat` converted as `kind`, built at `b`'s insertion point.
+/// `flat` converted as `kind`, built at `b`'s insertion point. Converted as
+/// rows of up to 512 elements where they divide it: a row space that
+/// nova-fuse-elementwise makes a region of (on CUDA a launch of Nova's
+/// fused-rows kernel at DRAM speed, where IREE gives a 1-D elementwise op
+/// 32-thread workgroups of 128 elements).
 Value convertWhole(OpBuilder &b, Location loc, Value flat, Conversion kind) {
   auto type = cast<RankedTensorType>(flat.getType());
-  if (kind == Conversion::ToBf16)
-    return CastOp::create(b, loc, type.clone(b.getBF16Type()), flat);
-  return RoundTf32Op::create(b, loc, flat);
+  int64_t total = type.getNumElements();
+  Value source = flat;
+  for (int64_t columns : {512, 256, 128, 64})
+    if (total % columns == 0 && total > columns) {
+      source =
+          ReshapeOp::create(b, loc,
+                            RankedTensorType::get({total / columns, columns},
+                                                  type.getElementType()),
+                            flat);
+      break;
+    }
+  auto sourceType = cast<RankedTensorType>(source.getType());
+  Value converted =
+      kind == Conversion::ToBf16
+          ? CastOp::create(b, loc, sourceType.clone(b.getBF16Type()), source)
+                .getResult()
+          : RoundTf32Op::create(b, loc, source).getResult();
+  if (source == flat)
+    return converted;
+  return ReshapeOp::create(
+      b, loc,
+      type.clone(cast<RankedTensorType>(converted.getType()).getElementType()),
+      converted);
 }
 
 struct ConvertPackedParamsPass

@@ -2,10 +2,12 @@
 // RUN: nova-opt %s --split-input-file --nova-convert-packed-params=min-coverage=0.99 | FileCheck %s --check-prefix=STRICT
 
 // Two weights and a bias cast to bf16 cover 4160 of the group's 4224
-// elements: one cast of the group, each member a slice of it; the f32 view
-// the bias's add still reads stays.
+// elements: one cast of the group (as rows of 128, which a row kernel runs),
+// each member a slice of it; the f32 view the bias's add still reads stays.
 // CHECK-LABEL: func.func @bf16_group
-// CHECK-NEXT:    %[[W:.*]] = nova.cast %arg0 : tensor<4224xf32> -> tensor<4224xbf16>
+// CHECK-NEXT:    %[[R:.*]] = nova.reshape %arg0 : tensor<4224xf32> -> tensor<33x128xf32>
+// CHECK-NEXT:    %[[C:.*]] = nova.cast %[[R]] : tensor<33x128xf32> -> tensor<33x128xbf16>
+// CHECK-NEXT:    %[[W:.*]] = nova.reshape %[[C]] : tensor<33x128xbf16> -> tensor<4224xbf16>
 // CHECK-NEXT:    %[[S0:.*]] = nova.slice %[[W]][0:2048:1] : tensor<4224xbf16> -> tensor<2048xbf16>
 // CHECK-NEXT:    %[[A:.*]] = nova.reshape %[[S0]] : tensor<2048xbf16> -> tensor<32x64xbf16>
 // CHECK-NEXT:    %[[S1:.*]] = nova.slice %[[W]][2048:4096:1] : tensor<4224xbf16> -> tensor<2048xbf16>
@@ -36,7 +38,9 @@ func.func @bf16_group(%flat: tensor<4224xf32>) -> (tensor<32x32xbf16>, tensor<64
 
 // TF32 rounding likewise; a member rounded twice counts once.
 // CHECK-LABEL: func.func @tf32_group
-// CHECK-NEXT:    %[[R:.*]] = nova.round_tf32 %arg0 : tensor<4096xf32>
+// CHECK-NEXT:    %[[V:.*]] = nova.reshape %arg0 : tensor<4096xf32> -> tensor<8x512xf32>
+// CHECK-NEXT:    %[[T:.*]] = nova.round_tf32 %[[V]] : tensor<8x512xf32>
+// CHECK-NEXT:    %[[R:.*]] = nova.reshape %[[T]] : tensor<8x512xf32> -> tensor<4096xf32>
 // CHECK-NEXT:    %[[S0:.*]] = nova.slice %[[R]][0:2048:1]
 // CHECK-NEXT:    nova.reshape %[[S0]] : tensor<2048xf32> -> tensor<32x64xf32>
 // CHECK-NEXT:    %[[S1:.*]] = nova.slice %[[R]][0:2048:1]
@@ -58,10 +62,7 @@ func.func @tf32_group(%flat: tensor<4096xf32>) -> (tensor<32x64xf32>, tensor<32x
 // Left alone: one member converted; members covering too little of their
 // group; a strided slice; a cast to another type.
 // CHECK-LABEL: func.func @left_alone
-// CHECK-NOT:     %arg0 : tensor<4096xf32> -> tensor<4096xbf16>
-// CHECK-NOT:     %arg1 : tensor<8192xf32> -> tensor<8192xbf16>
-// CHECK-NOT:     %arg2 : tensor<4096xf32> -> tensor<4096xbf16>
-// CHECK-NOT:     %arg3 : tensor<4096xf32> -> tensor<4096xf16>
+// CHECK-NOT:     {{nova.(cast|reshape) %arg}}
 // CHECK:         return
 func.func @left_alone(%one: tensor<4096xf32>, %sparse: tensor<8192xf32>, %strided: tensor<4096xf32>, %f16: tensor<4096xf32>)
     -> (tensor<4032xbf16>, tensor<2048xbf16>, tensor<2048xbf16>, tensor<2048xbf16>, tensor<2048xbf16>, tensor<2048xf16>, tensor<2048xf16>) {
@@ -80,4 +81,19 @@ func.func @left_alone(%one: tensor<4096xf32>, %sparse: tensor<8192xf32>, %stride
   %11 = nova.slice %f16[2048:4096:1] : tensor<4096xf32> -> tensor<2048xf32>
   %12 = nova.cast %11 : tensor<2048xf32> -> tensor<2048xf16>
   return %0, %2, %4, %6, %8, %10, %12 : tensor<4032xbf16>, tensor<2048xbf16>, tensor<2048xbf16>, tensor<2048xbf16>, tensor<2048xbf16>, tensor<2048xf16>, tensor<2048xf16>
+}
+
+// -----
+
+// A group no row width (512, 256, 128 or 64) divides is cast flat.
+// CHECK-LABEL: func.func @flat_group
+// CHECK-NEXT:    %[[W:.*]] = nova.cast %arg0 : tensor<4100xf32> -> tensor<4100xbf16>
+// CHECK-NEXT:    nova.slice %[[W]][0:2048:1]
+// CHECK-NEXT:    nova.slice %[[W]][2048:4100:1]
+func.func @flat_group(%flat: tensor<4100xf32>) -> (tensor<2048xbf16>, tensor<2052xbf16>) {
+  %0 = nova.slice %flat[0:2048:1] : tensor<4100xf32> -> tensor<2048xf32>
+  %1 = nova.cast %0 : tensor<2048xf32> -> tensor<2048xbf16>
+  %2 = nova.slice %flat[2048:4100:1] : tensor<4100xf32> -> tensor<2052xf32>
+  %3 = nova.cast %2 : tensor<2052xf32> -> tensor<2052xbf16>
+  return %1, %3 : tensor<2048xbf16>, tensor<2052xbf16>
 }
