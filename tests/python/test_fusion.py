@@ -53,3 +53,13 @@ def test_column_sums_leave_partials_to_the_kernel(tmp_path):
     assert partials, "no partial column sums in any region"
     for groups, rows, _ in partials:
         assert 1 < int(rows) <= 16 and int(groups) > 1
+
+
+def test_cuda_step_merges_column_sums():
+    """The regions' column partials are summed by as few column-sums launches
+    as a dispatch's bindings allow (8 partials each), not one per region."""
+    text = lower_to_iree_input(GPT_TINY.read_text(), target="cuda:sm_90")
+    launches = [int(n) for n in re.findall(r'entry_points = \[@nova_column_sums_n(\d+)_\w+::', text)]
+    assert launches, "no column-sums launch"
+    assert len(launches) == -(-sum(launches) // 8), launches
+    assert max(launches) == 8, launches
