@@ -31,32 +31,43 @@ struct Planned {
   cuda::FusedRowsSpec spec;
 };
 
+/// `op` replaced by one dispatch of `name` over `ctas` CTAs of `threads`
+/// (declared once, from `buildPtx`): the region's inputs bound read-only,
+/// its results written whole.
+LogicalResult dispatchRegion(IRRewriter &rewriter, ModuleOp module, FusedOp op,
+                             StringRef what, const std::string &name,
+                             int64_t threads, int64_t ctas,
+                             function_ref<std::string(std::string &)> buildPtx,
+                             bool poison) {
+  KernelExport kernel;
+  kernel.name = name;
+  kernel.readOnlyBindings.assign(op.getInputs().size(), true);
+  kernel.readOnlyBindings.append(op.getNumResults(), false);
+  kernel.workgroupSize = {threads, 1, 1};
+  if (failed(declareKernelOnce(module, op, what, kernel, buildPtx)))
+    return failure();
+  Location loc = op.getLoc();
+  rewriter.setInsertionPoint(op);
+  KernelDispatchBuilder dispatch(rewriter, loc, poison);
+  for (Value input : op.getInputs())
+    dispatch.input(input);
+  for (Type type : op.getResultTypes())
+    dispatch.result(cast<RankedTensorType>(type));
+  rewriter.replaceOp(
+      op, dispatch.create(name, name,
+                          arith::ConstantIndexOp::create(rewriter, loc, ctas)));
+  return success();
+}
+
 LogicalResult lower(IRRewriter &rewriter, ModuleOp module, Planned &p,
                     bool poison) {
-  KernelExport kernel;
-  kernel.name = p.spec.kernelName;
-  kernel.readOnlyBindings.assign(p.op.getInputs().size(), true);
-  kernel.readOnlyBindings.append(p.op.getNumResults(), false);
-  kernel.workgroupSize = {32 * p.spec.warps, 1, 1};
-  if (failed(declareKernelOnce(module, p.op, "fused-rows kernel", kernel,
-                               [&](std::string &error) {
-                                 return cuda::fusedRowsPtx(p.op, p.plan,
-                                                           p.spec, error);
-                               })))
-    return failure();
-  Location loc = p.op.getLoc();
-  rewriter.setInsertionPoint(p.op);
-  KernelDispatchBuilder dispatch(rewriter, loc, poison);
-  for (Value input : p.op.getInputs())
-    dispatch.input(input);
-  for (Type type : p.op.getResultTypes())
-    dispatch.result(cast<RankedTensorType>(type));
-  int64_t ctas = cuda::fusedRowsCtas(p.plan, p.spec);
-  rewriter.replaceOp(p.op, dispatch.create(p.spec.kernelName,
-                                           p.spec.kernelName,
-                                           arith::ConstantIndexOp::create(
-                                               rewriter, loc, ctas)));
-  return success();
+  return dispatchRegion(
+      rewriter, module, p.op, "fused-rows kernel", p.spec.kernelName,
+      32 * p.spec.warps, cuda::fusedRowsCtas(p.plan, p.spec),
+      [&](std::string &error) {
+        return cuda::fusedRowsPtx(p.op, p.plan, p.spec, error);
+      },
+      poison);
 }
 
 /// Regions configured "column_sums": one dispatch each of their kernel.
@@ -77,26 +88,14 @@ LogicalResult injectColumnSums(ModuleOp module, bool poison) {
     FailureOr<cuda::ColumnSumsSpec> spec = cuda::analyzeColumnSums(op, why);
     if (failed(spec))
       return op.emitError() << "column_sums config cannot be built: " << why;
-    KernelExport kernel;
-    kernel.name = spec->kernelName;
-    kernel.readOnlyBindings.assign(op.getInputs().size(), true);
-    kernel.readOnlyBindings.append(op.getNumResults(), false);
-    kernel.workgroupSize = {cuda::kColumnSumsThreads, 1, 1};
-    if (failed(declareKernelOnce(module, op, "column-sums kernel", kernel,
-                                 [&](std::string &error) {
-                                   return cuda::columnSumsPtx(*spec, error);
-                                 })))
+    if (failed(dispatchRegion(
+            rewriter, module, op, "column-sums kernel", spec->kernelName,
+            cuda::kColumnSumsThreads, spec->ctas(),
+            [&](std::string &error) {
+              return cuda::columnSumsPtx(*spec, error);
+            },
+            poison)))
       return failure();
-    Location loc = op.getLoc();
-    rewriter.setInsertionPoint(op);
-    KernelDispatchBuilder dispatch(rewriter, loc, poison);
-    for (Value input : op.getInputs())
-      dispatch.input(input);
-    for (Type type : op.getResultTypes())
-      dispatch.result(cast<RankedTensorType>(type));
-    rewriter.replaceOp(op, dispatch.create(spec->kernelName, spec->kernelName,
-                                           arith::ConstantIndexOp::create(
-                                               rewriter, loc, spec->ctas())));
   }
   return success();
 }
