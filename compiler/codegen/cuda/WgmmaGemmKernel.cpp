@@ -37,6 +37,9 @@ struct GemmKernel : KernelBuilder {
   /// the matmul's operands, and of each region result.
   DenseMap<Value, Value> epilogueInputs;
   SmallVector<Value> epilogueResults;
+  /// The epilogue's float column inputs (a bias), loaded as a tile starts
+  /// (loadColumnPairs).
+  SmallVector<BlockArgument> columnInputs;
   Value smem;
   /// The consumer's first row within a tile.
   Value consumerRow0;
@@ -84,6 +87,34 @@ struct GemmKernel : KernelBuilder {
     return byteOffset(shared, smem,
                       add(c32(barriersOffset() + 16 * spec.stages + turns),
                           mul(stage, c32(8))));
+  }
+
+  /// This thread's pair of each column input at every column group i of
+  /// tile `tl` (columns 8 i + 2 (lane % 4) + {0, 1}, clamped in range),
+  /// [input][group], loaded as the tile starts: the epilogue reads them
+  /// from registers. Loaded by the epilogue at each column group instead,
+  /// each load's L2 latency stalled the one warp a scheduler it runs on.
+  SmallVector<Value> loadColumnPairs(const Tile &tl, Value lane) {
+    SmallVector<Value> pairs;
+    Value lastPair = sub(n, c32(2));
+    Value pairCol = mul(rem(lane, c32(4)), c32(2));
+    for (BlockArgument input : columnInputs) {
+      Type type = RegionElements::storageType(
+          cast<RankedTensorType>(input.getType()).getElementType(),
+          b.getContext());
+      int64_t bytes = type.getIntOrFloatBitWidth() / 8;
+      for (int64_t i = 0; i < spec.tileN / 8; ++i) {
+        Value col = min(add(tl.col0, add(pairCol, c32(8 * i))), lastPair);
+        Value address = LLVM::GEPOp::create(b, loc, global, type,
+                                            epilogueInputs.lookup(input),
+                                            ValueRange{wide(col)});
+        pairs.push_back(LLVM::LoadOp::create(
+            b, loc, VectorType::get({2}, type), address, 2 * bytes,
+            /*isVolatile=*/false, /*isNonTemporal=*/false,
+            /*isInvariant=*/true));
+      }
+    }
+    return pairs;
   }
 
   Tile tile(Value t) {
@@ -243,10 +274,10 @@ struct GemmKernel : KernelBuilder {
   /// A finished tile's accumulators through the epilogue.
   void finishTile(const Tile &tl, ValueRange accs, Value consumerIndex,
                   Value thread, Value warp, Value lane, int64_t mTiles,
-                  ArrayRef<Value> storeMaps) {
+                  ArrayRef<Value> storeMaps, ArrayRef<Value> columnPairs) {
     if (spec.epilogue)
       fusedEpilogue(tl, accs, consumerIndex, thread, warp, lane, mTiles,
-                    storeMaps);
+                    storeMaps, columnPairs);
     else if (spec.tmaStore)
       stageAndStore(tl, consumerIndex, thread, warp, lane, mTiles,
                     storeMaps[0], [&](int64_t mt, int64_t reg, Value, Value) {
@@ -454,6 +485,7 @@ struct GemmKernel : KernelBuilder {
          [&](Value t, ValueRange args) -> SmallVector<Value> {
            Tile tl = unit(t);
            Value itBegin = args[0];
+           SmallVector<Value> columnPairs = loadColumnPairs(tl, lane);
            if (spec.pingpong) {
              // The CTA's tile (or pair) index.
              Value local = div(sub(t, unitFirst), unitStep);
@@ -537,7 +569,7 @@ struct GemmKernel : KernelBuilder {
                   [&] { release(sub(itEnd, c32(1))); });
            auto finish = [&](ValueRange accs) {
              finishTile(tl, accs, consumerIndex, thread, warp, lane, mTiles,
-                        storeMaps);
+                        storeMaps, columnPairs);
            };
            if (!spec.streamK) {
              finish(results);
@@ -770,7 +802,7 @@ struct GemmKernel : KernelBuilder {
   /// another, its partial sums (with the first) from registers.
   void fusedEpilogue(const Tile &tl, ValueRange accs, Value consumerIndex,
                      Value thread, Value warp, Value lane, int64_t mTiles,
-                     ArrayRef<Value> storeMaps) {
+                     ArrayRef<Value> storeMaps, ArrayRef<Value> columnPairs) {
     const FusedRowsPlan &plan = *spec.epiloguePlan;
     Block &region = spec.epilogue.getBody().front();
     auto yield = cast<YieldOp>(region.getTerminator());
@@ -822,6 +854,12 @@ struct GemmKernel : KernelBuilder {
               /*boolean=*/false));
         }
         values.chunk[product] = acc;
+        for (auto [c, input] : llvm::enumerate(columnInputs)) {
+          Value pair = columnPairs[c * (spec.tileN / 8) + reg / 4];
+          values.chunk[input] = {
+              values.widen(vector::ExtractOp::create(b, loc, pair, 0), false),
+              values.widen(vector::ExtractOp::create(b, loc, pair, 1), false)};
+        }
         if (withPartials) {
           if (firstRow)
             sums.clear();
@@ -949,8 +987,14 @@ struct GemmKernel : KernelBuilder {
     bOperand = entry.getArgument(1);
     unsigned param = 2;
     if (spec.epilogue)
-      for (BlockArgument arg : cuda::epilogueInputs(spec.epiloguePlan->matmul))
+      for (BlockArgument arg :
+           cuda::epilogueInputs(spec.epiloguePlan->matmul)) {
         epilogueInputs[arg] = entry.getArgument(param++);
+        if (spec.epiloguePlan->kind.lookup(arg) == RowKind::Column &&
+            isa<FloatType>(
+                cast<RankedTensorType>(arg.getType()).getElementType()))
+          columnInputs.push_back(arg);
+      }
     if (spec.streamK)
       flags = entry.getArgument(param++);
     if (spec.epilogue) {
