@@ -30,6 +30,16 @@
 #           bench-artifacts-fallback (an earlier commit's, its commit in
 #           .commit); then phase 42m and the gpt-42m tf32 profile on the
 #           artifacts that passed (none: nothing more)
+#   preload the GEMM epilogue's bias loaded as a tile starts (bench-artifacts)
+#           and, on top, the GELU backward in fc2's input-gradient epilogue
+#           with its pre-activation staged in shared memory
+#           (bench-artifacts-staged: the two bf16 steps and the fused-rows
+#           check): each set's fused-rows check and gpt-146m/gpt-42m bf16
+#           checks vs eager CUDA; if all pass, Nova's bf16 rows from both and
+#           from bench-artifacts-old (an earlier commit's steps), alternating
+#   preload-peers  compile-sdpa's gpt-42m and gpt-146m bf16 rows, then
+#           Nova's gpt-146m and gpt-42m bf16 profiles from each set of $sets
+#           (default bench-artifacts)
 #   cap     gpt-146m bf16 under a 12 GiB cap (--mem-cap-gib 12): Nova at B16,
 #           B24 and B32 (those of them bench-artifacts holds), then
 #           compile-sdpa, eager-sdpa and jax-cudnn at B16, compile-sdpa and
@@ -190,7 +200,7 @@
 # Carry .whl, bench-artifacts[, bench-artifacts-static|-sm|-unpacked|-old] and .nova-commit (tools/device/prepare.sh).
 # Results: $OUT/<phase>.jsonl and $OUT/<phase>.log.
 set -uo pipefail
-phase=${1:?phase: cap146, packed, colsums, partials, lab42, quick, aligned, cefused, gatelab, issued, side, fill, chunk, connections, done, pingpong, stall, peers42, tf32, final, peers, diag, rs, hg, kernels, smoke, clusters, table, nova, checked, rows, 42m, 146m, cap, probe, ab, gate, sm-kernels, sm-rows, pack-rows, host or release}
+phase=${1:?phase: preload, preload-peers, cap146, packed, colsums, partials, lab42, quick, aligned, cefused, gatelab, issued, side, fill, chunk, connections, done, pingpong, stall, peers42, tf32, final, peers, diag, rs, hg, kernels, smoke, clusters, table, nova, checked, rows, 42m, 146m, cap, probe, ab, gate, sm-kernels, sm-rows, pack-rows, host or release}
 . tools/device/gpu-env.sh
 export PYTHONUNBUFFERED=1
 out=${OUT:-/tmp}/$phase.jsonl
@@ -312,6 +322,25 @@ PY
       }
       probe check42-synchronized 60 python3 -m nova.cli bench check --model gpt-42m --dtype bf16 --batch 32 \
         --steps 12 --artifacts bench-artifacts --json-out $out
+      ;;
+    preload)
+      for set in bench-artifacts bench-artifacts-staged; do
+        timeout 120 python3 tools/fused_rows_check.py run --dir $set/fused-rows-check |
+          tee "${OUT:-/tmp}/fused-check-${set#bench-artifacts}.jsonl"
+        art=$set NOVA_COMMIT=$(cat $set/.commit) limit=90 bench check --model gpt-146m --dtype bf16 --batch 16 --steps 6
+        art=$set NOVA_COMMIT=$(cat $set/.commit) limit=70 bench check --model gpt-42m --dtype bf16 --batch 32 --steps 12
+      done
+      if check_rows_pass; then
+        limit=45 peers=0 ab_rows bench-artifacts bench-artifacts-staged bench-artifacts-old
+      else echo "checks failed"; fi
+      ;;
+    preload-peers)
+      each_mode gpt-42m bf16 32 compile-sdpa:110
+      each_mode gpt-146m bf16 16 compile-sdpa:120
+      for set in ${sets:-bench-artifacts}; do
+        art=$set NOVA_COMMIT=$(cat $set/.commit) limit=60 bench profile --model gpt-146m --dtype bf16 --batch 16 --steps 2 --top 40
+        art=$set NOVA_COMMIT=$(cat $set/.commit) limit=60 bench profile --model gpt-42m --dtype bf16 --batch 32 --steps 3 --top 60
+      done
       ;;
     cap146)
       limit=90 bench train --model gpt-146m --dtype bf16 --batch 16 --mem-cap-gib 12 --modes nova
