@@ -259,15 +259,11 @@ cuda::configureGemm(const GemmProblem &problem, TargetAttr target,
         // The stages that fit next to the epilogue's shared memory: on sm_90
         // each consumer stages C for TMA stores (when C's rows allow them)
         // through a ring of two [64 rows, 128 bytes] boxes.
-        // An epilogue's staged inputs: each consumer's rows of the tile, in
-        // bf16.
         auto stagesFor = [&](int64_t outBytes) {
           int64_t epilogueBytes = 0;
           if (hopper && problem.n * outBytes % 16 == 0 &&
               bn % (128 / outBytes) == 0)
-            epilogueBytes =
-                consumerGroups * kEpilogueRingBytes +
-                problem.stagedInputs * (pingpong ? 2 : 1) * bm * bn * 2;
+            epilogueBytes = consumerGroups * kEpilogueRingBytes;
           int64_t fit = std::min((smemPerCta - epilogueBytes) / stageBytes,
                                  hopper ? kHopperMaxStages : kAmpereMaxStages);
           return std::min(fit, kSteps);
