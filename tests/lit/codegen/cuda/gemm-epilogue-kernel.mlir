@@ -17,13 +17,18 @@
 // CHECK:      .visible .entry nova_gemm_bf16_kn_bf16_{{.*}}_tma_e0x{{[0-9a-f]+}}(
 // CHECK-COUNT-8: .param .u64 .ptr .global
 // CHECK-COUNT-4: .param .u32
-// CHECK-DAG:  wgmma.mma_async.sync.aligned
 // Four tensor maps a CTA: A, B, the gradient and the GELU output.
-// CHECK-DAG:  fence.proxy.tensormap::generic.acquire.gpu [%rd{{[0-9]+}}], 128;
-// The epilogue reads the pre-activation and the bias at each fragment pair,
-// computes tanh from ex2 and rcp, sums each column over a warp's 16 rows by
-// butterfly shuffles over lanes 4, 8 and 16 apart and stores the sums as
-// f32 pairs; each result is staged in shared memory and TMA-stored.
+// CHECK-COUNT-4: fence.proxy.tensormap::generic.acquire.gpu [%rd{{[0-9]+}}], 128;
+// Each thread's bias pairs (one a column group of the 128-wide tile) are
+// loaded into registers as a tile starts, before its main loop.
+// CHECK-COUNT-16: ld.global.nc.b32
+// CHECK:      wgmma.mma_async.sync.aligned
+// The epilogue reads the pre-activation at each fragment pair (the bias
+// from registers), computes tanh from ex2 and rcp, sums each column over a
+// warp's 16 rows by butterfly shuffles over lanes 4, 8 and 16 apart and
+// stores the sums as f32 pairs; each result is staged in shared memory and
+// TMA-stored.
+// CHECK-NOT:  ld.global.nc.b32
 // CHECK-DAG:  ld.global.v2.b16
 // CHECK-DAG:  ex2.approx.ftz.f32
 // CHECK-DAG:  rcp.approx.ftz.f32
