@@ -91,9 +91,9 @@ struct GemmKernel : KernelBuilder {
 
   /// This thread's pair of each column input at every column group i of
   /// tile `tl` (columns 8 i + 2 (lane % 4) + {0, 1}, clamped in range),
-  /// [input][group], loaded as the tile starts: the epilogue reads them
-  /// from registers. Loaded by the epilogue at each column group instead,
-  /// each load's L2 latency stalled the one warp a scheduler it runs on.
+  /// [input][group], loaded as the tile starts, under its main loop: the
+  /// epilogue, one warp a scheduler, reads them from registers instead of
+  /// waiting for a load at each column group of each result.
   SmallVector<Value> loadColumnPairs(const Tile &tl, Value lane) {
     SmallVector<Value> pairs;
     Value lastPair = sub(n, c32(2));

@@ -44,7 +44,8 @@
 //   column sums from its result (GELU's backward and its bias gradient).
 //   Each fragment pair is rounded to the matmul's type and the region is
 //   evaluated at its (row, col) by RegionElements (other element inputs
-//   loaded at the same place, column vectors at the column); each element
+//   loaded at the same place; column vectors, a bias, loaded into registers
+//   for all of the thread's columns as the tile starts); each element
 //   result is staged and TMA-stored in turn through the C box ring, and a
 //   partial sum over 16 rows is one warp's: its two rows per lane, then
 //   shuffles across the eight lanes of a column, stored by four lanes.
