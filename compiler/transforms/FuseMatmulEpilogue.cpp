@@ -92,9 +92,11 @@ FusedOp withMatmul(OpBuilder &b, FusedOp fused, MatmulOp matmul,
 /// 76 + 40 us. Staged in shared memory by TMA loads under the main loop
 /// instead (2375cab, reverted), the pre-activation still cost more: 346 us
 /// against about 119 + 149 us on the H100, gpt-42m and gpt-146m steps 4%
-/// and 3% slower. ncu: the epilogue's ~47 instructions an element issue from
-/// one warp a scheduler, 0.31 a cycle, while the rows kernel hides that latency
-/// behind 32 warps an SM.
+/// and 3% slower (ncu: 0.31 instructions issued a cycle a scheduler) - but
+/// ptxas had serialized that kernel's wgmma (C7520: the staged loads were
+/// issued in a branch of the consumer before its MMAs) and spilled it, which
+/// no shipped GEMM does (tools/ptxas_report.py): worth another try with the
+/// loads issued by the producer.
 bool epilogueRuns(const cuda::FusedRowsPlan &plan) {
   std::string why;
   return plan.elementInputs == 0 &&
