@@ -93,10 +93,11 @@ FusedOp withMatmul(OpBuilder &b, FusedOp fused, MatmulOp matmul,
 /// instead (2375cab, reverted), the pre-activation still cost more: 346 us
 /// against about 119 + 149 us on the H100, gpt-42m and gpt-146m steps 4%
 /// and 3% slower (ncu: 0.31 instructions issued a cycle a scheduler) - but
-/// ptxas had serialized that kernel's wgmma (C7520: the staged loads were
-/// issued in a branch of the consumer before its MMAs) and spilled it, which
-/// no shipped GEMM does (tools/ptxas_report.py): worth another try with the
-/// loads issued by the producer.
+/// ptxas had serialized that kernel's wgmma (C7520), as it does this region
+/// at ping-pong 128x128 however the pre-activation is read (its live values
+/// next to 128 accumulators a thread), which no shipped GEMM draws
+/// (tools/ptxas_report.py); at ping-pong 64x128 it compiles clean: worth
+/// another try there.
 bool epilogueRuns(const cuda::FusedRowsPlan &plan) {
   std::string why;
   return plan.elementInputs == 0 &&
