@@ -7,8 +7,10 @@ them, every kernel's outputs NaN-poisoned, odd row counts and rows that no
 chunk divides, against f64 references on random data. The `gemm_*` cases
 are regions computed in the epilogue of the GEMM that makes their input
 (nova-fuse-matmul-epilogue): a bias add with its column sums (QKV's shape,
-and edges of every dim), a bias + exact GELU, and a bias + tanh GELU whose
-product is a result too (fc1's shape; the epilogue stores both). Column
+and edges of every dim), a bias + exact GELU, a bias + tanh GELU whose
+product is a result too (fc1's shape; the epilogue stores both), and the
+GELU backward with its pre-activation staged in shared memory (fc2's input
+gradient, with and without the bias gradient's sums, and edges). Column
 sums finish as on CUDA, in Nova's column-sums kernel (column-sums=true).
 
 Build box (compiler installed):
@@ -30,7 +32,7 @@ import kernel_check_cli  # noqa: E402
 
 PIPELINE = (
     "builtin.module(nova-fuse-elementwise{{column-sums=true}}, nova-split-reductions, "
-    "nova-fuse-matmul-epilogue{{target={arch}}}, "
+    "nova-fuse-matmul-epilogue{{target={arch} stage-inputs=true}}, "
     "nova-configure-kernels{{target={arch}}}, "
     "convert-nova-to-iree-kernels{{poison-outputs=true}}, "
     "convert-nova-to-linalg, canonicalize, cse)"
@@ -132,6 +134,24 @@ def _gemm_bias_gelu_and_product(x, w, b):
     return torch.nn.functional.gelu(h + b, approximate="tanh"), h
 
 
+def _gemm_gelu_backward(dy, w, pre, b):
+    # An MLP's GELU backward in the epilogue of its second layer's input
+    # gradient (dy @ w), the pre-activation staged in shared memory: the
+    # gradient and its column sums (the bias gradient). (The train step's
+    # region also recomputes the activation; the train-step checks run it.)
+    import torch
+
+    g = torch.ops.aten.gelu_backward(dy @ w, pre + b, approximate="tanh")
+    return g, g.float().sum(0)
+
+
+def _gemm_gelu_backward_no_sums(dy, w, pre, b):
+    # The same without the column sums: rows no group of 16 divides.
+    import torch
+
+    return torch.ops.aten.gelu_backward(dy @ w, pre + b, approximate="tanh")
+
+
 # name -> (function, input shapes and dtypes); the references run the same
 # functions in f64.
 CASES: dict[str, tuple[Callable[..., Any], list[tuple[tuple[int, ...], str]]]] = {
@@ -152,6 +172,9 @@ CASES: dict[str, tuple[Callable[..., Any], list[tuple[tuple[int, ...], str]]]] =
     "gemm_bias_erf_gelu_1000x520x96": (_gemm_bias_erf_gelu, [((1000, 96), "bfloat16"), ((96, 520), "bfloat16"), ((520,), "bfloat16")]),
     "gemm_bias_gelu_and_product_1000x520x96": (_gemm_bias_gelu_and_product, [((1000, 96), "bfloat16"), ((96, 520), "bfloat16"), ((520,), "bfloat16")]),
     "gemm_bias_gelu_and_product_16384x3072x768": (_gemm_bias_gelu_and_product, [((16384, 768), "bfloat16"), ((768, 3072), "bfloat16"), ((3072,), "bfloat16")]),
+    "gemm_gelu_backward_16384x3072x768": (_gemm_gelu_backward, [((16384, 768), "bfloat16"), ((768, 3072), "bfloat16"), ((16384, 3072), "bfloat16"), ((3072,), "bfloat16")]),
+    "gemm_gelu_backward_1008x520x96": (_gemm_gelu_backward, [((1008, 96), "bfloat16"), ((96, 520), "bfloat16"), ((1008, 520), "bfloat16"), ((520,), "bfloat16")]),
+    "gemm_gelu_backward_no_sums_1000x264x200": (_gemm_gelu_backward_no_sums, [((1000, 200), "bfloat16"), ((200, 264), "bfloat16"), ((1000, 264), "bfloat16"), ((264,), "bfloat16")]),
 }
 
 

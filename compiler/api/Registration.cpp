@@ -69,6 +69,11 @@ struct LowerToLinalgOptions : PassPipelineOptions<LowerToLinalgOptions> {
       *this, "gemm-stmatrix",
       llvm::cl::desc("bf16 GEMM results staged with stmatrix (experimental)"),
       llvm::cl::init(false)};
+  Option<bool> epilogueStagedInputs{
+      *this, "epilogue-staged-inputs",
+      llvm::cl::desc("GEMM epilogues that stage another element input in "
+                     "shared memory, the GELU backward's (experimental)"),
+      llvm::cl::init(false)};
   Option<bool> attentionHeadGroups{
       *this, "attention-head-groups",
       llvm::cl::desc("attention kernels' work handed out dynamically in "
@@ -136,6 +141,7 @@ void buildLowerToLinalgPipeline(OpPassManager &pm,
     pm.addPass(createNovaSplitReductions());
     NovaFuseMatmulEpilogueOptions epilogues;
     epilogues.target = arch;
+    epilogues.stageInputs = options.epilogueStagedInputs;
     pm.addPass(createNovaFuseMatmulEpilogue(epilogues));
     NovaConfigureKernelsOptions configure;
     configure.target = arch;

@@ -7,6 +7,7 @@
 #include "compiler/codegen/cuda/FusedRowsConfigurator.h"
 #include "compiler/codegen/cuda/GemmConfigurator.h"
 #include "compiler/codegen/cuda/KnownTargets.h"
+#include "compiler/codegen/cuda/WgmmaGemmKernel.h"
 #include "compiler/dialect/NovaOps.h"
 #include "compiler/transforms/Passes.h"
 
@@ -52,6 +53,19 @@ FailureOr<double> epilogueBytes(MatmulOp op, std::string &why) {
   return std::max(total, 0.0);
 }
 
+/// The element inputs of `op`'s epilogue region the GEMM stages in shared
+/// memory (all but the product: WgmmaGemmSpec::stagedInputs).
+int64_t stagedInputs(MatmulOp op) {
+  std::string why;
+  FailureOr<cuda::FusedRowsPlan> plan =
+      cuda::analyzeFusedRows(cast<FusedOp>(op->getParentOp()), why);
+  if (failed(plan))
+    return 0;
+  return llvm::count_if(cuda::epilogueInputs(op), [&](BlockArgument arg) {
+    return plan->kind.lookup(arg) == cuda::RowKind::Element;
+  });
+}
+
 struct ConfigureKernelsPass
     : nova::impl::NovaConfigureKernelsBase<ConfigureKernelsPass> {
   using Base::Base;
@@ -83,6 +97,8 @@ struct ConfigureKernelsPass
         else
           problem->epilogueBytes = *epilogue;
       }
+      if (succeeded(problem) && isa<FusedOp>(op->getParentOp()))
+        problem->stagedInputs = stagedInputs(op);
       if (failed(problem)) {
         if (remarks)
           op.emitRemark() << "not configured: " << why;

@@ -8,8 +8,8 @@
 // and the region's kernel no longer reads it. Only where the GEMM's
 // epilogue can run the region: no row reductions (its rows span many tiles),
 // bf16 element results, partial column sums over groups of 16 rows (a warp's
-// rows of an MMA tile), N a multiple of 8 (TMA stores); and only where it
-// gains: no element input besides the product (see epilogueRuns).
+// rows of an MMA tile), N a multiple of 8 (TMA stores), and at most one
+// other element input, bf16, which the kernel stages in shared memory.
 //
 //===----------------------------------------------------------------------===//
 
@@ -81,29 +81,6 @@ FusedOp withMatmul(OpBuilder &b, FusedOp fused, MatmulOp matmul,
   return merged;
 }
 
-/// Whether the GEMM epilogue runs `plan`'s region (checkEpilogueRegion)
-/// and gains by it: it runs after each tile's main loop with the tensor
-/// cores idle (both consumer warp groups work on one tile), so another
-/// element input, loaded at each fragment pair, costs more than the
-/// product's round trip saves. Measured on the H200: gpt-146m's GELU
-/// backward (the pre-activation read at each pair) in the epilogue of its
-/// 16384x3072x768 input-gradient GEMM took 412 us against 101 + 134 us as
-/// two kernels; the QKV projection's bias add (a column vector) 92 against
-/// 76 + 40 us. Staged in shared memory by TMA loads under the main loop
-/// instead (2375cab, reverted), the pre-activation still cost more: 346 us
-/// against about 119 + 149 us on the H100, gpt-42m and gpt-146m steps 4%
-/// and 3% slower (ncu: 0.31 instructions issued a cycle a scheduler) - but
-/// ptxas had serialized that kernel's wgmma (C7520), as it does this region
-/// at ping-pong 128x128 however the pre-activation is read (its live values
-/// next to 128 accumulators a thread), which no shipped GEMM draws
-/// (tools/ptxas_report.py); at ping-pong 64x128 it compiles clean: worth
-/// another try there.
-bool epilogueRuns(const cuda::FusedRowsPlan &plan) {
-  std::string why;
-  return plan.elementInputs == 0 &&
-         succeeded(cuda::checkEpilogueRegion(plan, why));
-}
-
 struct FuseMatmulEpiloguePass
     : nova::impl::NovaFuseMatmulEpilogueBase<FuseMatmulEpiloguePass> {
   using Base::Base;
@@ -146,10 +123,23 @@ struct FuseMatmulEpiloguePass
             cuda::kMaxDispatchBindings)
           continue;
         FusedOp merged = withMatmul(b, fused, matmul, index, yieldProduct);
+        // A region with another element input (a pre-activation) only with
+        // `stage-inputs`: the kernel stages it in shared memory by TMA loads
+        // under the tile's main loop. Loaded at each fragment pair from
+        // global memory instead it cost more than the product's round trip
+        // saves (gpt-146m's GELU backward in its 16384x3072x768 input
+        // gradient: 412 us against 101 + 134 us as two kernels, H200);
+        // staged (2375cab), 346 us against ~119 + 149 us (H100). Both were
+        // measured with the MMAs serialized by ptxas (C7520: the region's
+        // live values next to a ping-pong 128x128 consumer's 128
+        // accumulators), which the configurator now avoids for staged
+        // epilogues (stagedInputs in GemmConfigurator.cpp): off until
+        // measured again.
         std::string why;
         FailureOr<cuda::FusedRowsPlan> plan =
             cuda::analyzeFusedRows(merged, why);
-        if (failed(plan) || !epilogueRuns(*plan)) {
+        if (failed(plan) || failed(cuda::checkEpilogueRegion(*plan, why)) ||
+            (!stageInputs && plan->elementInputs > 0)) {
           merged->erase();
           continue;
         }

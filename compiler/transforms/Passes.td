@@ -417,16 +417,23 @@ def NovaFuseMatmulEpilogue : Pass<"nova-fuse-matmul-epilogue"> {
     case it is made for. The epilogue evaluates the region at each
     accumulator pair, so the region may not reduce over its rows (a row
     spans many tiles) and its partial sums must be over groups of 16 rows
-    (one warp's rows of an MMA tile); its element results are bf16. A
-    product with other readers (a forward activation the backward reads
-    again) stays a matmul of its own. Only for targets whose GEMM kernel
-    has the epilogue (`target` = sm_90); elsewhere nothing changes. Runs
-    after nova-split-reductions, before nova-configure-kernels, which
-    counts the epilogue's bytes in the matmul's cost.
+    (one warp's rows of an MMA tile); its element results are bf16. With
+    `stage-inputs` it may read one other element input, bf16 (the GELU
+    backward's pre-activation), which the kernel TMA-loads into shared
+    memory under the tile's main loop (experimental: off until measured). A product with other readers (the pre-activation
+    the backward reads again) is also a result of the region: the epilogue
+    stores both. Only for targets whose GEMM kernel has the epilogue
+    (`target` = sm_90); elsewhere nothing changes. Runs after
+    nova-split-reductions, before nova-configure-kernels, which counts the
+    epilogue's bytes in the matmul's cost and its staged input in the
+    shared memory the stages leave.
   }];
   let options = [
     Option<"target", "target", "std::string", /*default=*/"\"\"",
            "CUDA architecture compiled for (sm_90: epilogues formed)">,
+    Option<"stageInputs", "stage-inputs", "bool", /*default=*/"false",
+           "Also fuse regions with another bf16 element input, staged in "
+           "shared memory (experimental)">,
   ];
   let dependentDialects = ["::mlir::nova::NovaDialect"];
 }

@@ -154,10 +154,16 @@ def compile_context(target: str, allow_fallback: bool, train: bool, world_size: 
         context["head_chunk_bytes"] = head_chunk_bytes()
         context["memory_limit_bytes"] = memory_limit_bytes()
     if target.startswith("cuda"):  # CPU matmuls are exact f32 either way
-        from nova.pipeline import attention_head_groups_enabled, compiling_gpu, gemm_stmatrix_enabled
+        from nova.pipeline import (
+            attention_head_groups_enabled,
+            compiling_gpu,
+            epilogue_staged_inputs_enabled,
+            gemm_stmatrix_enabled,
+        )
 
         context["f32_matmul_precision"] = f32_matmul_precision
         context["gemm_stmatrix"] = gemm_stmatrix_enabled()
+        context["epilogue_staged_inputs"] = epilogue_staged_inputs_enabled()
         context["attention_head_groups"] = attention_head_groups_enabled()
         context["gpu"] = compiling_gpu(target)  # the configurator plans for it
     return context

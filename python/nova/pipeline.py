@@ -157,6 +157,8 @@ def linalg_pipeline(target: str, f32_matmul_precision: str = "highest", world_si
     if target.startswith("cuda:"):
         if gemm_stmatrix_enabled():
             options.append("gemm-stmatrix=true")
+        if epilogue_staged_inputs_enabled():
+            options.append("epilogue-staged-inputs=true")
         if not attention_head_groups_enabled():
             options.append("attention-head-groups=false")
         kernels = str(kernel_cache_dir(target))
@@ -171,6 +173,13 @@ def gemm_stmatrix_enabled() -> bool:
     """Whether bf16 GEMM results are staged for their TMA stores with
     stmatrix (NOVA_GEMM_STMATRIX=1; experimental until measured on the GPU)."""
     return os.environ.get("NOVA_GEMM_STMATRIX", "0") == "1"
+
+
+def epilogue_staged_inputs_enabled() -> bool:
+    """Whether GEMM epilogues may stage another element input in shared
+    memory, which fuses an MLP's GELU backward into its input-gradient GEMM
+    (NOVA_EPILOGUE_STAGED=1; experimental until measured on the GPU)."""
+    return os.environ.get("NOVA_EPILOGUE_STAGED", "0") == "1"
 
 
 def attention_head_groups_enabled() -> bool:

@@ -101,3 +101,23 @@ def test_f32_matmul_precision_is_captured_and_keys_the_cache():
     # CPU code is exact f32 either way.
     assert cache_key(exact, "cuda:sm_90", False) != cache_key(tf32, "cuda:sm_90", False)
     assert cache_key(exact, "cpu", False) == cache_key(tf32, "cpu", False)
+
+
+def test_staged_epilogues_are_an_opt_in_that_keys_the_cache(monkeypatch):
+    """NOVA_EPILOGUE_STAGED=1 asks the C++ pipeline for GEMM epilogues with a
+    staged element input (nova-fuse-matmul-epilogue{stage-inputs}); the CUDA
+    lowering takes the option, and the executable cache tells the steps apart."""
+    captured = _capture_linear()
+    monkeypatch.delenv("NOVA_EPILOGUE_STAGED", raising=False)
+    assert "epilogue-staged-inputs" not in linalg_pipeline("cuda:sm_90", "high")
+    default_key = cache_key(captured, "cuda:sm_90", allow_fallback=False)
+    monkeypatch.setenv("NOVA_EPILOGUE_STAGED", "1")
+    pipeline = linalg_pipeline("cuda:sm_90", "high")
+    assert "epilogue-staged-inputs=true" in pipeline
+    assert cache_key(captured, "cuda:sm_90", allow_fallback=False) != default_key
+    text = compiler.run_pipeline(
+        _configured(GPT_TINY.read_text(), "builtin.module()"),
+        "builtin.module(" + pipeline + ")",
+        allow_unregistered_dialects=True,
+    )
+    assert "nova." not in text and "linalg.generic" in text

@@ -90,10 +90,69 @@ def _matmul(m: int, n: int, k: int, dtype: str, out: str, layout: str) -> str:
 }}"""
 
 
+def _gelu_epilogue(m: int, n: int, k: int) -> str:
+    """An MLP's fc1 forward as nova-fuse-matmul-epilogue forms it: bias +
+    tanh GELU in the GEMM's epilogue, the product stored too."""
+    x, w, p = f"tensor<{m}x{k}xbf16>", f"tensor<{n}x{k}xbf16>", f"tensor<{m}x{n}xbf16>"
+    f = f"tensor<{m}x{n}xf32>"
+    return f"""func.func @fc1(%x: {x}, %w: {w}, %b: tensor<{n}xbf16>) -> ({p}, {p}) {{
+  %r:2 = nova.fused(%x, %w, %b) : ({x}, {w}, tensor<{n}xbf16>) -> ({p}, {p}) {{
+  ^bb0(%lhs: {x}, %rhs: {w}, %bias: tensor<{n}xbf16>):
+    %h = nova.matmul %lhs, %rhs {{transpose_rhs}} : {x}, {w} -> {p}
+    %half = nova.constant dense<5.000000e-01> : {f}
+    %one = nova.constant dense<1.000000e+00> : {f}
+    %bb = nova.broadcast_in_dim %bias dims = [1] : tensor<{n}xbf16> -> {p}
+    %pre = nova.add %h, %bb : {p}
+    %p32 = nova.cast %pre : {p} -> {f}
+    %t = nova.tanh %p32 : {f}
+    %t1 = nova.add %t, %one : {f}
+    %g = nova.mul %p32, %t1 : {f}
+    %y = nova.mul %g, %half : {f}
+    %yb = nova.cast %y : {f} -> {p}
+    nova.yield %yb, %h : {p}, {p}
+  }}
+  return %r#0, %r#1 : {p}, {p}
+}}"""
+
+
+def _staged_gelu_backward(m: int, n: int, k: int) -> str:
+    """An MLP's GELU backward in its input gradient's epilogue, as
+    nova-fuse-matmul-epilogue{stage-inputs} forms it: the pre-activation
+    staged in shared memory, the bias gradient's partial sums and the
+    recomputed activation."""
+    dy, w, p, f = f"tensor<{m}x{k}xbf16>", f"tensor<{k}x{n}xbf16>", f"tensor<{m}x{n}xbf16>", f"tensor<{m}x{n}xf32>"
+    s = f"tensor<{m // 16}x{n}xf32>"
+    return f"""func.func @gelu_backward(%dy: {dy}, %w: {w}, %b: tensor<{n}xbf16>, %h: {p}) -> ({p}, {s}, {p}) {{
+  %r:3 = nova.fused(%dy, %w, %b, %h) : ({dy}, {w}, tensor<{n}xbf16>, {p}) -> ({p}, {s}, {p}) {{
+  ^bb0(%lhs: {dy}, %rhs: {w}, %bias: tensor<{n}xbf16>, %x: {p}):
+    %d = nova.matmul %lhs, %rhs : {dy}, {w} -> {p}
+    %half = nova.constant dense<5.000000e-01> : {f}
+    %one = nova.constant dense<1.000000e+00> : {f}
+    %bb = nova.broadcast_in_dim %bias dims = [1] : tensor<{n}xbf16> -> {p}
+    %pre = nova.add %x, %bb : {p}
+    %p32 = nova.cast %pre : {p} -> {f}
+    %t = nova.tanh %p32 : {f}
+    %t1 = nova.add %t, %one : {f}
+    %dg = nova.mul %t1, %half : {f}
+    %d32 = nova.cast %d : {p} -> {f}
+    %dx = nova.mul %d32, %dg : {f}
+    %out = nova.cast %dx : {f} -> {p}
+    %groups = nova.reshape %dx : {f} -> tensor<{m // 16}x16x{n}xf32>
+    %sums = nova.reduce_sum %groups dims = [1] : tensor<{m // 16}x16x{n}xf32> -> {s}
+    %y = nova.mul %p32, %dg : {f}
+    %yb = nova.cast %y : {f} -> {p}
+    nova.yield %out, %sums, %yb : {p}, {s}, {p}
+  }}
+  return %r#0, %r#1, %r#2 : {p}, {s}, {p}
+}}"""
+
+
 # The model's GEMM classes (gpt-146m shapes): forward (ping-pong), input
 # gradient (cooperative, B read MN-major), weight gradients (stream-K and
 # split-K partial sums), TF32 with operands transposed in shared memory, exact
-# f32 (three TF32 products).
+# f32 (three TF32 products), and epilogues: fc1's bias + GELU (ping-pong),
+# the GELU backward with its pre-activation staged in shared memory (held to
+# 64 accumulators a thread: at ping-pong 128x128 ptxas serializes its MMAs).
 GEMMS = {
     "bf16 forward": (_matmul(16384, 3072, 768, "bf16", "bf16", "nt"), "target=sm_90"),
     "bf16 input gradient": (_matmul(16384, 768, 3072, "bf16", "bf16", "nn"), "target=sm_90"),
@@ -105,6 +164,8 @@ GEMMS = {
     ),
     "tf32 forward": (_matmul(16384, 2048, 512, "f32", "f32", "nt"), "target=sm_90 f32-matmul-precision=high"),
     "exact f32": (_matmul(4096, 4096, 4096, "f32", "f32", "nt"), "target=sm_90 f32-matmul-precision=highest"),
+    "bf16 forward + GELU epilogue": (_gelu_epilogue(16384, 3072, 768), "target=sm_90"),
+    "bf16 input gradient + staged GELU backward": (_staged_gelu_backward(16384, 3072, 768), "target=sm_90"),
 }
 
 

@@ -34,7 +34,7 @@
 #           and, on top, the GELU backward in fc2's input-gradient epilogue
 #           with its pre-activation staged in shared memory
 #           (bench-artifacts-staged: the two bf16 steps and the fused-rows
-#           check, prepared at 2375cab, since reverted): each set's fused-rows check and gpt-146m/gpt-42m bf16
+#           check; prepare.sh staged, NOVA_EPILOGUE_STAGED=1): each set's fused-rows check and gpt-146m/gpt-42m bf16
 #           checks vs eager CUDA; if all pass, Nova's bf16 rows from both and
 #           from bench-artifacts-old (an earlier commit's steps), alternating
 #   preload-peers  compile-sdpa's gpt-42m and gpt-146m bf16 rows, then

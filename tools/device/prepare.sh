@@ -3,6 +3,9 @@
 #   bench-artifacts     gpt-42m bf16/tf32 (B32) and gpt-146m bf16 (B16) steps, the
 #                       bf16 and tf32 matmul sweeps, the attention cases, and every
 #                       kernel check (GEMM, attention, AdamW, cross-entropy, fused rows)
+#   bench-artifacts-staged  (with `staged`) the two bf16 steps compiled with
+#                       NOVA_EPILOGUE_STAGED=1 (the GELU backward in fc2's input-
+#                       gradient epilogue) and the fused-rows check (phase preload)
 #   bench-artifacts-sm  (with `sm`) the GEMM check, the bf16 matmul sweep and the bf16
 #                       steps again, compiled with NOVA_GEMM_STMATRIX=1 (the A/B of
 #                       phases sm-kernels and sm-rows)
@@ -23,7 +26,7 @@
 #                       from an earlier commit)
 # Each set compiles with an empty kernel cache of its own. Then carry
 # [".whl", "bench-artifacts", "bench-artifacts-<set>", ".nova-commit"] (64 MiB in all).
-#   tools/device/prepare.sh [sm] [unpacked] [static] [gate] [blocking] [limit] [ce]
+#   tools/device/prepare.sh [staged] [sm] [unpacked] [static] [gate] [blocking] [limit] [ce]
 # With NOVA_PREPARE_BASE=0, bench-artifacts is left as it is (only the sets named).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -64,6 +67,15 @@ fi
 for set in "$@"; do
   case $set in
     sm) NOVA_GEMM_STMATRIX=1 NOVA_CACHE_DIR=$(mktemp -d) prepare_set bench-artifacts-sm bf16 ;;
+    staged)
+      rm -rf bench-artifacts-staged
+      (
+        export NOVA_EPILOGUE_STAGED=1 NOVA_CACHE_DIR=$(mktemp -d)
+        "$nova" bench prepare --models gpt-42m --dtypes bf16 --batch 32 --target $target --out bench-artifacts-staged
+        "$nova" bench prepare --models gpt-146m --dtypes bf16 --batch 16 --target $target --out bench-artifacts-staged
+        "$py" tools/fused_rows_check.py prepare --out bench-artifacts-staged/fused-rows-check --target $target
+      )
+      cp .nova-commit bench-artifacts-staged/.commit ;;
     unpacked)
       NOVA_PACK_STATE=0 NOVA_CACHE_DIR=$(mktemp -d) prepare_steps bench-artifacts-unpacked ;;
     static)

@@ -38,6 +38,13 @@ constexpr double kTileFillCycles = 1000;
 // setmaxnreg (2 x 128 x 232 + 128 x 40 producer <= 65536); the accumulator may
 // use 160 of them. mma.sync warps keep 128 accumulators of 255.
 constexpr int64_t kHopperAccumulatorRegs = 160;
+// An epilogue that stages an input (the GELU backward's pre-activation)
+// keeps this many accumulators a consumer thread: at 128 (ping-pong
+// 128x128) ptxas serializes the MMAs around the region's live values
+// (C7520) and spills; at 64 (cooperative 128x128, ping-pong 64x128) it
+// compiles clean (ptxas 13, gpt-146m's 16384x3072x768 region,
+// tools/ptxas_report.py).
+constexpr int64_t kStagedEpilogueAccumulatorRegs = 64;
 constexpr int64_t kAmpereAccumulatorRegs = 128;
 constexpr int64_t kHopperMaxStages = 7, kAmpereMaxStages = 5;
 // Candidates within this fraction of the best estimate tie; the tie goes to
@@ -237,6 +244,9 @@ cuda::configureGemm(const GemmProblem &problem, TargetAttr target,
           int64_t accumulatorRegs = problem.precision == GemmPrecision::TF32x3
                                         ? kHopperAccumulatorRegs / 2
                                         : kHopperAccumulatorRegs;
+          if (problem.stagedInputs)
+            accumulatorRegs =
+                std::min(accumulatorRegs, kStagedEpilogueAccumulatorRegs);
           if (bm * bn / (consumers * 128) > accumulatorRegs)
             continue;
           c.warpLayout = {consumers, 1};
@@ -259,11 +269,15 @@ cuda::configureGemm(const GemmProblem &problem, TargetAttr target,
         // The stages that fit next to the epilogue's shared memory: on sm_90
         // each consumer stages C for TMA stores (when C's rows allow them)
         // through a ring of two [64 rows, 128 bytes] boxes.
+        // An epilogue's staged inputs: each consumer's rows of the tile, in
+        // bf16.
         auto stagesFor = [&](int64_t outBytes) {
           int64_t epilogueBytes = 0;
           if (hopper && problem.n * outBytes % 16 == 0 &&
               bn % (128 / outBytes) == 0)
-            epilogueBytes = consumerGroups * kEpilogueRingBytes;
+            epilogueBytes =
+                consumerGroups * kEpilogueRingBytes +
+                problem.stagedInputs * (pingpong ? 2 : 1) * bm * bn * 2;
           int64_t fit = std::min((smemPerCta - epilogueBytes) / stageBytes,
                                  hopper ? kHopperMaxStages : kAmpereMaxStages);
           return std::min(fit, kSteps);

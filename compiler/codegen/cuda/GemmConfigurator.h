@@ -48,6 +48,8 @@ struct GemmProblem {
   /// A fused epilogue's traffic per result element beyond C's write (its
   /// other inputs and results, less C); it also rules out split-K.
   double epilogueBytes = 0;
+  /// Its element inputs staged in shared memory (bf16 tiles of C's shape).
+  int64_t stagedInputs = 0;
   /// Operands stored MN-major ([K, M] / [K, N]) that the GEMM can read as
   /// they are (readsMnMajor): sm_90 TF32 transposes them in shared memory
   /// or once in memory (transposesInSharedMemory).

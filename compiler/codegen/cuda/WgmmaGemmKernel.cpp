@@ -40,6 +40,8 @@ struct GemmKernel : KernelBuilder {
   /// The epilogue's float column inputs (a bias), loaded as a tile starts
   /// (loadColumnPairs).
   SmallVector<BlockArgument> columnInputs;
+  /// The epilogue's staged inputs (spec.stagedInputs()).
+  SmallVector<BlockArgument> staged;
   Value smem;
   /// The consumer's first row within a tile.
   Value consumerRow0;
@@ -64,7 +66,8 @@ struct GemmKernel : KernelBuilder {
                           c32(spec.tileM * 128)));
   }
   int64_t barriersOffset() const {
-    return spec.stages * spec.stageBytes() + spec.epilogueBytes();
+    return spec.stages * spec.stageBytes() + spec.epilogueBytes() +
+           spec.stagedInputBytes();
   }
   Value fullBarrier(Value stage) {
     return byteOffset(shared, smem,
@@ -115,6 +118,45 @@ struct GemmKernel : KernelBuilder {
       }
     }
     return pairs;
+  }
+
+  /// Consumer `consumer`'s rows of the tile of staged input `s`.
+  Value stagedTile(Value consumer, int64_t s) {
+    int64_t first = spec.stages * spec.stageBytes() + spec.epilogueBytes() +
+                    s * spec.consumers * spec.stagedInputTileBytes();
+    return byteOffset(
+        shared, smem,
+        add(c32(first), mul(consumer, c32(spec.stagedInputTileBytes()))));
+  }
+  /// Consumer `consumer`'s staged inputs have landed (one phase a tile).
+  Value inputsBarrier(Value consumer) {
+    int64_t offset = barriersOffset() + 16 * spec.stages +
+                     (spec.pingpong ? 8 * spec.consumers : 0) +
+                     (spec.transposes() ? 8 * spec.stages : 0);
+    return byteOffset(shared, smem, add(c32(offset), mul(consumer, c32(8))));
+  }
+
+  /// The consumer's rows of tile `tl` of each staged input, TMA-loaded in
+  /// boxes laid out as the C ring's (box (mt, j) at (mt x boxes + j) x 8
+  /// KiB), completing on the consumer's inputs barrier.
+  void loadStagedInputs(const Tile &tl, Value consumerIndex,
+                        ArrayRef<Value> maps) {
+    int64_t mTiles = spec.consumerRows() / 64, boxes = spec.tileN / 64;
+    Value barrier = inputsBarrier(consumerIndex);
+    // The last tile's epilogue read these buffers (generic proxy).
+    fenceAsyncShared();
+    expectBytes(barrier,
+                int64_t(staged.size()) * mTiles * boxes * kEpilogueBoxBytes);
+    for (auto [s, map] : llvm::enumerate(maps))
+      for (int64_t mt = 0; mt < mTiles; ++mt)
+        for (int64_t j = 0; j < boxes; ++j)
+          tmaLoad(byteOffset(shared, stagedTile(consumerIndex, s),
+                             c32((mt * boxes + j) * kEpilogueBoxBytes)),
+                  map,
+                  ValueRange{add(tl.col0, c32(64 * j)),
+                             add(tl.row0, add(consumerRow0, c32(64 * mt))),
+                             tl.batch},
+                  barrier);
   }
 
   Tile tile(Value t) {
@@ -274,10 +316,11 @@ struct GemmKernel : KernelBuilder {
   /// A finished tile's accumulators through the epilogue.
   void finishTile(const Tile &tl, ValueRange accs, Value consumerIndex,
                   Value thread, Value warp, Value lane, int64_t mTiles,
-                  ArrayRef<Value> storeMaps, ArrayRef<Value> columnPairs) {
+                  ArrayRef<Value> storeMaps, ArrayRef<Value> columnPairs,
+                  Value inputsParity) {
     if (spec.epilogue)
       fusedEpilogue(tl, accs, consumerIndex, thread, warp, lane, mTiles,
-                    storeMaps, columnPairs);
+                    storeMaps, columnPairs, inputsParity);
     else if (spec.tmaStore)
       stageAndStore(tl, consumerIndex, thread, warp, lane, mTiles,
                     storeMaps[0], [&](int64_t mt, int64_t reg, Value, Value) {
@@ -437,8 +480,8 @@ struct GemmKernel : KernelBuilder {
          });
   }
 
-  void consumer(Value tid, Value total, Value group,
-                ArrayRef<Value> storeMaps) {
+  void consumer(Value tid, Value total, Value group, ArrayRef<Value> storeMaps,
+                ArrayRef<Value> stagedMaps) {
     MLIRContext *context = b.getContext();
     int64_t mTiles = spec.consumerRows() / 64;
     Type accType = LLVM::LLVMStructType::getLiteral(
@@ -486,6 +529,11 @@ struct GemmKernel : KernelBuilder {
            Tile tl = unit(t);
            Value itBegin = args[0];
            SmallVector<Value> columnPairs = loadColumnPairs(tl, lane);
+           // The consumer's n-th tile: its staged inputs' phase.
+           Value inputsParity = andI(div(sub(t, first), step), c32(1));
+           if (!staged.empty())
+             ifThen(eq(thread, 0),
+                    [&] { loadStagedInputs(tl, consumerIndex, stagedMaps); });
            if (spec.pingpong) {
              // The CTA's tile (or pair) index.
              Value local = div(sub(t, unitFirst), unitStep);
@@ -569,7 +617,7 @@ struct GemmKernel : KernelBuilder {
                   [&] { release(sub(itEnd, c32(1))); });
            auto finish = [&](ValueRange accs) {
              finishTile(tl, accs, consumerIndex, thread, warp, lane, mTiles,
-                        storeMaps, columnPairs);
+                        storeMaps, columnPairs, inputsParity);
            };
            if (!spec.streamK) {
              finish(results);
@@ -802,7 +850,8 @@ struct GemmKernel : KernelBuilder {
   /// another, its partial sums (with the first) from registers.
   void fusedEpilogue(const Tile &tl, ValueRange accs, Value consumerIndex,
                      Value thread, Value warp, Value lane, int64_t mTiles,
-                     ArrayRef<Value> storeMaps, ArrayRef<Value> columnPairs) {
+                     ArrayRef<Value> storeMaps, ArrayRef<Value> columnPairs,
+                     Value inputsParity) {
     const FusedRowsPlan &plan = *spec.epiloguePlan;
     Block &region = spec.epilogue.getBody().front();
     auto yield = cast<YieldOp>(region.getTerminator());
@@ -820,6 +869,28 @@ struct GemmKernel : KernelBuilder {
     Value rowBase = add(tl.row0, consumerRow0);
     Value lastRow = sub(m, c32(1)), lastPair = sub(n, c32(2));
     SmallVector<unsigned> stored = spec.storedResults();
+    if (!staged.empty())
+      waitParity(inputsBarrier(consumerIndex), inputsParity);
+    // Staged input `s`'s pair at (rowInTile, col) of the consumer's rows:
+    // where stageAndStore writes that pair of a C box.
+    Type bf16 = b.getBF16Type();
+    auto stagedPair = [&](int64_t s, Value rowInTile, Value col) {
+      Value box = add(mul(div(rowInTile, c32(64)), c32(spec.tileN / 64)),
+                      div(col, c32(64)));
+      Value row = rem(rowInTile, c32(64));
+      Value byteInRow = mul(rem(col, c32(64)), c32(2));
+      Value unit = arith::XOrIOp::create(b, loc, div(byteInRow, c32(16)),
+                                         rem(row, c32(8)));
+      Value offset =
+          add(add(mul(box, c32(kEpilogueBoxBytes)), mul(row, c32(128))),
+              add(mul(unit, c32(16)), rem(byteInRow, c32(16))));
+      Value pair = LLVM::LoadOp::create(
+          b, loc, VectorType::get({2}, bf16),
+          byteOffset(shared, stagedTile(consumerIndex, s), offset), 4);
+      return SmallVector<Value>{
+          values.widen(vector::ExtractOp::create(b, loc, pair, 0), false),
+          values.widen(vector::ExtractOp::create(b, loc, pair, 1), false)};
+    };
     for (auto [s, result] : llvm::enumerate(stored)) {
       Value target = yield.getValues()[result];
       bool withPartials = s == 0;
@@ -860,6 +931,8 @@ struct GemmKernel : KernelBuilder {
               values.widen(vector::ExtractOp::create(b, loc, pair, 0), false),
               values.widen(vector::ExtractOp::create(b, loc, pair, 1), false)};
         }
+        for (auto [s, input] : llvm::enumerate(staged))
+          values.chunk[input] = stagedPair(s, rowInTile, col);
         if (withPartials) {
           if (firstRow)
             sums.clear();
@@ -1009,6 +1082,7 @@ struct GemmKernel : KernelBuilder {
     k = entry.getArgument(param++);
     batch = entry.getArgument(param++);
     smem = LLVM::AddressOfOp::create(b, loc, smemGlobal);
+    staged = spec.stagedInputs();
 
     Value tid = id(gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x));
     cta = id(gpu::BlockIdOp::create(b, loc, gpu::Dimension::x));
@@ -1052,6 +1126,11 @@ struct GemmKernel : KernelBuilder {
            ++j)
         storeMaps.push_back(
             byteOffset(global, mapA, c32((2 + j) * kTensorMapBytes)));
+    SmallVector<Value> stagedMaps;
+    for (size_t j = 0; j < staged.size(); ++j)
+      stagedMaps.push_back(
+          byteOffset(global, mapA,
+                     c32(int64_t(2 + storeMaps.size() + j) * kTensorMapBytes)));
     ifThen(eq(tid, 0), [&] {
       int operandType = spec.tf32 ? kTensorMapF32 : kTensorMapBf16;
       // K-major [batch, rows, K] in boxes of all the tile's rows; MN-major
@@ -1079,8 +1158,13 @@ struct GemmKernel : KernelBuilder {
         encodeTensorMap(map, output, mul(batch, c32(spec.splitK)), m, n, 64,
                         spec.outBytes(),
                         spec.outBytes() == 2 ? kTensorMapBf16 : kTensorMapF32);
+      // Staged inputs: [batch, M, N] bf16 in the C boxes' shape.
+      for (auto [map, input] : llvm::zip(stagedMaps, staged))
+        encodeTensorMap(map, epilogueInputs.lookup(input), batch, m, n, 64, 2,
+                        kTensorMapBf16);
       SmallVector<Value> maps = {mapA, mapB};
       maps.append(storeMaps);
+      maps.append(stagedMaps);
       publishTensorMaps(maps);
       for (int64_t s = 0; s < spec.stages; ++s) {
         // Full: the TMA thread's arrival, then each transposer warp's.
@@ -1102,6 +1186,9 @@ struct GemmKernel : KernelBuilder {
       for (int64_t i = 0; spec.pingpong && i < spec.consumers; ++i)
         NVVM::MBarrierInitOp::create(b, loc, turnBarrier(c32(i)), c32(1),
                                      Value());
+      for (int64_t i = 0; !staged.empty() && i < spec.consumers; ++i)
+        NVVM::MBarrierInitOp::create(b, loc, inputsBarrier(c32(i)), c32(1),
+                                     Value());
       NVVM::FenceMbarrierInitOp::create(b, loc);
     });
     // Clusters: the peer's barriers are initialized before any multicast
@@ -1120,10 +1207,12 @@ struct GemmKernel : KernelBuilder {
         spec.consumerRegisters(),
         [&] { producer(tid, toGeneric(mapA), toGeneric(mapB)); },
         [&](Value group) {
-          SmallVector<Value> generic;
+          SmallVector<Value> generic, genericStaged;
           for (Value map : storeMaps)
             generic.push_back(toGeneric(map));
-          consumer(tid, total, group, generic);
+          for (Value map : stagedMaps)
+            genericStaged.push_back(toGeneric(map));
+          consumer(tid, total, group, generic, genericStaged);
         });
     // No CTA leaves while its peer may still arrive on its barriers.
     if (spec.multicastsB())
@@ -1143,6 +1232,16 @@ SmallVector<unsigned> WgmmaGemmSpec::storedResults() const {
     if (epiloguePlan->kind.lookup(v) == RowKind::Element)
       stored.push_back(i);
   return stored;
+}
+
+SmallVector<BlockArgument> WgmmaGemmSpec::stagedInputs() const {
+  SmallVector<BlockArgument> inputs;
+  if (!epilogue)
+    return inputs;
+  for (BlockArgument arg : epilogueInputs(epiloguePlan->matmul))
+    if (epiloguePlan->kind.lookup(arg) == RowKind::Element)
+      inputs.push_back(arg);
+  return inputs;
 }
 
 SmallVector<BlockArgument> cuda::epilogueInputs(Operation *matmul) {
@@ -1182,6 +1281,18 @@ LogicalResult cuda::checkEpilogueRegion(const FusedRowsPlan &plan,
   for (BlockArgument arg : body.getArguments())
     if (plan.kind.lookup(arg) == RowKind::Row)
       return fail("an epilogue takes no per-row inputs");
+  int64_t staged = 0;
+  for (BlockArgument arg : epilogueInputs(plan.matmul)) {
+    if (plan.kind.lookup(arg) != RowKind::Element)
+      continue;
+    if (!cast<RankedTensorType>(arg.getType()).getElementType().isBF16())
+      return fail("an epilogue's element inputs must be bf16 (staged in "
+                  "shared memory)");
+    ++staged;
+  }
+  if (staged > kMaxStagedInputs)
+    return fail("an epilogue stages at most " + Twine(kMaxStagedInputs) +
+                " element input");
   return success();
 }
 
@@ -1190,6 +1301,12 @@ LogicalResult cuda::checkGemmEpilogue(const WgmmaGemmSpec &spec,
                                       std::string &why) {
   if (spec.tf32 || spec.splitK != 1 || !spec.tmaStore || !spec.bf16Result) {
     why = "an epilogue needs a bf16 GEMM of one split with TMA stores";
+    return failure();
+  }
+  // A stream-K unit that does not end its tile runs no epilogue, so its
+  // staged inputs' phases would not match the tiles'.
+  if (spec.streamK && !spec.stagedInputs().empty()) {
+    why = "an epilogue with staged inputs needs whole tiles (no stream-K)";
     return failure();
   }
   return checkEpilogueRegion(plan, why);

@@ -49,6 +49,18 @@
 //   result is staged and TMA-stored in turn through the C box ring, and a
 //   partial sum over 16 rows is one warp's: its two rows per lane, then
 //   shuffles across the eight lanes of a column, stored by four lanes.
+//   Staged inputs: the region's other element inputs (bf16, C's rows and
+//   columns: the pre-activation GELU's backward reads) are TMA-loaded
+//   into shared memory, each consumer's rows of the tile in [64 rows, 128
+//   bytes] boxes laid out as C's, by the consumer's thread 0 as it starts
+//   the tile, so the loads run under the tile's main loop; the epilogue
+//   waits on the consumer's inputs barrier (one phase a tile) and reads
+//   each fragment pair where the store ring writes it (no bank conflicts).
+//   Loaded at each fragment pair from global memory instead, the GELU
+//   backward's epilogue took 412 us against 101 + 134 us as two kernels
+//   (gpt-146m's 16384x3072x768 input gradient, H200), its MMAs serialized
+//   by ptxas (kStagedEpilogueAccumulatorRegs in GemmConfigurator.cpp).
+//   Staged inputs are opt-in (nova-fuse-matmul-epilogue{stage-inputs}).
 // - TF32 operands stored MN-major: the producer's thread 0 TMA-loads the
 //   stage's [32 K, 32 elements] boxes (128B-swizzled, 4 KiB: the bytes of
 //   32 rows of the K-major tile) where those rows go, completing on the
@@ -110,6 +122,10 @@ namespace mlir::nova::cuda {
 /// Exact f32: K steps between promotions of the MMA accumulators.
 constexpr int64_t kExactPromoteEvery = 4;
 
+/// Element inputs an epilogue stages in shared memory: each takes a whole
+/// bf16 tile (a 128x128 tile: 32 KiB, a stage's worth).
+constexpr int64_t kMaxStagedInputs = 1;
+
 /// One kernel variant (the part of a lowering config the code depends on).
 struct WgmmaGemmSpec {
   bool tf32 = false;       // f32 operands computed as TF32; else bf16
@@ -162,12 +178,22 @@ struct WgmmaGemmSpec {
   int64_t epilogueBytes() const {
     return tmaStore ? consumers * kEpilogueRingBytes : 0;
   }
+  /// The epilogue's element inputs other than the product, staged in shared
+  /// memory (see the file comment).
+  SmallVector<BlockArgument> stagedInputs() const;
+  /// One consumer's rows of the tile of one staged input (bf16).
+  int64_t stagedInputTileBytes() const { return consumerRows() * tileN * 2; }
+  int64_t stagedInputBytes() const {
+    return int64_t(stagedInputs().size()) * consumers * stagedInputTileBytes();
+  }
   int64_t sharedMemoryBytes() const {
-    // Operand stages, the C box rings, then the mbarriers (full and empty
-    // per stage; ping-pong: a turn per consumer; transposing: staged per
-    // stage).
-    return stages * stageBytes() + epilogueBytes() + 2 * 8 * stages +
-           (pingpong ? 8 * consumers : 0) + (transposes() ? 8 * stages : 0);
+    // Operand stages, the C box rings, the staged inputs, then the mbarriers
+    // (full and empty per stage; ping-pong: a turn per consumer;
+    // transposing: staged per stage; staged inputs: one per consumer).
+    int64_t staged = stagedInputBytes();
+    return stages * stageBytes() + epilogueBytes() + staged + 2 * 8 * stages +
+           (pingpong ? 8 * consumers : 0) + (transposes() ? 8 * stages : 0) +
+           (staged ? 8 * consumers : 0);
   }
   int64_t threads() const { return 128 * (1 + consumers); }
   bool multicastsB() const { return clusterM == 2; }
@@ -189,9 +215,11 @@ struct WgmmaGemmSpec {
   std::string kernelName() const;
   /// The epilogue's region results TMA stores: its element results (else C).
   SmallVector<unsigned> storedResults() const;
-  /// Scratch for the CTA's tensor maps: A, B and one per stored result.
+  /// Scratch for the CTA's tensor maps: A, B, one per stored result and one
+  /// per staged input.
   int64_t descriptorBytesPerCta() const {
-    return int64_t(2 + std::max<size_t>(1, storedResults().size())) *
+    return int64_t(2 + std::max<size_t>(1, storedResults().size()) +
+                   stagedInputs().size()) *
            kTensorMapBytes;
   }
   /// One f32 partial tile (stream-K).
@@ -209,7 +237,8 @@ SmallVector<BlockArgument> epilogueInputs(Operation *matmul);
 
 /// Checks that `plan`'s region can be a GEMM epilogue: it has a matmul, bf16
 /// element results (at least one), partial sums over whole groups of 16 rows
-/// (a warp's rows of an MMA tile), no row reductions and no per-row values.
+/// (a warp's rows of an MMA tile), no row reductions, no per-row values, and
+/// at most kMaxStagedInputs other element inputs, bf16.
 LogicalResult checkEpilogueRegion(const FusedRowsPlan &plan, std::string &why);
 
 /// Checks that `spec` (bf16, one split, TMA stores) can carry `plan`'s

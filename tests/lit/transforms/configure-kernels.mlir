@@ -101,3 +101,26 @@ func.func @preconfigured(%x: tensor<16384x768xbf16>, %w: tensor<768x3072xbf16>) 
   %0 = nova.matmul %x, %w {lowering_config = #nova.lowering_config<tile_sizes = [64, 64, 64], warp_layout = [1, 1], mma_shape = [64, 64, 16], pipeline_stages = 2, swizzle = 128>} : tensor<16384x768xbf16>, tensor<768x3072xbf16> -> tensor<16384x3072xf32>
   return %0 : tensor<16384x3072xf32>
 }
+
+// -----
+
+// An MLP's GELU backward in the epilogue of its 16384x3072x768 input
+// gradient, its pre-activation staged in shared memory: at most 64
+// accumulators a consumer thread (ptxas serializes a ping-pong 128x128
+// consumer's MMAs around the region), so two consumers split a 128x128
+// tile; the staged tile (32 KiB) leaves room for 5 stages.
+// CHECK-LABEL: func.func @staged_epilogue
+// CHECK: nova.matmul {{.*}}lowering_config = #nova.lowering_config<tile_sizes = [128, 128, 64], warp_layout = [2, 1], mma_shape = [64, 128, 16], pipeline_stages = 5, swizzle = 128, kernel = "wgmma_tma", precision = "bf16", producer_warpgroups = 1, persistent_ctas = 132, raster_group = 8>
+func.func @staged_epilogue(%dy: tensor<16384x768xbf16>, %w: tensor<768x3072xbf16>, %h: tensor<16384x3072xbf16>) -> tensor<16384x3072xbf16> {
+  %r = nova.fused(%dy, %w, %h) : (tensor<16384x768xbf16>, tensor<768x3072xbf16>, tensor<16384x3072xbf16>) -> tensor<16384x3072xbf16> {
+  ^bb0(%lhs: tensor<16384x768xbf16>, %rhs: tensor<768x3072xbf16>, %x: tensor<16384x3072xbf16>):
+    %d = nova.matmul %lhs, %rhs : tensor<16384x768xbf16>, tensor<768x3072xbf16> -> tensor<16384x3072xbf16>
+    %p32 = nova.cast %x : tensor<16384x3072xbf16> -> tensor<16384x3072xf32>
+    %t = nova.tanh %p32 : tensor<16384x3072xf32>
+    %d32 = nova.cast %d : tensor<16384x3072xbf16> -> tensor<16384x3072xf32>
+    %dx = nova.mul %d32, %t : tensor<16384x3072xf32>
+    %out = nova.cast %dx : tensor<16384x3072xf32> -> tensor<16384x3072xbf16>
+    nova.yield %out : tensor<16384x3072xbf16>
+  }
+  return %r : tensor<16384x3072xbf16>
+}

@@ -1,5 +1,6 @@
 // RUN: nova-opt %s --split-input-file --nova-fuse-matmul-epilogue=target=sm_90 | FileCheck %s
 // RUN: nova-opt %s --split-input-file --nova-fuse-matmul-epilogue=target=sm_80 | FileCheck %s --check-prefix=AMPERE
+// RUN: nova-opt %s --split-input-file --nova-fuse-matmul-epilogue="target=sm_90 stage-inputs=true" | FileCheck %s --check-prefix=STAGED
 
 // A projection's bias add read only by one region (with a column sum of its
 // result and a bf16 copy): the matmul becomes the region's first op, its
@@ -33,11 +34,19 @@ func.func @bias_add(%x: tensor<64x32xbf16>, %w: tensor<48x32xbf16>, %b: tensor<4
 // -----
 
 // An MLP's GELU backward reads the pre-activation at every element besides
-// the product: loaded at each accumulator pair after the main loop, it
-// costs more than the product's round trip saves, so the matmul stays.
+// the product. By default the matmul stays; with stage-inputs the kernel
+// stages the pre-activation in shared memory under the main loop, and the
+// matmul moves into the region.
 // CHECK-LABEL: func.func @gelu_backward
 // CHECK:         %[[P:.+]] = nova.matmul %arg0, %arg1
 // CHECK:         nova.fused(%arg2, %arg3, %[[P]])
+// STAGED-LABEL: func.func @gelu_backward
+// STAGED-NOT:     nova.matmul %arg0
+// STAGED:         %[[R:.+]]:2 = nova.fused(%arg0, %arg1, %arg2, %arg3)
+// STAGED-NEXT:    ^bb0(%[[DY:.+]]: tensor<64x32xbf16>, %[[W:.+]]: tensor<32x48xbf16>, %{{.+}}: tensor<48xbf16>, %{{.+}}: tensor<64x48xbf16>):
+// STAGED-NEXT:      %[[P:.+]] = nova.matmul %[[DY]], %[[W]]
+// STAGED:           nova.cast %[[P]]
+// STAGED:         return %[[R]]#0, %[[R]]#1
 func.func @gelu_backward(%dy: tensor<64x32xbf16>, %w: tensor<32x48xbf16>, %b: tensor<48xbf16>, %h: tensor<64x48xbf16>) -> (tensor<64x48xbf16>, tensor<4x48xf32>) {
   %g = nova.matmul %dy, %w : tensor<64x32xbf16>, tensor<32x48xbf16> -> tensor<64x48xbf16>
   %r:2 = nova.fused(%b, %h, %g) : (tensor<48xbf16>, tensor<64x48xbf16>, tensor<64x48xbf16>) -> (tensor<64x48xbf16>, tensor<4x48xf32>) {
@@ -56,6 +65,33 @@ func.func @gelu_backward(%dy: tensor<64x32xbf16>, %w: tensor<32x48xbf16>, %b: te
     nova.yield %out, %sums : tensor<64x48xbf16>, tensor<4x48xf32>
   }
   return %r#0, %r#1 : tensor<64x48xbf16>, tensor<4x48xf32>
+}
+
+// -----
+
+// Two other element inputs, or an f32 one, are more than the kernel stages
+// (one bf16 tile): the matmuls stay.
+// CHECK-LABEL: func.func @unstaged_inputs
+// CHECK-COUNT-2: nova.matmul %arg0, %arg1
+// STAGED-LABEL: func.func @unstaged_inputs
+// STAGED-COUNT-2: nova.matmul %arg0, %arg1
+func.func @unstaged_inputs(%dy: tensor<64x32xbf16>, %w: tensor<32x48xbf16>, %h: tensor<64x48xbf16>, %h2: tensor<64x48xbf16>, %hf: tensor<64x48xf32>) -> (tensor<64x48xbf16>, tensor<64x48xbf16>) {
+  %g = nova.matmul %dy, %w : tensor<64x32xbf16>, tensor<32x48xbf16> -> tensor<64x48xbf16>
+  %r = nova.fused(%h, %h2, %g) : (tensor<64x48xbf16>, tensor<64x48xbf16>, tensor<64x48xbf16>) -> tensor<64x48xbf16> {
+  ^bb0(%x: tensor<64x48xbf16>, %y: tensor<64x48xbf16>, %d: tensor<64x48xbf16>):
+    %s = nova.add %x, %y : tensor<64x48xbf16>
+    %out = nova.mul %s, %d : tensor<64x48xbf16>
+    nova.yield %out : tensor<64x48xbf16>
+  }
+  %g2 = nova.matmul %dy, %w : tensor<64x32xbf16>, tensor<32x48xbf16> -> tensor<64x48xbf16>
+  %r2 = nova.fused(%hf, %g2) : (tensor<64x48xf32>, tensor<64x48xbf16>) -> tensor<64x48xbf16> {
+  ^bb0(%x: tensor<64x48xf32>, %d: tensor<64x48xbf16>):
+    %d32 = nova.cast %d : tensor<64x48xbf16> -> tensor<64x48xf32>
+    %m = nova.mul %x, %d32 : tensor<64x48xf32>
+    %out = nova.cast %m : tensor<64x48xf32> -> tensor<64x48xbf16>
+    nova.yield %out : tensor<64x48xbf16>
+  }
+  return %r, %r2 : tensor<64x48xbf16>, tensor<64x48xbf16>
 }
 
 // -----

@@ -2,11 +2,10 @@
 // RUN: nova-opt %s --allow-unregistered-dialect --nova-configure-kernels=target=sm_90 --convert-nova-to-iree-kernels | %python %lit_tools/print-executable-objects.py | FileCheck %s
 
 // A nova.fused region whose first op is its matmul runs in the epilogue of
-// Nova's GEMM. Here an MLP's GELU backward, written fused by hand (with its
-// pre-activation as a second element input nova-fuse-matmul-epilogue does
-// not fuse it: see there): one dispatch reads dY, W2, the bias and the
-// pre-activation and writes the bf16 gradient, the bias gradient's partial
-// sums (one row per 16) and the GELU output.
+// Nova's GEMM. Here an MLP's GELU backward as nova-fuse-matmul-epilogue
+// forms it: one dispatch reads dY, W2, the bias and the pre-activation and
+// writes the bf16 gradient, the bias gradient's partial sums (one row per
+// 16) and the GELU output.
 // DISPATCH-LABEL: func.func @gelu_backward
 // DISPATCH-NOT:   nova.
 // DISPATCH:       %[[R:.+]]:4 = "flow.dispatch"(%{{.+}}, %{{.+}}, %{{.+}}, %arg2, %arg3, %{{.+}}) <{entry_points = [@[[K:nova_gemm_bf16_kn_bf16_[0-9]+x[0-9]+x64_s[0-9]+_c[12]_g[0-9]+_k1_tma_e0x[0-9a-f]+]]::@[[K]]]
@@ -17,19 +16,28 @@
 // CHECK:      .visible .entry nova_gemm_bf16_kn_bf16_{{.*}}_tma_e0x{{[0-9a-f]+}}(
 // CHECK-COUNT-8: .param .u64 .ptr .global
 // CHECK-COUNT-4: .param .u32
-// Four tensor maps a CTA: A, B, the gradient and the GELU output.
-// CHECK-COUNT-4: fence.proxy.tensormap::generic.acquire.gpu [%rd{{[0-9]+}}], 128;
-// Each thread's bias pairs (one a column group of the 128-wide tile) are
-// loaded into registers as a tile starts, before its main loop.
+// Five tensor maps a CTA: A, B, the gradient, the GELU output and the
+// pre-activation.
+// CHECK-COUNT-5: fence.proxy.tensormap::generic.acquire.gpu [%rd{{[0-9]+}}], 128;
+// The consumer TMA-loads its rows of the pre-activation's tile (two boxes
+// of 64 columns) as it starts the tile, completing on its inputs barrier,
+// the main loop runs under them, and the epilogue waits on the barrier
+// before it reads the pairs from shared memory.
+// Each thread's bias pairs (one a column group) are loaded as the tile
+// starts too, into registers.
 // CHECK-COUNT-16: ld.global.nc.b32
+// CHECK:      mbarrier.arrive.expect_tx.shared.b64 %rd{{[0-9]+}}, [nova_gemm_shared+[[INPUTS:[0-9]+]]], %r{{[0-9]+}};
+// CHECK:      cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%rd{{[0-9]+}}], [%rd{{[0-9]+}}, {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}}], [nova_gemm_shared+[[INPUTS]]];
+// CHECK:      cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%rd{{[0-9]+}}], [%rd{{[0-9]+}}, {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}}], [nova_gemm_shared+[[INPUTS]]];
 // CHECK:      wgmma.mma_async.sync.aligned
-// The epilogue reads the pre-activation at each fragment pair (the bias
-// from registers), computes tanh from ex2 and rcp, sums each column over a
-// warp's 16 rows by butterfly shuffles over lanes 4, 8 and 16 apart and
-// stores the sums as f32 pairs; each result is staged in shared memory and
-// TMA-stored.
-// CHECK-NOT:  ld.global.nc.b32
-// CHECK-DAG:  ld.global.v2.b16
+// CHECK:      add.s32 %r{{[0-9]+}}, %r{{[0-9]+}}, [[INPUTS]];
+// CHECK:      mbarrier.try_wait.parity.shared.b64
+// The epilogue reads the pre-activation from shared memory (no global
+// loads), computes tanh from ex2 and rcp, sums each column over a warp's 16
+// rows by butterfly shuffles over lanes 4, 8 and 16 apart and stores the
+// sums as f32 pairs; each result is staged in shared memory and TMA-stored.
+// CHECK-NOT:  ld.global
+// CHECK-DAG:  ld.shared.v2.b16
 // CHECK-DAG:  ex2.approx.ftz.f32
 // CHECK-DAG:  rcp.approx.ftz.f32
 // CHECK-DAG:  shfl.sync.bfly.b32 {{.*}}, 4, 31, -1;
