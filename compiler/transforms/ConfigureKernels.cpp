@@ -25,13 +25,16 @@ namespace {
 
 using cuda::kTargetAttrName;
 
-/// Bytes per result element a GEMM epilogue (the nova.fused region around
-/// `op`) moves beyond the product's own write: its other element inputs and
-/// results, and its partial column sums (one f32 per group of rows).
-FailureOr<double> epilogueBytes(MatmulOp op, std::string &why) {
+/// A GEMM epilogue's part in `problem` (the nova.fused region around `op`,
+/// if any): the bytes per result element it moves beyond the product's own
+/// write (its other element inputs and results, and its partial column
+/// sums, one f32 per group of rows), and the inputs it stages in shared
+/// memory.
+LogicalResult addEpilogue(MatmulOp op, cuda::GemmProblem &problem,
+                          std::string &why) {
   auto fused = dyn_cast<FusedOp>(op->getParentOp());
   if (!fused)
-    return 0.0;
+    return success();
   FailureOr<cuda::FusedRowsPlan> plan = cuda::analyzeFusedRows(fused, why);
   if (failed(plan))
     return failure();
@@ -50,20 +53,9 @@ FailureOr<double> epilogueBytes(MatmulOp op, std::string &why) {
     else if (kind == cuda::RowKind::Partial)
       total += bytes(v) / double(plan->rowsPerGroup);
   }
-  return std::max(total, 0.0);
-}
-
-/// The element inputs of `op`'s epilogue region the GEMM stages in shared
-/// memory (all but the product: WgmmaGemmSpec::stagedInputs).
-int64_t stagedInputs(MatmulOp op) {
-  std::string why;
-  FailureOr<cuda::FusedRowsPlan> plan =
-      cuda::analyzeFusedRows(cast<FusedOp>(op->getParentOp()), why);
-  if (failed(plan))
-    return 0;
-  return llvm::count_if(cuda::epilogueInputs(op), [&](BlockArgument arg) {
-    return plan->kind.lookup(arg) == cuda::RowKind::Element;
-  });
+  problem.epilogueBytes = std::max(total, 0.0);
+  problem.stagedInputs = cuda::stagedEpilogueInputs(*plan).size();
+  return success();
 }
 
 struct ConfigureKernelsPass
@@ -90,15 +82,8 @@ struct ConfigureKernelsPass
       std::string why;
       FailureOr<cuda::GemmProblem> problem =
           cuda::gemmProblem(op, *f32Precision, why);
-      if (succeeded(problem)) {
-        FailureOr<double> epilogue = epilogueBytes(op, why);
-        if (failed(epilogue))
-          problem = failure();
-        else
-          problem->epilogueBytes = *epilogue;
-      }
-      if (succeeded(problem) && isa<FusedOp>(op->getParentOp()))
-        problem->stagedInputs = stagedInputs(op);
+      if (succeeded(problem) && failed(addEpilogue(op, *problem, why)))
+        problem = failure();
       if (failed(problem)) {
         if (remarks)
           op.emitRemark() << "not configured: " << why;

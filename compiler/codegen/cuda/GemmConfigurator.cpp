@@ -268,9 +268,8 @@ cuda::configureGemm(const GemmProblem &problem, TargetAttr target,
         int64_t stageBytes = (bm + bn) * bk * elementBytes;
         // The stages that fit next to the epilogue's shared memory: on sm_90
         // each consumer stages C for TMA stores (when C's rows allow them)
-        // through a ring of two [64 rows, 128 bytes] boxes.
-        // An epilogue's staged inputs: each consumer's rows of the tile, in
-        // bf16.
+        // through a ring of two [64 rows, 128 bytes] boxes, and its rows of
+        // the tile of each staged input (bf16).
         auto stagesFor = [&](int64_t outBytes) {
           int64_t epilogueBytes = 0;
           if (hopper && problem.n * outBytes % 16 == 0 &&

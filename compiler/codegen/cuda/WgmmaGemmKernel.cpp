@@ -120,6 +120,15 @@ struct GemmKernel : KernelBuilder {
     return pairs;
   }
 
+  /// Byte `byteInRow` of row `row` (0..63) of a [64 rows, 128 bytes] box,
+  /// 128B-swizzled: 16-byte unit u of row r at u ^ r % 8.
+  Value swizzledBoxOffset(Value row, Value byteInRow) {
+    Value unit = arith::XOrIOp::create(b, loc, div(byteInRow, c32(16)),
+                                       rem(row, c32(8)));
+    return add(mul(row, c32(128)),
+               add(mul(unit, c32(16)), rem(byteInRow, c32(16))));
+  }
+
   /// Consumer `consumer`'s rows of the tile of staged input `s`.
   Value stagedTile(Value consumer, int64_t s) {
     int64_t first = spec.stages * spec.stageBytes() + spec.epilogueBytes() +
@@ -812,13 +821,8 @@ struct GemmKernel : KernelBuilder {
             for (int64_t h = 0; h < 2; ++h) {
               Value row = add(rowInTile, c32(8 * h)); // 0..63 in the box
               int64_t col0 = 8 * i;                   // + pairCol
-              Value byteInRow =
-                  mul(add(c32(col0 % boxCols), pairCol), c32(outBytes));
-              Value unit = arith::XOrIOp::create(
-                  b, loc, div(byteInRow, c32(16)), rem(row, c32(8)));
-              Value offset =
-                  add(mul(row, c32(128)),
-                      add(mul(unit, c32(16)), rem(byteInRow, c32(16))));
+              Value offset = swizzledBoxOffset(
+                  row, mul(add(c32(col0 % boxCols), pairCol), c32(outBytes)));
               auto [v0, v1] = pairAt(mt, 4 * i + 2 * h, add(row, c32(64 * mt)),
                                      add(pairCol, c32(col0)));
               Value pair = vector::FromElementsOp::create(
@@ -877,13 +881,9 @@ struct GemmKernel : KernelBuilder {
     auto stagedPair = [&](int64_t s, Value rowInTile, Value col) {
       Value box = add(mul(div(rowInTile, c32(64)), c32(spec.tileN / 64)),
                       div(col, c32(64)));
-      Value row = rem(rowInTile, c32(64));
-      Value byteInRow = mul(rem(col, c32(64)), c32(2));
-      Value unit = arith::XOrIOp::create(b, loc, div(byteInRow, c32(16)),
-                                         rem(row, c32(8)));
-      Value offset =
-          add(add(mul(box, c32(kEpilogueBoxBytes)), mul(row, c32(128))),
-              add(mul(unit, c32(16)), rem(byteInRow, c32(16))));
+      Value offset = add(mul(box, c32(kEpilogueBoxBytes)),
+                         swizzledBoxOffset(rem(rowInTile, c32(64)),
+                                           mul(rem(col, c32(64)), c32(2))));
       Value pair = LLVM::LoadOp::create(
           b, loc, VectorType::get({2}, bf16),
           byteOffset(shared, stagedTile(consumerIndex, s), offset), 4);
@@ -1235,11 +1235,16 @@ SmallVector<unsigned> WgmmaGemmSpec::storedResults() const {
 }
 
 SmallVector<BlockArgument> WgmmaGemmSpec::stagedInputs() const {
-  SmallVector<BlockArgument> inputs;
   if (!epilogue)
-    return inputs;
-  for (BlockArgument arg : epilogueInputs(epiloguePlan->matmul))
-    if (epiloguePlan->kind.lookup(arg) == RowKind::Element)
+    return {};
+  return stagedEpilogueInputs(*epiloguePlan);
+}
+
+SmallVector<BlockArgument>
+cuda::stagedEpilogueInputs(const FusedRowsPlan &plan) {
+  SmallVector<BlockArgument> inputs;
+  for (BlockArgument arg : epilogueInputs(plan.matmul))
+    if (plan.kind.lookup(arg) == RowKind::Element)
       inputs.push_back(arg);
   return inputs;
 }
@@ -1281,16 +1286,12 @@ LogicalResult cuda::checkEpilogueRegion(const FusedRowsPlan &plan,
   for (BlockArgument arg : body.getArguments())
     if (plan.kind.lookup(arg) == RowKind::Row)
       return fail("an epilogue takes no per-row inputs");
-  int64_t staged = 0;
-  for (BlockArgument arg : epilogueInputs(plan.matmul)) {
-    if (plan.kind.lookup(arg) != RowKind::Element)
-      continue;
+  SmallVector<BlockArgument> staged = stagedEpilogueInputs(plan);
+  for (BlockArgument arg : staged)
     if (!cast<RankedTensorType>(arg.getType()).getElementType().isBF16())
       return fail("an epilogue's element inputs must be bf16 (staged in "
                   "shared memory)");
-    ++staged;
-  }
-  if (staged > kMaxStagedInputs)
+  if (int64_t(staged.size()) > kMaxStagedInputs)
     return fail("an epilogue stages at most " + Twine(kMaxStagedInputs) +
                 " element input");
   return success();

@@ -235,6 +235,10 @@ struct WgmmaGemmSpec {
 /// epilogue's, bound after A and B.
 SmallVector<BlockArgument> epilogueInputs(Operation *matmul);
 
+/// The element inputs of `plan`'s epilogue region besides the product,
+/// which the GEMM stages in shared memory (`plan` has a matmul).
+SmallVector<BlockArgument> stagedEpilogueInputs(const FusedRowsPlan &plan);
+
 /// Checks that `plan`'s region can be a GEMM epilogue: it has a matmul, bf16
 /// element results (at least one), partial sums over whole groups of 16 rows
 /// (a warp's rows of an MMA tile), no row reductions, no per-row values, and
