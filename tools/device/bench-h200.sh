@@ -34,12 +34,13 @@
 #           and, on top, the GELU backward in fc2's input-gradient epilogue
 #           with its pre-activation staged in shared memory
 #           (bench-artifacts-staged: the two bf16 steps and the fused-rows
-#           check; prepare.sh staged, NOVA_EPILOGUE_STAGED=1): each set's fused-rows check and gpt-146m/gpt-42m bf16
-#           checks vs eager CUDA; if all pass, Nova's bf16 rows from both and
-#           from bench-artifacts-old (an earlier commit's steps), alternating
+#           check; prepare.sh staged, NOVA_EPILOGUE_STAGED=1): the fused-rows
+#           check and gpt-146m/gpt-42m bf16 checks vs eager CUDA of each set
+#           of $check_sets (default both); if all pass, Nova's bf16 rows from
+#           both and from bench-artifacts-old (if carried), alternating
 #   preload-peers  compile-sdpa's gpt-42m and gpt-146m bf16 rows, then
-#           Nova's gpt-146m and gpt-42m bf16 profiles from each set of $sets
-#           (default bench-artifacts)
+#           Nova's gpt-146m and (unless profile42=0) gpt-42m bf16 profiles
+#           from each set of $sets (default bench-artifacts)
 #   cap     gpt-146m bf16 under a 12 GiB cap (--mem-cap-gib 12): Nova at B16,
 #           B24 and B32 (those of them bench-artifacts holds), then
 #           compile-sdpa, eager-sdpa and jax-cudnn at B16, compile-sdpa and
@@ -324,14 +325,14 @@ PY
         --steps 12 --artifacts bench-artifacts --json-out $out
       ;;
     preload)
-      for set in bench-artifacts bench-artifacts-staged; do
+      for set in ${check_sets:-bench-artifacts bench-artifacts-staged}; do
         timeout 120 python3 tools/fused_rows_check.py run --dir $set/fused-rows-check |
           tee "${OUT:-/tmp}/fused-check-${set#bench-artifacts}.jsonl"
         art=$set NOVA_COMMIT=$(cat $set/.commit) limit=90 bench check --model gpt-146m --dtype bf16 --batch 16 --steps 6
         art=$set NOVA_COMMIT=$(cat $set/.commit) limit=70 bench check --model gpt-42m --dtype bf16 --batch 32 --steps 12
       done
       if check_rows_pass; then
-        limit=45 peers=0 ab_rows bench-artifacts bench-artifacts-staged bench-artifacts-old
+        limit=45 peers=0 ab_rows bench-artifacts bench-artifacts-staged $(ls -d bench-artifacts-old 2>/dev/null)
       else echo "checks failed"; fi
       ;;
     preload-peers)
@@ -339,7 +340,8 @@ PY
       each_mode gpt-146m bf16 16 compile-sdpa:120
       for set in ${sets:-bench-artifacts}; do
         art=$set NOVA_COMMIT=$(cat $set/.commit) limit=60 bench profile --model gpt-146m --dtype bf16 --batch 16 --steps 2 --top 40
-        art=$set NOVA_COMMIT=$(cat $set/.commit) limit=60 bench profile --model gpt-42m --dtype bf16 --batch 32 --steps 3 --top 60
+        [ "${profile42:-1}" = 0 ] ||
+          art=$set NOVA_COMMIT=$(cat $set/.commit) limit=60 bench profile --model gpt-42m --dtype bf16 --batch 32 --steps 3 --top 60
       done
       ;;
     cap146)

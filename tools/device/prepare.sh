@@ -6,6 +6,9 @@
 #   bench-artifacts-staged  (with `staged`) the two bf16 steps compiled with
 #                       NOVA_EPILOGUE_STAGED=1 (the GELU backward in fc2's input-
 #                       gradient epilogue) and the fused-rows check (phase preload)
+#   bench-artifacts-rows  (with `rows`) the three steps and the fused-rows check
+#                       at HEAD (an A/B of row-kernel changes against
+#                       bench-artifacts from an earlier commit: phase rowsab)
 #   bench-artifacts-sm  (with `sm`) the GEMM check, the bf16 matmul sweep and the bf16
 #                       steps again, compiled with NOVA_GEMM_STMATRIX=1 (the A/B of
 #                       phases sm-kernels and sm-rows)
@@ -26,7 +29,7 @@
 #                       from an earlier commit)
 # Each set compiles with an empty kernel cache of its own. Then carry
 # [".whl", "bench-artifacts", "bench-artifacts-<set>", ".nova-commit"] (64 MiB in all).
-#   tools/device/prepare.sh [staged] [sm] [unpacked] [static] [gate] [blocking] [limit] [ce]
+#   tools/device/prepare.sh [staged] [rows] [sm] [unpacked] [static] [gate] [blocking] [limit] [ce]
 # With NOVA_PREPARE_BASE=0, bench-artifacts is left as it is (only the sets named).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -76,6 +79,10 @@ for set in "$@"; do
         "$py" tools/fused_rows_check.py prepare --out bench-artifacts-staged/fused-rows-check --target $target
       )
       cp .nova-commit bench-artifacts-staged/.commit ;;
+    rows)
+      NOVA_CACHE_DIR=$(mktemp -d) prepare_steps bench-artifacts-rows
+      "$py" tools/fused_rows_check.py prepare --out bench-artifacts-rows/fused-rows-check --target $target
+      ;;
     unpacked)
       NOVA_PACK_STATE=0 NOVA_CACHE_DIR=$(mktemp -d) prepare_steps bench-artifacts-unpacked ;;
     static)
@@ -100,7 +107,7 @@ for set in "$@"; do
       NOVA_CACHE_DIR=$(mktemp -d) prepare_steps bench-artifacts-ce
       "$py" tools/cross_entropy_check.py prepare --out bench-artifacts-ce/cross-entropy-check --target $target
       ;;
-    *) echo "unknown set: $set (sm, unpacked, static, gate, blocking, limit, ce)" >&2; exit 2 ;;
+    *) echo "unknown set: $set (staged, rows, sm, unpacked, static, gate, blocking, limit, ce)" >&2; exit 2 ;;
   esac
 done
 du -shc .whl bench-artifacts* | sort -h
