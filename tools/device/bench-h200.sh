@@ -37,7 +37,8 @@
 #           check; prepare.sh staged, NOVA_EPILOGUE_STAGED=1): the fused-rows
 #           check and gpt-146m/gpt-42m bf16 checks vs eager CUDA of each set
 #           of $check_sets (default both); if all pass, Nova's bf16 rows from
-#           both and from bench-artifacts-old (if carried), alternating
+#           each set of $ab_sets (default both and bench-artifacts-old if
+#           carried), alternating
 #   preload-peers  compile-sdpa's gpt-42m and gpt-146m bf16 rows, then
 #           Nova's gpt-146m and (unless profile42=0) gpt-42m bf16 profiles
 #           from each set of $sets (default bench-artifacts)
@@ -332,7 +333,7 @@ PY
         art=$set NOVA_COMMIT=$(cat $set/.commit) limit=70 bench check --model gpt-42m --dtype bf16 --batch 32 --steps 12
       done
       if check_rows_pass; then
-        limit=45 peers=0 ab_rows bench-artifacts bench-artifacts-staged $(ls -d bench-artifacts-old 2>/dev/null)
+        limit=45 peers=0 ab_rows ${ab_sets:-bench-artifacts bench-artifacts-staged $(ls -d bench-artifacts-old 2>/dev/null)}
       else echo "checks failed"; fi
       ;;
     preload-peers)

@@ -10,6 +10,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -88,6 +89,33 @@ Value RegionElements::narrow(Value x, Type type) {
   if (!type.isF32())
     return arith::TruncFOp::create(b, loc, type, x);
   return x;
+}
+SmallVector<Value> RegionElements::roundThrough(ArrayRef<Value> x, Type type) {
+  SmallVector<Value> out;
+  if (type.isF32())
+    return SmallVector<Value>(x);
+  if (x.size() % 2 || !type.isBF16()) {
+    for (Value v : x)
+      out.push_back(widen(narrow(v, type), /*boolean=*/false));
+    return out;
+  }
+  // In pairs: cvt.rn.bf16x2.f32 is one instruction for two elements, where
+  // a scalar cvt.rn.bf16.f32 is an F2F each on the slower conversion pipe
+  // (128 a thread in a 128x128 tile's epilogue, next to 128 MUFU tanh);
+  // each half is widened back by moving it to the top of a word.
+  auto i32 = b.getI32Type();
+  for (size_t i = 0; i < x.size(); i += 2) {
+    Value pair = NVVM::ConvertF32x2ToBF16x2Op::create(
+        b, loc, VectorType::get({2}, type), /*src_hi=*/x[i + 1],
+        /*src_lo=*/x[i], /*random_bits=*/Value(), NVVM::FPRoundingMode::RN,
+        NVVM::SaturationMode::NONE, /*relu=*/false);
+    Value word = LLVM::BitcastOp::create(b, loc, i32, pair);
+    Value low = arith::ShLIOp::create(b, loc, word, c32(16));
+    Value high = arith::AndIOp::create(b, loc, word, c32(int32_t(0xffff0000)));
+    out.push_back(LLVM::BitcastOp::create(b, loc, f32, low));
+    out.push_back(LLVM::BitcastOp::create(b, loc, f32, high));
+  }
+  return out;
 }
 Value RegionElements::loadScalar(Value input, Value index) {
   Type type = storage(input);
@@ -336,8 +364,14 @@ SmallVector<Value> RegionElements::elements(Value v) {
     }
   } else {
     Operation *op = v.getDefiningOp();
+    auto cast = dyn_cast<CastOp>(op);
+    Type to = cast ? cast.getType().getElementType() : Type();
     if (isa<BroadcastInDimOp, ReshapeOp>(op)) {
       out = elements(op->getOperand(0));
+    } else if (cast && !to.isF32() && !to.isInteger(1) &&
+               !isBool(op->getOperand(0))) {
+      out = roundThrough(elements(op->getOperand(0)),
+                         storageType(to, b.getContext()));
     } else {
       SmallVector<SmallVector<Value>> operands;
       for (Value operand : op->getOperands())

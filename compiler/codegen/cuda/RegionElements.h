@@ -49,6 +49,9 @@ struct RegionElements : KernelBuilder {
   /// A loaded or computed element in the kernel's arithmetic type.
   Value widen(Value x, bool boolean);
   Value narrow(Value x, Type type);
+  /// f32 elements rounded to `type` (stored; bf16 and f16 in pairs where
+  /// there are pairs) and widened back: what a cast to `type` computes on.
+  SmallVector<Value> roundThrough(ArrayRef<Value> x, Type type);
   Value loadScalar(Value input, Value index);
   /// `width` elements of `input` from element `index` (i64).
   SmallVector<Value> loadVector(Value input, Value index);
