@@ -101,19 +101,17 @@ SmallVector<Value> RegionElements::roundThrough(ArrayRef<Value> x, Type type) {
   }
   // In pairs: cvt.rn.bf16x2.f32 is one instruction for two elements, where
   // a scalar cvt.rn.bf16.f32 is an F2F each on the slower conversion pipe
-  // (128 a thread in a 128x128 tile's epilogue, next to 128 MUFU tanh);
-  // each half is widened back by moving it to the top of a word.
-  auto i32 = b.getI32Type();
+  // (128 a thread in a 128x128 tile's epilogue, next to 128 MUFU tanh).
+  // Each half is widened back by extf, which a later store's truncf folds
+  // away (the bf16 halves are stored as they are).
   for (size_t i = 0; i < x.size(); i += 2) {
     Value pair = NVVM::ConvertF32x2ToBF16x2Op::create(
         b, loc, VectorType::get({2}, type), /*src_hi=*/x[i + 1],
         /*src_lo=*/x[i], /*random_bits=*/Value(), NVVM::FPRoundingMode::RN,
         NVVM::SaturationMode::NONE, /*relu=*/false);
-    Value word = LLVM::BitcastOp::create(b, loc, i32, pair);
-    Value low = arith::ShLIOp::create(b, loc, word, c32(16));
-    Value high = arith::AndIOp::create(b, loc, word, c32(int32_t(0xffff0000)));
-    out.push_back(LLVM::BitcastOp::create(b, loc, f32, low));
-    out.push_back(LLVM::BitcastOp::create(b, loc, f32, high));
+    for (int64_t j = 0; j < 2; ++j)
+      out.push_back(
+          widen(vector::ExtractOp::create(b, loc, pair, j), /*boolean=*/false));
   }
   return out;
 }
