@@ -3,7 +3,8 @@
 // The arithmetic of a nova.fused region in a kernel that walks its row space
 // (see FusedRowsKernel.h): `width` consecutive columns of one row at a time,
 // each value computed in f32 from its operands' elements (bf16/f16 widened
-// on load, rounded only where stored or cast explicitly). The row kernels
+// on load, rounded only where stored or cast explicitly: to bf16 a pair at
+// a time, see roundThrough). The row kernels
 // and the GEMM epilogue (WgmmaGemmKernel.h) share it: the epilogue seeds the
 // region's matmul result with its accumulators and asks for the results.
 //
