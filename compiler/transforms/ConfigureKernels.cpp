@@ -295,29 +295,27 @@ struct ConfigureKernelsPass
       if (!setConfig(op, config, why))
         return;
       if (remarks)
-        op->emitRemark()
-            << "fused rows " << plan->rows << "x" << plan->columns << ": "
-            << config->getTileSizes()[1] << "-wide vectors, "
-            << config->getWarpLayout()[0] << " warps per CTA, "
-            << config->getTileSizes()[2] << " per row"
-            << (plan->rowsPerGroup > 1
-                    ? ", " + std::to_string(plan->rowsPerGroup) +
-                          " rows a partial group"
-                    : std::string())
-            << (cuda::sharesGroupsInCta(*plan)
-                    ? (config->getWarpLayout()[1] > 1
-                           ? " (a slice a warp)"
-                           : " (one slice, atomic adds)")
-                    : "")
-            << (config->getPipelineStages() > 1
-                    ? ", whole row in registers (" +
-                          std::to_string(config->getPipelineStages()) +
-                          " chunks)"
-                    : std::string())
-            << (config->getMinCtasPerSm()
-                    ? ", " + std::to_string(config->getMinCtasPerSm()) +
-                          " CTAs an SM (one wave)"
-                    : std::string());
+        op->emitRemark() << "fused rows " << plan->rows << "x"
+                         << plan->columns << ": "
+                         << config->getTileSizes()[1] << "-wide vectors, "
+                         << config->getWarpLayout()[0] << " warps per CTA, "
+                         << config->getTileSizes()[2] << " per row"
+                         << (plan->rowsPerGroup > 1
+                                 ? ", " + std::to_string(plan->rowsPerGroup) +
+                                       " rows a partial group"
+                                 : std::string())
+                         << (config->getPipelineStages() > 1
+                                 ? ", whole row in registers (" +
+                                       std::to_string(
+                                           config->getPipelineStages()) +
+                                       " chunks)"
+                                 : std::string())
+                         << (config->getMinCtasPerSm()
+                                 ? ", " +
+                                       std::to_string(
+                                           config->getMinCtasPerSm()) +
+                                       " CTAs an SM (one wave)"
+                                 : std::string());
     });
   }
 

@@ -62,12 +62,9 @@ cuda::configureFusedRows(const FusedRowsPlan &plan, TargetAttr target,
   // Fewer warps a CTA where their partials' shared slices need it, or where
   // they would not share the CTA's group of rows evenly.
   int64_t warps = kWarpsPerCta;
-  auto fewestSlices = [&](int64_t warps) {
-    return canSharePartialSlice(plan) ? 1 : warps;
-  };
-  while (warps > 1 && (partialSharedBytes(plan, vector, fewestSlices(warps)) >
-                           kMaxStaticSharedBytes ||
-                       (sharesGroupsInCta(plan) && plan.rowsPerGroup % warps)))
+  while (warps > 1 &&
+         (partialSharedBytes(plan, vector, warps) > kMaxStaticSharedBytes ||
+          (sharesGroupsInCta(plan) && plan.rowsPerGroup % warps)))
     --warps;
   // Without reductions a row may be shared between `segments` warps (each
   // keeps at least one chunk). The grid runs in rounds of the CTAs that fit
@@ -111,31 +108,18 @@ cuda::configureFusedRows(const FusedRowsPlan &plan, TargetAttr target,
   // SM at 72 registers (924 at once: a second wave of 100) and runs at 8
   // (64 registers) in one.
   int64_t minCtasPerSm = 0;
-  int64_t slices = sharesGroupsInCta(plan) ? fewestSlices(warps) : 1;
   {
     FusedRowsSpec shape;
     shape.vector = vector;
     shape.warps = warps;
     shape.segments = segments;
     int64_t ctas = fusedRowsCtas(plan, shape);
-    int64_t threadsFit = maxThreadsPerSm(target) / 32 / warps;
-    auto ctasFit = [&](int64_t slices) {
-      int64_t sharedBytes = partialSharedBytes(plan, vector, slices);
-      if (!sharedBytes)
-        return threadsFit;
-      return std::min(threadsFit, target.getSharedMemoryPerSm() /
-                                      (sharedBytes + kReservedSharedMemory));
-    };
+    int64_t sharedBytes = partialSharedBytes(plan, vector, warps);
+    int64_t fit = maxThreadsPerSm(target) / 32 / warps;
+    if (sharedBytes)
+      fit = std::min(fit, target.getSharedMemoryPerSm() /
+                              (sharedBytes + kReservedSharedMemory));
     int64_t wave = (ctas + target.getSmCount() - 1) / target.getSmCount();
-    // A slice of partials a warp spares the shared slice's atomic adds
-    // (CAS loops: gpt-146m's layer-norm backward, 12 a lane a chunk) where
-    // the SM still holds the CTAs the grid or the shared slice would have
-    // at once.
-    if (slices == 1 && warps > 1 &&
-        partialSharedBytes(plan, vector, warps) <= kMaxStaticSharedBytes &&
-        ctasFit(warps) >= std::min(wave, ctasFit(1)))
-      slices = warps;
-    int64_t fit = ctasFit(slices);
     int64_t cap = target.getRegistersPerSm() / (wave * 32 * warps) / 8 * 8;
     // (A cap of 255 or more bounds nothing.)
     if (wave > 1 && wave <= fit && cap >= kMinCappedRegisters &&
@@ -144,8 +128,9 @@ cuda::configureFusedRows(const FusedRowsPlan &plan, TargetAttr target,
   }
   return LoweringConfigAttr::get(
       target.getContext(), /*tile_sizes=*/{1, vector, segments},
-      /*warp_layout=*/{warps, slices}, /*mma_shape=*/{1, 1, 1},
+      /*warp_layout=*/{warps, 1}, /*mma_shape=*/{1, 1, 1},
       /*pipeline_stages=*/stages, /*swizzle=*/0, "fused_rows", "f32",
       /*producer_warpgroups=*/0, /*cluster_m=*/1, /*cluster_n=*/1,
-      /*split_k=*/1, /*persistent_ctas=*/0, /*raster_group=*/1, minCtasPerSm);
+      /*split_k=*/1, /*persistent_ctas=*/0, /*raster_group=*/1,
+      minCtasPerSm);
 }

@@ -405,13 +405,14 @@ bool cuda::sharesGroupsInCta(const FusedRowsPlan &plan) {
   return plan.partials && plan.rowReductions;
 }
 
-bool cuda::canSharePartialSlice(const FusedRowsPlan &plan) {
+bool cuda::sharesPartialSlice(const FusedRowsPlan &plan) {
   return sharesGroupsInCta(plan) && !plan.partialMax;
 }
 
 int64_t cuda::partialSharedBytes(const FusedRowsPlan &plan, int64_t vector,
-                                 int64_t slices) {
-  return partialSliceBytes(plan, vector) * slices;
+                                 int64_t warps) {
+  return partialSliceBytes(plan, vector) *
+         (sharesPartialSlice(plan) ? 1 : warps);
 }
 
 int64_t cuda::fusedRowsCtas(const FusedRowsPlan &plan,
@@ -459,8 +460,7 @@ FailureOr<FusedRowsSpec> cuda::fusedRowsSpec(FusedOp op,
   ArrayRef<int64_t> tile = config.getTileSizes();
   ArrayRef<int64_t> warps = config.getWarpLayout();
   if (tile.size() != 3 || tile[0] != 1 || warps.size() != 2) {
-    why = "expected a [1, vector, segments] tile and a [warps, partial "
-          "slices] warp layout";
+    why = "expected a [1, vector, segments] tile and [warps, 1] warp layout";
     return failure();
   }
   if (plan.matmul) {
@@ -471,7 +471,6 @@ FailureOr<FusedRowsSpec> cuda::fusedRowsSpec(FusedOp op,
   spec.vector = tile[1];
   spec.segments = tile[2];
   spec.warps = warps[0];
-  spec.partialSlices = warps[1];
   int64_t chunks = rowChunks(plan, spec.vector);
   spec.wholeRow = config.getPipelineStages() == chunks && chunks > 1;
   if (config.getPipelineStages() != 1 && !spec.wholeRow) {
@@ -498,15 +497,8 @@ FailureOr<FusedRowsSpec> cuda::fusedRowsSpec(FusedOp op,
           std::to_string(plan.rowsPerGroup) + " rows evenly";
     return failure();
   }
-  if (spec.partialSlices != spec.warps &&
-      (spec.partialSlices != 1 ||
-       (sharesGroupsInCta(plan) && !canSharePartialSlice(plan)))) {
-    why = "partial slices must be 1 (shared by the CTA's warps, sums only) "
-          "or one a warp";
-    return failure();
-  }
   if (!partialsFit(plan, spec.vector) ||
-      partialSharedBytes(plan, spec.vector, spec.partialSlices) >
+      partialSharedBytes(plan, spec.vector, spec.warps) >
           kMaxStaticSharedBytes) {
     why = "rows too long to carry their partials";
     return failure();
@@ -514,13 +506,11 @@ FailureOr<FusedRowsSpec> cuda::fusedRowsSpec(FusedOp op,
   spec.minCtasPerSm = config.getMinCtasPerSm();
   uint64_t hash = regionHash(op);
   spec.kernelName =
-      llvm::formatv("nova_fused_rows_{0}x{1}_v{2}_w{3}_s{4}{5}{6}{7}_{8:x16}",
+      llvm::formatv("nova_fused_rows_{0}x{1}_v{2}_w{3}_s{4}{5}{6}_{7:x16}",
                     plan.rows, plan.columns, spec.vector, spec.warps,
                     spec.segments, spec.wholeRow ? "_row" : "",
-                    spec.minCtasPerSm ? "_o" + std::to_string(spec.minCtasPerSm)
-                                      : std::string(),
-                    spec.partialSlices > 1 && sharesGroupsInCta(plan)
-                        ? "_p" + std::to_string(spec.partialSlices)
+                    spec.minCtasPerSm
+                        ? "_o" + std::to_string(spec.minCtasPerSm)
                         : std::string(),
                     hash)
           .str();
@@ -542,9 +532,6 @@ struct RowsKernel : RegionElements {
   RowsKernel(OpBuilder &b, Location loc, const FusedRowsPlan &plan,
              const FusedRowsSpec &spec, Block &region)
       : RegionElements(b, loc, plan, region, spec.vector), spec(spec) {}
-
-  /// Whether the CTA's warps add into one slice of partials (atomically).
-  bool sharedSlice() const { return spec.partialSlices < spec.warps; }
 
   Value shuffleXor(Value x, int64_t offset) {
     return NVVM::ShflOp::create(b, loc, f32, c32(-1), x, c32(offset),
@@ -729,7 +716,7 @@ struct RowsKernel : RegionElements {
             }
             for (auto [p, op] : llvm::enumerate(partialOps))
               if (plan.level.lookup(op->getResult(0)) == sweep) {
-                if (sharedSlice()) {
+                if (sharesPartialSlice(plan)) {
                   addPartials(p, op, it);
                   continue;
                 }
@@ -784,7 +771,7 @@ struct RowsKernel : RegionElements {
     lane = rem(tid, c32(32));
     if (partialShared)
       partialSlice =
-          sharedSlice()
+          sharesPartialSlice(plan)
               ? partialShared
               : byteOffset(shared, partialShared,
                            mul(div(tid, c32(32)),
@@ -823,7 +810,7 @@ struct RowsKernel : RegionElements {
         });
       // One slice for the CTA: every warp's zeros are written (the same
       // ones) before any warp adds to it.
-      if (!partialOps.empty() && sharedSlice())
+      if (!partialOps.empty() && sharesPartialSlice(plan))
         gpu::BarrierOp::create(b, loc);
       if (warpRows == 1) {
         row = firstRow;
@@ -848,7 +835,7 @@ struct RowsKernel : RegionElements {
                         Value partialShared) {
     gpu::BarrierOp::create(b, loc);
     int64_t sliceBytes = partialSliceBytes(plan, spec.vector);
-    int64_t slices = spec.partialSlices;
+    int64_t slices = sharesPartialSlice(plan) ? 1 : spec.warps;
     loop(tid, c32(chunks * 32), c32(32 * spec.warps), {},
          [&](Value idx, ValueRange) -> SmallVector<Value> {
            Value it = div(idx, c32(32));
@@ -922,8 +909,7 @@ OwningOpRef<ModuleOp> cuda::buildFusedRowsKernel(MLIRContext *context,
   Location loc = b.getUnknownLoc();
   OwningOpRef<ModuleOp> module =
       createKernelModule(b, spec.kernelName, "sm_80", "+ptx70");
-  int64_t sharedBytes =
-      partialSharedBytes(plan, spec.vector, spec.partialSlices);
+  int64_t sharedBytes = partialSharedBytes(plan, spec.vector, spec.warps);
   LLVM::GlobalOp partials;
   if (sharedBytes)
     partials = LLVM::GlobalOp::create(

@@ -30,13 +30,11 @@
 // Partial results (a column sum's groups of K rows, see RowKind::Partial)
 // make each warp walk its K rows. With row reductions (a layer norm's
 // backward) the row is swept whole per row, so every chunk's per-column
-// partials stay live across the rows: they live in shared memory, not
-// registers (in registers they took 250 per thread and left 12% of the
-// warps resident), and a group is the CTA's: each warp walks K / warps of
-// its rows, then the CTA adds the slices up and stores the group's partials
-// (a quarter of the partials one group a warp wrote). Each warp adds into a
-// slice of its own where the SM still holds the CTAs it would with one
-// slice for the CTA; else into the CTA's one slice, atomically.
+// partials stay live across the rows: they live in the warp's slice of
+// shared memory, not registers (in registers they took 250 per thread and
+// left 12% of the warps resident), and a group is the CTA's: each warp
+// walks K / warps of its rows, then the CTA adds the slices up and stores
+// the group's partials (a quarter of the partials one group a warp wrote).
 // Without, chunks are outer and one chunk's partials are summed over the
 // warp's K rows in registers.
 //
@@ -124,11 +122,6 @@ struct FusedRowsSpec {
   /// Rows swept more than once: all chunks' inputs loaded at once and held
   /// in registers across the sweeps (config pipeline_stages = the chunks).
   bool wholeRow = false;
-  /// Shared-memory slices a CTA's partials (with row reductions) live in:
-  /// 1, the warps add into one slice atomically (f32 adds are CAS loops in
-  /// shared memory), or `warps`, a slice a warp, plain adds, summed at the
-  /// end (config warp_layout = [warps, slices]).
-  int64_t partialSlices = 1;
   /// CTAs an SM must hold at once (.minnctapersm; 0: no bound).
   int64_t minCtasPerSm = 0;
   std::string kernelName;
@@ -148,14 +141,14 @@ int64_t partialSliceBytes(const FusedRowsPlan &plan, int64_t vector);
 /// reductions: in shared memory); else each warp sums a group alone.
 bool sharesGroupsInCta(const FusedRowsPlan &plan);
 
-/// Whether a CTA's warps may add their rows' partials into one shared slice
-/// (sums and means, with shared-memory atomic adds; a max keeps a slice a
-/// warp).
-bool canSharePartialSlice(const FusedRowsPlan &plan);
+/// Whether a CTA's warps add their rows' partials into one shared slice
+/// (sums and means: shared-memory atomic adds); else (a max) each warp
+/// keeps a slice of its own and the CTA combines the slices at the end.
+bool sharesPartialSlice(const FusedRowsPlan &plan);
 
-/// A CTA's shared memory for its partials in `slices` slices.
+/// A CTA's shared memory for its partials, with `warps` warps.
 int64_t partialSharedBytes(const FusedRowsPlan &plan, int64_t vector,
-                           int64_t slices);
+                           int64_t warps);
 
 /// The kernel's grid size.
 int64_t fusedRowsCtas(const FusedRowsPlan &plan, const FusedRowsSpec &spec);

@@ -10,7 +10,6 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
-#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -89,31 +88,6 @@ Value RegionElements::narrow(Value x, Type type) {
   if (!type.isF32())
     return arith::TruncFOp::create(b, loc, type, x);
   return x;
-}
-SmallVector<Value> RegionElements::roundThrough(ArrayRef<Value> x, Type type) {
-  SmallVector<Value> out;
-  if (type.isF32())
-    return SmallVector<Value>(x);
-  if (x.size() % 2 || !type.isBF16()) {
-    for (Value v : x)
-      out.push_back(widen(narrow(v, type), /*boolean=*/false));
-    return out;
-  }
-  // In pairs: cvt.rn.bf16x2.f32 is one instruction for two elements, where
-  // a scalar cvt.rn.bf16.f32 is an F2F each on the slower conversion pipe
-  // (128 a thread in a 128x128 tile's epilogue, next to 128 MUFU tanh).
-  // Each half is widened back by extf, which a later store's truncf folds
-  // away (the bf16 halves are stored as they are).
-  for (size_t i = 0; i < x.size(); i += 2) {
-    Value pair = NVVM::ConvertF32x2ToBF16x2Op::create(
-        b, loc, VectorType::get({2}, type), /*src_hi=*/x[i + 1],
-        /*src_lo=*/x[i], /*random_bits=*/Value(), NVVM::FPRoundingMode::RN,
-        NVVM::SaturationMode::NONE, /*relu=*/false);
-    for (int64_t j = 0; j < 2; ++j)
-      out.push_back(
-          widen(vector::ExtractOp::create(b, loc, pair, j), /*boolean=*/false));
-  }
-  return out;
 }
 Value RegionElements::loadScalar(Value input, Value index) {
   Type type = storage(input);
@@ -362,14 +336,8 @@ SmallVector<Value> RegionElements::elements(Value v) {
     }
   } else {
     Operation *op = v.getDefiningOp();
-    auto cast = dyn_cast<CastOp>(op);
-    Type to = cast ? cast.getType().getElementType() : Type();
     if (isa<BroadcastInDimOp, ReshapeOp>(op)) {
       out = elements(op->getOperand(0));
-    } else if (cast && !to.isF32() && !to.isInteger(1) &&
-               !isBool(op->getOperand(0))) {
-      out = roundThrough(elements(op->getOperand(0)),
-                         storageType(to, b.getContext()));
     } else {
       SmallVector<SmallVector<Value>> operands;
       for (Value operand : op->getOperands())

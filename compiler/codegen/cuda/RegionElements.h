@@ -3,8 +3,7 @@
 // The arithmetic of a nova.fused region in a kernel that walks its row space
 // (see FusedRowsKernel.h): `width` consecutive columns of one row at a time,
 // each value computed in f32 from its operands' elements (bf16/f16 widened
-// on load, rounded only where stored or cast explicitly: to bf16 a pair at
-// a time, see roundThrough). The row kernels
+// on load, rounded only where stored or cast explicitly). The row kernels
 // and the GEMM epilogue (WgmmaGemmKernel.h) share it: the epilogue seeds the
 // region's matmul result with its accumulators and asks for the results.
 //
@@ -50,9 +49,6 @@ struct RegionElements : KernelBuilder {
   /// A loaded or computed element in the kernel's arithmetic type.
   Value widen(Value x, bool boolean);
   Value narrow(Value x, Type type);
-  /// f32 elements rounded to `type` (stored; bf16 and f16 in pairs where
-  /// there are pairs) and widened back: what a cast to `type` computes on.
-  SmallVector<Value> roundThrough(ArrayRef<Value> x, Type type);
   Value loadScalar(Value input, Value index);
   /// `width` elements of `input` from element `index` (i64).
   SmallVector<Value> loadVector(Value input, Value index);

@@ -917,11 +917,14 @@ struct GemmKernel : KernelBuilder {
         values.row = min(add(rowBase, rowInTile), lastRow);
         values.column = min(add(tl.col0, col), lastPair);
         SmallVector<Value> acc;
-        for (int64_t e = 0; e < 2; ++e)
-          acc.push_back(
-              LLVM::ExtractValueOp::create(b, loc, accs[mt], reg + e));
-        values.chunk[product] = values.roundThrough(
-            acc, RegionElements::storageType(productType, b.getContext()));
+        for (int64_t e = 0; e < 2; ++e) {
+          Value x = LLVM::ExtractValueOp::create(b, loc, accs[mt], reg + e);
+          acc.push_back(values.widen(
+              values.narrow(x, RegionElements::storageType(productType,
+                                                           b.getContext())),
+              /*boolean=*/false));
+        }
+        values.chunk[product] = acc;
         for (auto [c, input] : llvm::enumerate(columnInputs)) {
           Value pair = columnPairs[c * (spec.tileN / 8) + reg / 4];
           values.chunk[input] = {

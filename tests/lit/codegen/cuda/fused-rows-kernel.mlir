@@ -101,28 +101,29 @@ func.func @partials(%x: tensor<16384x512xf32>) -> (tensor<4096x512xf32>, tensor<
 // A layer norm's backward: row sums for the input gradient and, in the
 // same sweep, the gain's and bias's column partials over groups of 4 rows,
 // one CTA a group (1024 CTAs), one row a warp. Rows are outer, so every
-// chunk's partials stay live across them: they live in shared memory, a
-// slice a warp ([2 partials][6 chunks][4][32 lanes] f32, 6 KiB; 4 slices
-// still fit the 8 CTAs an SM the wave needs), so a warp adds its rows into
-// its own words without atomics; after a barrier the CTA sums the 4 slices
-// and stores the group's partials 4 columns a thread. Rows with partials
-// stream a chunk at a time (held whole, ptxas hoisted every sweep's loads).
-// 1024 CTAs are 8 an SM: registers capped at 64 so that they run in one
-// wave.
-// REMARK: remark: fused rows 4096x768: 4-wide vectors, 4 warps per CTA, 1 per row, 4 rows a partial group (a slice a warp), 8 CTAs an SM (one wave){{$}}
+// chunk's partials stay live across them: they live in the CTA's shared
+// slice ([2 partials][6 chunks][4][32 lanes] f32, 6 KiB), zeroed before a
+// barrier; the CTA's warps add their rows into it atomically (a warp's lanes
+// touch 32 consecutive words), and after a barrier the CTA stores the
+// group's partials 4 columns a thread. Rows with partials stream a chunk at
+// a time (held whole, ptxas hoisted every sweep's loads). 1024 CTAs are 8
+// an SM: registers capped at 64 so that they run in one wave.
+// REMARK: remark: fused rows 4096x768: 4-wide vectors, 4 warps per CTA, 1 per row, 4 rows a partial group, 8 CTAs an SM (one wave){{$}}
 // DISPATCH-LABEL: func.func @ln_backward_partials
 // DISPATCH:  %[[CTAS:.*]] = arith.constant 1024 : index
-// DISPATCH:  "flow.dispatch"(%[[CTAS]], %arg0, %arg1) <{entry_points = [@[[K:nova_fused_rows_4096x768_v4_w4_s1_o8_p4_0x[0-9a-f]+]]::@[[K]]]
+// DISPATCH:  "flow.dispatch"(%[[CTAS]], %arg0, %arg1) <{entry_points = [@[[K:nova_fused_rows_4096x768_v4_w4_s1_o8_0x[0-9a-f]+]]::@[[K]]]
 // DISPATCH-SAME: -> (tensor<4096x768xf32>, tensor<1024x768xf32>, tensor<1024x768xf32>)
-// CHECK-LABEL: .visible .entry nova_fused_rows_4096x768_v4_w4_s1_o8_p4_0x
+// CHECK-LABEL: .visible .entry nova_fused_rows_4096x768_v4_w4_s1_o8_0x
 // CHECK:      .maxntid 128, 1, 1
 // CHECK-NEXT: .minnctapersm 8
-// CHECK:      .shared .align 16 .b8 nova_column_partials[24576];
-// CHECK-NOT:  atom.shared
+// CHECK:      .shared .align 16 .b8 nova_column_partials[6144];
 // CHECK:      st.shared.{{[bf]}}32
+// CHECK:      bar.sync 0;
+// CHECK-NOT:  st.shared
+// CHECK:      atom.shared.add.f32
 // CHECK:      shfl.sync.bfly.b32
 // CHECK:      bar.sync 0;
-// CHECK-COUNT-8: ld.shared.{{[bf]}}32
+// CHECK-COUNT-2: ld.shared.{{[bf]}}32
 // CHECK:      st.global.v4.b32
 func.func @ln_backward_partials(%dy: tensor<4096x768xf32>, %xh: tensor<4096x768xf32>) -> (tensor<4096x768xf32>, tensor<1024x768xf32>, tensor<1024x768xf32>) {
   %r:3 = nova.fused(%dy, %xh) : (tensor<4096x768xf32>, tensor<4096x768xf32>) -> (tensor<4096x768xf32>, tensor<1024x768xf32>, tensor<1024x768xf32>) {
@@ -146,51 +147,9 @@ func.func @ln_backward_partials(%dy: tensor<4096x768xf32>, %xh: tensor<4096x768x
 
 // -----
 
-// Three column partials (gpt-146m's layer-norm backward also sums its
-// input gradient: the bias gradient of the linear that made dy): a slice
-// is 9 KiB, and 4 of them would leave an SM 6 of the 8 CTAs the wave
-// needs, so the CTA's warps share one slice and add into it atomically
-// after a barrier behind its zeros.
-// REMARK: remark: fused rows 4096x768: 4-wide vectors, 4 warps per CTA, 1 per row, 4 rows a partial group (one slice, atomic adds), 8 CTAs an SM (one wave){{$}}
-// DISPATCH-LABEL: func.func @ln_backward_three_partials
-// DISPATCH:  "flow.dispatch"({{.*}}) <{entry_points = [@[[K:nova_fused_rows_4096x768_v4_w4_s1_o8_0x[0-9a-f]+]]::@[[K]]]
-// CHECK-LABEL: .visible .entry nova_fused_rows_4096x768_v4_w4_s1_o8_0x
-// CHECK:      .shared .align 16 .b8 nova_column_partials[9216];
-// CHECK:      st.shared.{{[bf]}}32
-// CHECK:      bar.sync 0;
-// CHECK-NOT:  st.shared
-// CHECK:      atom.shared.add.f32
-// CHECK:      shfl.sync.bfly.b32
-// CHECK:      bar.sync 0;
-// CHECK-COUNT-2: ld.shared.{{[bf]}}32
-// CHECK:      st.global.v4.b32
-func.func @ln_backward_three_partials(%dy: tensor<4096x768xf32>, %xh: tensor<4096x768xf32>) -> (tensor<4096x768xf32>, tensor<1024x768xf32>, tensor<1024x768xf32>, tensor<1024x768xf32>) {
-  %r:4 = nova.fused(%dy, %xh) : (tensor<4096x768xf32>, tensor<4096x768xf32>) -> (tensor<4096x768xf32>, tensor<1024x768xf32>, tensor<1024x768xf32>, tensor<1024x768xf32>) {
-  ^bb0(%g: tensor<4096x768xf32>, %x: tensor<4096x768xf32>):
-    %gx = nova.mul %g, %x : tensor<4096x768xf32>
-    %s1 = nova.reduce_mean %g dims = [1] keepdim : tensor<4096x768xf32> -> tensor<4096x1xf32>
-    %s2 = nova.reduce_mean %gx dims = [1] keepdim : tensor<4096x768xf32> -> tensor<4096x1xf32>
-    %b1 = nova.broadcast_in_dim %s1 dims = [0, 1] : tensor<4096x1xf32> -> tensor<4096x768xf32>
-    %b2 = nova.broadcast_in_dim %s2 dims = [0, 1] : tensor<4096x1xf32> -> tensor<4096x768xf32>
-    %d0 = nova.sub %g, %b1 : tensor<4096x768xf32>
-    %xb = nova.mul %x, %b2 : tensor<4096x768xf32>
-    %dx = nova.sub %d0, %xb : tensor<4096x768xf32>
-    %gg = nova.reshape %gx : tensor<4096x768xf32> -> tensor<1024x4x768xf32>
-    %pg = nova.reduce_sum %gg dims = [1] : tensor<1024x4x768xf32> -> tensor<1024x768xf32>
-    %gb = nova.reshape %g : tensor<4096x768xf32> -> tensor<1024x4x768xf32>
-    %pb = nova.reduce_sum %gb dims = [1] : tensor<1024x4x768xf32> -> tensor<1024x768xf32>
-    %gd = nova.reshape %dx : tensor<4096x768xf32> -> tensor<1024x4x768xf32>
-    %pd = nova.reduce_sum %gd dims = [1] : tensor<1024x4x768xf32> -> tensor<1024x768xf32>
-    nova.yield %dx, %pg, %pb, %pd : tensor<4096x768xf32>, tensor<1024x768xf32>, tensor<1024x768xf32>, tensor<1024x768xf32>
-  }
-  return %r#0, %r#1, %r#2, %r#3 : tensor<4096x768xf32>, tensor<1024x768xf32>, tensor<1024x768xf32>, tensor<1024x768xf32>
-}
-
-// -----
-
 // A column max among the partials: no atomic max on f32, so each warp keeps
 // a slice of its own (4 x 6 KiB) and the CTA combines the 4 at the end.
-// CHECK-LABEL: .visible .entry nova_fused_rows_4096x768_v4_w4_s1_o8_p4_0x
+// CHECK-LABEL: .visible .entry nova_fused_rows_4096x768_v4_w4_s1_o8_0x
 // CHECK:      .shared .align 16 .b8 nova_column_partials[24576];
 // CHECK-NOT:  atom.shared
 // CHECK:      bar.sync 0;
@@ -215,12 +174,11 @@ func.func @ln_backward_partial_max(%dy: tensor<4096x768xf32>, %xh: tensor<4096x7
 
 // -----
 
-// The same over rows of 2048: a slice is 16 KiB (2 partials x 16 chunks),
-// so the CTA's 4 warps share one (13 CTAs fit an SM's shared memory, 3 with
-// a slice a warp), 8 CTAs an SM. The rows (2 x 16 chunks x 4 f32 a lane)
-// are too long to hold in registers: each sweep streams them a chunk at a
-// time.
-// REMARK: remark: fused rows 4096x2048: 4-wide vectors, 4 warps per CTA, 1 per row, 4 rows a partial group (one slice, atomic adds), 8 CTAs an SM (one wave){{$}}
+// The same over rows of 2048: the CTA's slice is 16 KiB (2 partials x 16
+// chunks), so 4 warps of a row each, 8 CTAs an SM (13 fit its shared
+// memory). The rows (2 x 16 chunks x 4 f32 a lane) are too long to hold in
+// registers: each sweep streams them a chunk at a time.
+// REMARK: remark: fused rows 4096x2048: 4-wide vectors, 4 warps per CTA, 1 per row, 4 rows a partial group, 8 CTAs an SM (one wave){{$}}
 // CHECK-LABEL: .visible .entry nova_fused_rows_4096x2048_v4_w4_s1_o8_0x
 // CHECK:      .maxntid 128, 1, 1
 // CHECK:      .shared .align 16 .b8 nova_column_partials[16384];

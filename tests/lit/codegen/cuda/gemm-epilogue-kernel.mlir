@@ -32,14 +32,6 @@
 // CHECK:      wgmma.mma_async.sync.aligned
 // CHECK:      add.s32 %r{{[0-9]+}}, %r{{[0-9]+}}, [[INPUTS]];
 // CHECK:      mbarrier.try_wait.parity.shared.b64
-// The product is rounded to bf16 as the matmul's result type says, a pair
-// of accumulators to one cvt.rn.bf16x2.f32 (not an F2F an element), each
-// half widened back for the arithmetic.
-// CHECK-NOT:  cvt.rn.bf16.f32
-// CHECK:      cvt.rn.bf16x2.f32 [[PAIR:%r[0-9]+]], %r{{[0-9]+}}, %r{{[0-9]+}};
-// CHECK-NEXT: mov.b32 {[[LO:%rs[0-9]+]], [[HI:%rs[0-9]+]]}, [[PAIR]];
-// CHECK-NEXT: cvt.f32.bf16 %r{{[0-9]+}}, [[LO]];
-// CHECK-NEXT: cvt.f32.bf16 %r{{[0-9]+}}, [[HI]];
 // The epilogue reads the pre-activation from shared memory (no global
 // loads), computes tanh from ex2 and rcp, sums each column over a warp's 16
 // rows by butterfly shuffles over lanes 4, 8 and 16 apart and stores the
