@@ -38,12 +38,9 @@
 #           check and gpt-146m/gpt-42m bf16 checks vs eager CUDA of each set
 #           of $check_sets (default both); if all pass, Nova's bf16 rows from
 #           each set of $ab_sets (default both and bench-artifacts-old if
-#           carried), alternating
-#   verify  the fused-rows check (bench-artifacts-staged, which holds every
-#           row and epilogue kernel of HEAD), the gpt-42m and gpt-146m bf16
-#           checks vs eager CUDA on bench-artifacts-rows (HEAD's steps); if
-#           they pass, Nova's bf16 rows from bench-artifacts (an earlier
-#           commit's) and bench-artifacts-rows, alternating. prepare.sh staged rows
+#           carried), alternating. A row-kernel change at HEAD against an
+#           earlier commit's steps: check_sets=bench-artifacts-rows
+#           ab_sets="bench-artifacts bench-artifacts-rows" (prepare.sh rows)
 #   preload-peers  compile-sdpa's gpt-42m and gpt-146m bf16 rows, then
 #           Nova's gpt-146m and (unless profile42=0) gpt-42m bf16 profiles
 #           from each set of $sets (default bench-artifacts)
@@ -207,7 +204,7 @@
 # Carry .whl, bench-artifacts[, bench-artifacts-static|-sm|-unpacked|-old] and .nova-commit (tools/device/prepare.sh).
 # Results: $OUT/<phase>.jsonl and $OUT/<phase>.log.
 set -uo pipefail
-phase=${1:?phase: verify, preload, preload-peers, cap146, packed, colsums, partials, lab42, quick, aligned, cefused, gatelab, issued, side, fill, chunk, connections, done, pingpong, stall, peers42, tf32, final, peers, diag, rs, hg, kernels, smoke, clusters, table, nova, checked, rows, 42m, 146m, cap, probe, ab, gate, sm-kernels, sm-rows, pack-rows, host or release}
+phase=${1:?phase: preload, preload-peers, cap146, packed, colsums, partials, lab42, quick, aligned, cefused, gatelab, issued, side, fill, chunk, connections, done, pingpong, stall, peers42, tf32, final, peers, diag, rs, hg, kernels, smoke, clusters, table, nova, checked, rows, 42m, 146m, cap, probe, ab, gate, sm-kernels, sm-rows, pack-rows, host or release}
 . tools/device/gpu-env.sh
 export PYTHONUNBUFFERED=1
 out=${OUT:-/tmp}/$phase.jsonl
@@ -339,18 +336,6 @@ PY
       done
       if check_rows_pass; then
         limit=45 peers=0 ab_rows ${ab_sets:-bench-artifacts bench-artifacts-staged $(ls -d bench-artifacts-old 2>/dev/null)}
-      else echo "checks failed"; fi
-      ;;
-    verify)
-      # Short: the kernel checks that land a row-kernel change, then its A/B.
-      timeout 90 python3 tools/fused_rows_check.py run --dir bench-artifacts-staged/fused-rows-check |
-        tee "${OUT:-/tmp}/fused-check-staged.jsonl"
-      for model in "gpt-42m --batch 32 --steps 12" "gpt-146m --batch 16 --steps 6"; do
-        art=bench-artifacts-rows NOVA_COMMIT=$(cat bench-artifacts-rows/.commit) limit=80 \
-          bench check --model $model --dtype bf16
-      done
-      if check_rows_pass; then
-        limit=45 peers=0 ab_rows bench-artifacts bench-artifacts-rows
       else echo "checks failed"; fi
       ;;
     preload-peers)

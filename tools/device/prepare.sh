@@ -8,8 +8,7 @@
 #                       gradient epilogue) and the fused-rows check (phase preload)
 #   bench-artifacts-rows  (with `rows`) the three steps and the fused-rows check
 #                       at HEAD (an A/B of row-kernel changes against
-#                       bench-artifacts from an earlier commit: phases verify,
-#                       preload)
+#                       bench-artifacts from an earlier commit: phase preload)
 #   bench-artifacts-sm  (with `sm`) the GEMM check, the bf16 matmul sweep and the bf16
 #                       steps again, compiled with NOVA_GEMM_STMATRIX=1 (the A/B of
 #                       phases sm-kernels and sm-rows)
